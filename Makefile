@@ -1,0 +1,104 @@
+# hprof - hybrid call-path profiler for MPI programs.
+#
+#   make               build libhprof (.so and .a) for each MPI library, and the tools
+#   make check         install missing Debian packages, build, run every test
+#   make demo          profile an example on 4 ranks and show the result
+#   make bench         overhead and accuracy benchmarks
+#   make install PREFIX=/some/dir
+#
+# One build folder per MPI library: build/openmpi, build/mpich. Generated
+# wrappers go to build/<mpi>/gen. Tools that need no MPI go to build/tools.
+
+MPIS    ?= openmpi mpich
+BUILD   ?= build
+PREFIX  ?= /usr/local
+PYTHON  ?= python3
+VERSION := 0.1.0
+
+CWARN   := -Wall -Wextra -Wno-unused-parameter
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 $(CWARN) -fPIC -fvisibility=hidden -DHPROF_VERSION='"$(VERSION)"'
+CPPFLAGS += -Ilib -Iunwind -Ireport/writer -Ireport/merge -Ireport/reader -Iwrappers
+RUNTIME_LIBS := -lunwind -ldw -lelf -lz -ldl -lpthread
+VIEW_LIBS    := -lexpat -lz -lm
+
+RUNTIME_SRCS := $(wildcard lib/*.c unwind/*.c report/writer/*.c report/merge/*.c wrappers/*.c)
+READER_SRCS  := $(wildcard report/reader/*.c)
+VIEW_SRCS    := $(wildcard tools/hprof-view/*.c)
+HEADERS      := $(wildcard lib/*.h unwind/*.h report/*/*.h wrappers/*.h tools/hprof-view/*.h)
+GEN_INPUTS   := $(wildcard wrappers/*.txt wrappers/*.py)
+
+.PHONY: all deps check demo bench install clean tools $(MPIS)
+all: $(MPIS) tools
+
+deps:
+	@tools/install-deps
+
+# ---- the runtime library, once per MPI library ---------------------------
+define MPI_template
+$(1)_DIR  := $(BUILD)/$(1)
+$(1)_OBJS := $$(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(RUNTIME_SRCS)) \
+             $(BUILD)/$(1)/obj/gen/wrappers_c.o $(BUILD)/$(1)/obj/gen/wrappers_f.o \
+             $(BUILD)/$(1)/obj/gen/fn_table.o
+
+$(1): $(BUILD)/$(1)/libhprof.so $(BUILD)/$(1)/libhprof.a
+
+$(BUILD)/$(1)/gen/stamp: $(GEN_INPUTS)
+	@mkdir -p $$(@D)
+	$(PYTHON) wrappers/gen_wrappers.py --mpicc mpicc.$(1) --outdir $(BUILD)/$(1)/gen
+	@touch $$@
+
+$(BUILD)/$(1)/gen/wrappers_c.c $(BUILD)/$(1)/gen/wrappers_f.c $(BUILD)/$(1)/gen/fn_table.c $(BUILD)/$(1)/gen/fn_ids.h: $(BUILD)/$(1)/gen/stamp
+
+$(BUILD)/$(1)/obj/gen/%.o: $(BUILD)/$(1)/gen/%.c $(BUILD)/$(1)/gen/stamp $(HEADERS)
+	@mkdir -p $$(@D)
+	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) -c $$< -o $$@
+
+$(BUILD)/$(1)/obj/%.o: %.c $(HEADERS) $(BUILD)/$(1)/gen/stamp
+	@mkdir -p $$(@D)
+	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) -c $$< -o $$@
+
+$(BUILD)/$(1)/libhprof.so: $$($(1)_OBJS)
+	mpicc.$(1) -shared -o $$@ $$^ $(RUNTIME_LIBS)
+
+$(BUILD)/$(1)/libhprof.a: $$($(1)_OBJS)
+	rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach m,$(MPIS),$(eval $(call MPI_template,$(m))))
+
+# ---- tools that need no MPI -----------------------------------------------
+tools: $(BUILD)/tools/hprof-view
+
+$(BUILD)/tools/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/tools/hprof-view: $(patsubst %.c,$(BUILD)/tools/obj/%.o,$(READER_SRCS) $(VIEW_SRCS))
+	$(CC) -o $@ $^ $(VIEW_LIBS)
+
+# ---- tests, demo, bench -----------------------------------------------------
+check: deps
+	$(MAKE) all
+	@tests/run.sh $(MPIS)
+
+demo: deps
+	$(MAKE) all
+	@examples/demo.sh
+
+bench: deps
+	$(MAKE) all
+	@bench/run.sh
+
+install: all
+	@for m in $(MPIS); do \
+	  install -d $(DESTDIR)$(PREFIX)/lib/hprof/$$m && \
+	  install -m 755 $(BUILD)/$$m/libhprof.so $(DESTDIR)$(PREFIX)/lib/hprof/$$m/ && \
+	  install -m 644 $(BUILD)/$$m/libhprof.a $(DESTDIR)$(PREFIX)/lib/hprof/$$m/ || exit 1; \
+	done
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/tools/hprof-view $(DESTDIR)$(PREFIX)/bin/hprof-view
+	sed 's|@HPROF_LIBDIR@|$(PREFIX)/lib/hprof|' tools/hprof-run > $(DESTDIR)$(PREFIX)/bin/hprof-run
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/hprof-run
+
+clean:
+	rm -rf $(BUILD)

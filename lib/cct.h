@@ -1,0 +1,76 @@
+/*
+ * cct.h - a thread's calling context tree, keyed by raw addresses.
+ *
+ * A node stands for one frame on a call path and is keyed by (parent node,
+ * key), where key is the frame's return address (an address inside the
+ * function of that frame, at the call it made) or, for leaves, an encoded
+ * MPI function id. Nothing is resolved to names on the hot path: the
+ * addresses are turned into regions and call sites once per distinct
+ * address at finalize (report/merge/local_profile.c), where nodes that map to
+ * the same (region, call site) are folded together.
+ *
+ * Storage is preallocated and grown only by cct_reserve(), never inside a
+ * lookup, so a lookup that would need more room fails (returns CCT_NONE)
+ * instead of allocating.
+ */
+#ifndef HPROF_CCT_H
+#define HPROF_CCT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define CCT_ROOT 0u
+#define CCT_NONE UINT32_MAX
+
+/* Keys that are not addresses: user-space addresses stay below 2^48. */
+#define CCT_KEY_MPI_FN(fn)     (0xFFFF000000000000ull | (uint64_t)(uint32_t)(fn))
+#define CCT_KEY_NOT_UNWOUND    0xFFFE000000000000ull
+#define CCT_KEY_UNWIND_FAILED  0xFFFE000000000001ull
+#define CCT_KEY_IS_MPI_FN(k)   (((k) >> 48) == 0xFFFFull)
+#define CCT_KEY_MPI_FN_ID(k)   ((int)((k) & 0xFFFFFFFFull))
+
+enum cct_counter {
+    CCT_VISITS,
+    CCT_MPI_TIME_NS,
+    CCT_MIN_NS,          /* UINT64_MAX until the first visit */
+    CCT_MAX_NS,
+    CCT_BYTES_SENT, CCT_BYTES_RECEIVED, CCT_BYTES_PUT, CCT_BYTES_GET,
+    CCT_IO_BYTES_READ, CCT_IO_BYTES_WRITTEN,
+    CCT_COMP_TIME_NS,
+    CCT_SAMPLES,
+    CCT_UNWIND_FAILURES,
+    CCT_CALLS_NOT_UNWOUND,
+    CCT_NCOUNTERS
+};
+
+typedef struct cct_node {
+    uint64_t key;
+    uint32_t parent;
+    uint64_t counter[CCT_NCOUNTERS];
+} cct_node;
+
+typedef struct cct {
+    cct_node *nodes;     /* nodes[0] is the root */
+    uint32_t nnodes, node_cap;
+    uint32_t *slots;     /* open-addressing index of nodes by (parent, key) */
+    uint32_t slot_mask;
+    uint32_t max_nodes;  /* cap on growth */
+    uint64_t overflows;  /* lookups refused for lack of room */
+} cct;
+
+int  cct_init(cct *t, uint32_t initial_nodes, uint32_t max_nodes);
+void cct_free(cct *t);
+
+/* Grows storage so that `more` nodes can be added without allocating.
+ * Call outside signal context. Returns 0, or -1 at the cap / out of memory. */
+int cct_reserve(cct *t, uint32_t more);
+
+/* The child of `parent` with `key`, created if absent and room allows. */
+uint32_t cct_child(cct *t, uint32_t parent, uint64_t key);
+
+/* Walks a path from the root: keys[n-1] is outermost, keys[0] innermost. */
+uint32_t cct_path(cct *t, const uint64_t *keys, int n);
+
+void cct_node_init_counters(cct_node *n);
+
+#endif

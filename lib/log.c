@@ -1,0 +1,53 @@
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "config.h"
+
+static int log_rank = -1; /* -1: not known yet (before MPI_Init) */
+
+void hprof_log_set_rank(int rank) { log_rank = rank; }
+int hprof_log_rank(void) { return log_rank; }
+
+static void emit(const char *fmt, va_list ap)
+{
+    char line[1024];
+    int n;
+    if (hprof_config.verbose >= 2 && log_rank >= 0)
+        n = snprintf(line, sizeof line, "hprof: [rank %d] ", log_rank);
+    else
+        n = snprintf(line, sizeof line, "hprof: ");
+    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    if (m < 0)
+        return;
+    n += m;
+    if (n > (int)sizeof line - 2)
+        n = (int)sizeof line - 2;
+    line[n++] = '\n';
+    ssize_t w = write(STDERR_FILENO, line, (size_t)n);
+    (void)w;
+}
+
+void hprof_say(const char *fmt, ...)
+{
+    if (log_rank > 0 && hprof_config.verbose < 2)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    emit(fmt, ap);
+    va_end(ap);
+}
+
+void hprof_verbose(int level, const char *fmt, ...)
+{
+    if (hprof_config.verbose < level)
+        return;
+    if (log_rank > 0 && hprof_config.verbose < 2)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    emit(fmt, ap);
+    va_end(ap);
+}

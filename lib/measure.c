@@ -1,0 +1,96 @@
+/*
+ * measure.c - what every MPI wrapper does around the PMPI call: decide whether
+ * the call is measured, time it, find its call path and add it to the
+ * thread's calling context tree.
+ */
+#include "measure.h"
+
+#include "cct.h"
+#include "runtime.h"
+#include "thread.h"
+#include "unwind.h"
+
+void hprof_call_begin(hprof_call *call, int fn)
+{
+    call->fn = fn;
+    call->measured = 0;
+    call->nested = 0;
+    if (!hprof_active)
+        return;
+    hprof_thread *t = hprof_thread_get();
+    if (!t)
+        return;
+    /* MPI calls made from inside a wrapper (MPICH's Fortran layer calls the C
+     * MPI_ symbols, MPI-IO calls datatype functions) belong to the outer call. */
+    if (t->depth++ > 0) {
+        call->nested = 1;
+        return;
+    }
+    for (int i = 0; i < HPROF_NBYTES; i++)
+        call->bytes[i] = 0;
+    call->measured = 1;
+    call->start_ns = hprof_now_ns();
+}
+
+static void add_call(cct_node *n, const hprof_call *call, uint64_t ns)
+{
+    n->counter[CCT_VISITS]++;
+    n->counter[CCT_MPI_TIME_NS] += ns;
+    if (ns < n->counter[CCT_MIN_NS])
+        n->counter[CCT_MIN_NS] = ns;
+    if (ns > n->counter[CCT_MAX_NS])
+        n->counter[CCT_MAX_NS] = ns;
+    for (int i = 0; i < HPROF_NBYTES; i++)
+        n->counter[CCT_BYTES_SENT + i] += call->bytes[i];
+}
+
+/* The node for this call: its unwound path, or an artificial root when the
+ * function is not unwound or the unwind fails. */
+static uint32_t call_node(cct *tree, int fn, const void *wrapper_ret, int *counter)
+{
+    uint64_t keys[UNWIND_MAX_FRAMES + 1];
+    *counter = -1;
+    if (hprof_fn_nounwind && hprof_fn_nounwind[fn]) {
+        *counter = CCT_CALLS_NOT_UNWOUND;
+        if (cct_reserve(tree, 2) != 0)
+            return CCT_NONE;
+        return cct_child(tree, cct_child(tree, CCT_ROOT, CCT_KEY_NOT_UNWOUND), CCT_KEY_MPI_FN(fn));
+    }
+    int n = unwind_mpi_path(keys + 1, UNWIND_MAX_FRAMES, wrapper_ret);
+    if (n <= 0) {
+        *counter = CCT_UNWIND_FAILURES;
+        if (cct_reserve(tree, 2) != 0)
+            return CCT_NONE;
+        return cct_child(tree, cct_child(tree, CCT_ROOT, CCT_KEY_UNWIND_FAILED), CCT_KEY_MPI_FN(fn));
+    }
+    keys[0] = CCT_KEY_MPI_FN(fn);
+    if (cct_reserve(tree, (uint32_t)n + 1) != 0)
+        return CCT_NONE;
+    return cct_path(tree, keys, n + 1);
+}
+
+/* Records a finished call on the calling thread; wrapper_ret locates the
+ * wrapper's frame on the stack. Shared with hprof_runtime_start. */
+void hprof_record_call(hprof_call *call, const void *wrapper_ret)
+{
+    hprof_thread *t = hprof_self;
+    uint64_t ns = hprof_now_ns() - call->start_ns;
+    int counter;
+    uint32_t node = call_node(&t->tree, call->fn, wrapper_ret, &counter);
+    if (node == CCT_NONE)
+        return; /* the tree is at its cap: counted in tree.overflows */
+    cct_node *n = &t->tree.nodes[node];
+    add_call(n, call, ns);
+    if (counter >= 0)
+        n->counter[counter]++;
+}
+
+void hprof_call_end(hprof_call *call)
+{
+    if (call->measured) {
+        hprof_record_call(call, __builtin_return_address(0));
+        hprof_self->depth--;
+    } else if (call->nested) {
+        hprof_self->depth--;
+    }
+}

@@ -1,0 +1,65 @@
+/*
+ * measure.h - the interface between the generated MPI wrappers and the runtime.
+ *
+ * Every measured MPI wrapper does:
+ *
+ *     hprof_call call;
+ *     hprof_call_begin(&call, HPROF_FN_MPI_Send);
+ *     rc = PMPI_Send(...);
+ *     if (call.measured) call.bytes[HPROF_BYTES_SENT] += ...;
+ *     hprof_call_end(&call);
+ *
+ * hprof_call_begin() decides whether the call is measured (measured == 0
+ * before MPI_Init, after MPI_Finalize, and for MPI calls made from inside
+ * another wrapper, e.g. MPICH's Fortran layer calling the C MPI_ symbols),
+ * takes the start time and marks the thread as "inside MPI" for the sampler.
+ * hprof_call_end() takes the end time, finds the call path and adds visits,
+ * time, min/max time and the bytes to that call path's node.
+ *
+ * Nothing here allocates or locks.
+ */
+#ifndef HPROF_MEASURE_H
+#define HPROF_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum hprof_bytes_kind {
+    HPROF_BYTES_SENT,
+    HPROF_BYTES_RECEIVED,
+    HPROF_BYTES_PUT,
+    HPROF_BYTES_GET,
+    HPROF_IO_BYTES_READ,
+    HPROF_IO_BYTES_WRITTEN,
+    HPROF_NBYTES
+};
+
+typedef struct hprof_call {
+    uint64_t start_ns;
+    int fn;          /* index into hprof_fn_table */
+    int measured;    /* 0: the call passes through unmeasured */
+    int nested;      /* private to the runtime */
+    uint64_t bytes[HPROF_NBYTES];
+} hprof_call;
+
+void hprof_call_begin(hprof_call *call, int fn);
+void hprof_call_end(hprof_call *call);
+
+/* Lifecycle, called by the generated MPI_Init / MPI_Init_thread wrappers
+ * after PMPI_Init* returned MPI_SUCCESS (fn and start_ns describe the init
+ * call itself, so it is recorded like any other MPI call), and by the
+ * MPI_Finalize wrapper before PMPI_Finalize (merges and writes the profile). */
+void hprof_runtime_start(int fn, uint64_t start_ns);
+void hprof_runtime_stop(void);
+
+/* Monotonic clock in nanoseconds (what start_ns is measured in). */
+uint64_t hprof_now_ns(void);
+
+/* A per-thread scratch buffer of at least `bytes` bytes, for wrappers that
+ * must substitute status arrays (MPI_STATUSES_IGNORE) or keep copies of
+ * request arrays. Valid until the next call on the same thread. Grows by
+ * mmap when needed; returns NULL if that fails (the wrapper then skips the
+ * byte counting, never the MPI call). Only call it when call->measured. */
+void *hprof_thread_scratch(size_t bytes);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * defs.h - the definitions of a profile: strings, regions and call-tree
+ * nodes (cnodes), each unified on insert, so that adding the same region or
+ * the same (parent, region, call site) twice yields the same id. Ranks
+ * exchange definitions in serialized form and unify them with defs_absorb.
+ */
+#ifndef HPROF_DEFS_H
+#define HPROF_DEFS_H
+
+#include <stddef.h>
+
+enum def_region_kind { REGION_FUNCTION, REGION_MPI, REGION_ARTIFICIAL };
+
+typedef struct def_region {
+    int name, mangled, module, file; /* string ids, -1 = none */
+    int begin_line;                  /* -1 = unknown */
+    int kind;                        /* enum def_region_kind */
+} def_region;
+
+typedef struct def_cnode {
+    int parent;           /* cnode id, -1 = a root */
+    int region;
+    int cs_file, cs_line; /* call site in the parent; -1 = unknown */
+} def_cnode;
+
+typedef struct defs {
+    char **strings;
+    int nstrings, strings_cap;
+    def_region *regions;
+    int nregions, regions_cap;
+    def_cnode *cnodes;
+    int ncnodes, cnodes_cap;
+    struct hmap *string_ids, *region_ids, *cnode_ids;
+} defs;
+
+defs *defs_new(void);
+void  defs_free(defs *d);
+
+/* Each returns the id of the (possibly existing) entry, or -1 on error
+ * (defs_string also returns -1 for NULL). */
+int defs_string(defs *d, const char *s);
+int defs_region(defs *d, const def_region *r);
+int defs_cnode(defs *d, const def_cnode *c);
+
+const char *defs_str(const defs *d, int id); /* NULL for -1 */
+
+int   defs_serialize(const defs *d, char **buf, size_t *len);
+defs *defs_deserialize(const char *buf, size_t len);
+
+/* Adds everything in `from` to `into`; cnode_map[i] receives the id in
+ * `into` of from's cnode i (may be NULL). Returns 0 or -1. */
+int defs_absorb(defs *into, const defs *from, int *cnode_map);
+
+#endif

@@ -1,0 +1,380 @@
+/*
+ * merge.c - cross-rank unification of definitions and collection of values.
+ * Everything goes through PMPI_ on a private communicator: hprof never
+ * measures its own communication and never mixes with the program's messages.
+ */
+#include "merge.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cube_writer.h"
+#include "defs.h"
+#include "local_profile.h"
+#include "log.h"
+#include "metrics.h"
+#include "output_name.h"
+
+#define TAG_DEFS 4711
+#define HOST_LEN 64
+#define CHUNK_VALUES (1 << 22)  /* doubles rank 0 receives per round: 32 MiB */
+
+/* ---- definitions: binomial tree reduction, then broadcast ---------------- */
+
+static void absorb_serialized(defs *into, const char *buf, size_t len)
+{
+    defs *d = defs_deserialize(buf, len);
+    if (!d || defs_absorb(into, d, NULL) != 0)
+        hprof_verbose(1, "could not unify the definitions of a subtree of ranks");
+    defs_free(d);
+}
+
+/* After the loop, rank 0's defs hold every rank's definitions. */
+static void reduce_defs(MPI_Comm comm, int rank, int size, defs *mine)
+{
+    for (int step = 1; step < size; step <<= 1) {
+        if (rank & step) {
+            char *buf = NULL;
+            size_t len = 0;
+            if (defs_serialize(mine, &buf, &len) != 0 || len > INT_MAX)
+                len = 0; /* send nothing rather than leave the parent waiting */
+            PMPI_Send(buf, (int)len, MPI_BYTE, rank - step, TAG_DEFS, comm);
+            free(buf);
+            return;
+        }
+        if (rank + step < size) {
+            MPI_Status st;
+            int len;
+            PMPI_Probe(rank + step, TAG_DEFS, comm, &st);
+            PMPI_Get_count(&st, MPI_BYTE, &len);
+            char *buf = malloc(len > 0 ? (size_t)len : 1);
+            PMPI_Recv(buf, len, MPI_BYTE, rank + step, TAG_DEFS, comm, MPI_STATUS_IGNORE);
+            if (buf && len > 0)
+                absorb_serialized(mine, buf, (size_t)len);
+            free(buf);
+        }
+    }
+}
+
+/* Every rank gets rank 0's unified definitions. */
+static defs *broadcast_defs(MPI_Comm comm, int rank, defs *root_defs)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    long long n = 0;
+    if (rank == 0 && defs_serialize(root_defs, &buf, &len) == 0 && len <= INT_MAX)
+        n = (long long)len;
+    PMPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
+    if (rank != 0)
+        buf = malloc(n > 0 ? (size_t)n : 1);
+    PMPI_Bcast(buf, (int)n, MPI_BYTE, 0, comm);
+    defs *g = n > 0 && buf ? defs_deserialize(buf, (size_t)n) : NULL;
+    free(buf);
+    return g ? g : defs_new();
+}
+
+/* ---- the system tree ------------------------------------------------------ */
+
+typedef struct layout {
+    int nprocs, nlocations;
+    int *nthreads;            /* per rank */
+    char *hosts;              /* HOST_LEN per rank */
+    const char **node_names;  /* unique hosts */
+    int nnodes;
+    cube_process_def *procs;
+} layout;
+
+static int gather_layout(MPI_Comm comm, int rank, int size, int nthreads, layout *l)
+{
+    memset(l, 0, sizeof *l);
+    l->nprocs = size;
+    char host[HOST_LEN] = { 0 };
+    gethostname(host, sizeof host - 1);
+    if (rank == 0) {
+        l->nthreads = calloc((size_t)size, sizeof(int));
+        l->hosts = calloc((size_t)size, HOST_LEN);
+        l->node_names = calloc((size_t)size, sizeof(char *));
+        l->procs = calloc((size_t)size, sizeof(cube_process_def));
+    }
+    PMPI_Gather(&nthreads, 1, MPI_INT, l->nthreads, 1, MPI_INT, 0, comm);
+    PMPI_Gather(host, HOST_LEN, MPI_CHAR, l->hosts, HOST_LEN, MPI_CHAR, 0, comm);
+    if (rank != 0)
+        return 0;
+    if (!l->nthreads || !l->hosts || !l->node_names || !l->procs)
+        return -1;
+    for (int r = 0; r < size; r++) {
+        const char *h = l->hosts + (size_t)r * HOST_LEN;
+        int node = -1;
+        for (int k = l->nnodes - 1; k >= 0 && node < 0; k--)
+            if (strcmp(l->node_names[k], h) == 0)
+                node = k;
+        if (node < 0) {
+            node = l->nnodes++;
+            l->node_names[node] = h;
+        }
+        l->procs[r] = (cube_process_def){ r, node, l->nthreads[r] };
+        l->nlocations += l->nthreads[r];
+    }
+    return 0;
+}
+
+static void free_layout(layout *l)
+{
+    free(l->nthreads);
+    free(l->hosts);
+    free(l->node_names);
+    free(l->procs);
+}
+
+/* ---- definitions for the writer ------------------------------------------ */
+
+static const char *paradigm_of(int kind)
+{
+    return kind == REGION_MPI ? "mpi" : kind == REGION_ARTIFICIAL ? "measurement" : "sampling";
+}
+
+static int define_file(cube_writer *w, const defs *g, const layout *l, const merge_info *info)
+{
+    cube_region_def *regions = calloc((size_t)g->nregions + 1, sizeof *regions);
+    cube_cnode_def *cnodes = calloc((size_t)g->ncnodes + 1, sizeof *cnodes);
+    int rc = -1;
+    if (regions && cnodes) {
+        for (int i = 0; i < g->nregions; i++) {
+            const def_region *r = &g->regions[i];
+            regions[i] = (cube_region_def){
+                defs_str(g, r->name), defs_str(g, r->mangled), defs_str(g, r->module),
+                defs_str(g, r->file), r->begin_line, -1, paradigm_of(r->kind),
+                r->kind == REGION_ARTIFICIAL ? "artificial" : "function", NULL };
+        }
+        for (int i = 0; i < g->ncnodes; i++) {
+            const def_cnode *c = &g->cnodes[i];
+            cnodes[i] = (cube_cnode_def){ c->parent, c->region, defs_str(g, c->cs_file), c->cs_line };
+        }
+        cube_defs d = { hprof_metric_defs, M_COUNT, regions, g->nregions, cnodes, g->ncnodes,
+                        "machine", l->node_names, l->nnodes, l->procs, l->nprocs,
+                        info->attr_keys, info->attr_values, info->nattrs };
+        rc = cube_writer_define(w, &d);
+    }
+    free(regions);
+    free(cnodes);
+    return rc;
+}
+
+/* ---- values ------------------------------------------------------------------ */
+
+typedef struct local_index {
+    int *global_of;   /* local cnode -> global cnode, -1 if unknown */
+    int *by_global;   /* local cnodes sorted by global id */
+    int count;
+} local_index;
+
+static const int *sort_key;
+static int cmp_by_global(const void *a, const void *b)
+{
+    int x = sort_key[*(const int *)a], y = sort_key[*(const int *)b];
+    return (x > y) - (x < y);
+}
+
+static int index_local(local_index *ix, defs *g, local_profile *lp, int nglobal)
+{
+    int n = lp->defs->ncnodes;
+    ix->global_of = malloc(((size_t)n + 1) * sizeof(int));
+    ix->by_global = malloc(((size_t)n + 1) * sizeof(int));
+    if (!ix->global_of || !ix->by_global || defs_absorb(g, lp->defs, ix->global_of) != 0)
+        return -1;
+    ix->count = 0;
+    for (int i = 0; i < n; i++) {
+        if (ix->global_of[i] >= nglobal)
+            ix->global_of[i] = -1; /* lost in the reduction: cannot be placed */
+        if (ix->global_of[i] >= 0)
+            ix->by_global[ix->count++] = i;
+    }
+    sort_key = ix->global_of;
+    qsort(ix->by_global, (size_t)ix->count, sizeof(int), cmp_by_global);
+    return 0;
+}
+
+typedef struct collector {
+    MPI_Comm comm;
+    int rank;
+    cube_writer *w;       /* rank 0 only; NULL after a write error */
+    const layout *l;
+    int *recvcounts, *displs;
+    double *recv, *row;
+} collector;
+
+/* Sends this rank's values of cnodes [c0, c0+n) for metric m to rank 0,
+ * which writes them as rows. */
+static void collect_chunk(collector *c, local_profile *lp, const local_index *ix, int *cursor,
+                          int m, int c0, int n, double *send)
+{
+    int nt = lp->nthreads;
+    memset(send, 0, (size_t)n * (size_t)nt * sizeof(double));
+    for (; *cursor < ix->count; (*cursor)++) {
+        int local = ix->by_global[*cursor], g = ix->global_of[local];
+        if (g >= c0 + n)
+            break;
+        for (int t = 0; t < nt; t++)
+            send[(size_t)(g - c0) * nt + t] = metrics_stored(local_profile_values(lp, local, t), m);
+    }
+    if (c->rank == 0) {
+        for (int r = 0, off = 0; r < c->l->nprocs; r++) {
+            c->recvcounts[r] = n * c->l->nthreads[r];
+            c->displs[r] = off;
+            off += c->recvcounts[r];
+        }
+    }
+    PMPI_Gatherv(send, n * nt, MPI_DOUBLE, c->recv, c->recvcounts, c->displs, MPI_DOUBLE, 0, c->comm);
+    if (c->rank != 0 || !c->w)
+        return;
+    for (int k = 0; k < n && c->w; k++) {
+        for (int r = 0, loc = 0; r < c->l->nprocs; r++) {
+            int ntr = c->l->nthreads[r];
+            for (int t = 0; t < ntr; t++)
+                c->row[loc++] = c->recv[c->displs[r] + (size_t)k * ntr + t];
+        }
+        if (cube_writer_metric_row(c->w, c0 + k, c->row) != 0)
+            c->w = NULL;
+    }
+}
+
+static int collect_values(collector *c, local_profile *lp, const local_index *ix, int nglobal)
+{
+    int chunk = c->rank == 0 ? CHUNK_VALUES / (c->l->nlocations ? c->l->nlocations : 1) : 0;
+    PMPI_Bcast(&chunk, 1, MPI_INT, 0, c->comm);
+    if (chunk < 1)
+        chunk = 1;
+    if (chunk > nglobal && nglobal > 0)
+        chunk = nglobal;
+    double *send = malloc((size_t)chunk * (size_t)lp->nthreads * sizeof(double) + sizeof(double));
+    if (c->rank == 0) {
+        c->recvcounts = malloc((size_t)c->l->nprocs * sizeof(int));
+        c->displs = malloc((size_t)c->l->nprocs * sizeof(int));
+        c->recv = malloc((size_t)chunk * (size_t)c->l->nlocations * sizeof(double) + sizeof(double));
+        c->row = malloc((size_t)c->l->nlocations * sizeof(double) + sizeof(double));
+    }
+    /* Allocation failures must not break the collective pattern: agree first. */
+    int ok = send && (c->rank != 0 || (c->recvcounts && c->displs && c->recv && c->row));
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c->comm);
+    for (int m = 0; all_ok && m < M_COUNT; m++) {
+        if (c->w && cube_writer_metric_begin(c->w, m) != 0)
+            c->w = NULL;
+        int cursor = 0;
+        for (int c0 = 0; c0 < nglobal; c0 += chunk)
+            collect_chunk(c, lp, ix, &cursor, m, c0, nglobal - c0 < chunk ? nglobal - c0 : chunk, send);
+        if (c->w && cube_writer_metric_end(c->w) != 0)
+            c->w = NULL;
+    }
+    free(send);
+    free(c->recvcounts);
+    free(c->displs);
+    free(c->recv);
+    free(c->row);
+    return all_ok && (c->rank != 0 || c->w) ? 0 : -1;
+}
+
+/* ---- the whole merge ----------------------------------------------------------- */
+
+static local_profile *empty_profile(void)
+{
+    local_profile *p = calloc(1, sizeof *p);
+    if (p) {
+        p->defs = defs_new();
+        p->nthreads = 1;
+        p->values = calloc(M_COUNT, sizeof(double));
+    }
+    return p;
+}
+
+/* Rank 0 opens the output and every rank learns whether that worked. */
+static int open_output(MPI_Comm comm, int rank, int size, const merge_info *info, char *path,
+                       size_t pathlen, cube_writer **w)
+{
+    char err[512] = "";
+    *w = NULL;
+    if (rank == 0) {
+        *w = output_create(info->output, size, path, pathlen, err, sizeof err);
+        if (!*w)
+            hprof_say("profile not written: %s", err);
+    }
+    int ok = *w != NULL;
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    return ok;
+}
+
+/* Rank 0 finishes the file and says so in one line. */
+static int finish_output(cube_writer *w, int ok, const char *path, int ncnodes, int size, double t0)
+{
+    char err[512] = "";
+    long long bytes = cube_writer_bytes(w);
+    if (ok && cube_writer_commit(w, err, sizeof err) == 0) {
+        hprof_say("wrote %s (%lld bytes, %d call paths, %d ranks) merge+write %.3f s", path, bytes,
+                  ncnodes, size, PMPI_Wtime() - t0);
+        return 0;
+    }
+    if (ok == 0)
+        cube_writer_abort(w);
+    hprof_say("profile not written: %s", err[0] ? err : "writing the metric values failed");
+    return -1;
+}
+
+static int write_values(MPI_Comm comm, int rank, cube_writer *w, const layout *l, defs *g,
+                        local_profile *lp, int nglobal)
+{
+    local_index ix = { 0 };
+    collector c = { comm, rank, w, l, NULL, NULL, NULL, NULL };
+    int indexed = index_local(&ix, g, lp, nglobal) == 0;
+    if (!indexed)
+        ix.count = 0; /* send zeros, but keep step with the other ranks */
+    int rc = collect_values(&c, lp, &ix, nglobal);
+    free(ix.global_of);
+    free(ix.by_global);
+    return rc == 0 && indexed && (rank != 0 || c.w) ? 0 : -1;
+}
+
+int hprof_merge_and_write(const merge_info *info)
+{
+    MPI_Comm comm;
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
+        return -1;
+    int rank, size;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    double t0 = PMPI_Wtime();
+
+    local_profile *lp = local_profile_build();
+    if (!lp || !lp->defs) {
+        hprof_verbose(1, "could not build this rank's profile; it is left empty");
+        local_profile_free(lp);
+        lp = empty_profile();
+    }
+    /* Reduce a copy: lp->defs must keep this rank's own cnode ids. */
+    defs *unified = defs_new();
+    if (unified)
+        defs_absorb(unified, lp->defs, NULL);
+    reduce_defs(comm, rank, size, unified);
+    defs *g = broadcast_defs(comm, rank, unified);
+    defs_free(unified);
+    int nglobal = g->ncnodes;
+
+    layout l;
+    int rc = gather_layout(comm, rank, size, lp->nthreads, &l);
+    char path[4096] = "";
+    cube_writer *w;
+    int opened = open_output(comm, rank, size, info, path, sizeof path, &w);
+    int defined = opened && (rank != 0 || (rc == 0 && define_file(w, g, &l, info) == 0));
+    PMPI_Bcast(&defined, 1, MPI_INT, 0, comm);
+    rc = defined ? write_values(comm, rank, w, &l, g, lp, nglobal) : -1;
+    if (rank == 0 && opened)
+        rc = finish_output(w, defined && rc == 0, path, nglobal, size, t0);
+    defs_free(g);
+    free_layout(&l);
+    local_profile_free(lp);
+    PMPI_Comm_free(&comm);
+    return rc;
+}

@@ -1,0 +1,33 @@
+/*
+ * symbols.h - addresses of this process to function names, modules and
+ * source lines, with elfutils' libdwfl (reads .symtab and DWARF, so static
+ * functions and programs linked without -rdynamic resolve too). Used once
+ * per distinct address at finalize, never on a hot path.
+ */
+#ifndef HPROF_SYMBOLS_H
+#define HPROF_SYMBOLS_H
+
+#include <stdint.h>
+
+typedef struct symbols symbols;
+
+typedef struct sym_info {
+    uint64_t start;       /* function start address, 0 if unknown */
+    const char *name;     /* demangled (or as found); valid until symbols_close */
+    const char *mangled;  /* NULL when the name is not mangled */
+    const char *module;   /* path of the ELF object */
+    const char *file;     /* source file of the function, NULL if unknown */
+    int line;             /* its first line, -1 if unknown */
+} sym_info;
+
+symbols *symbols_open(void);
+void     symbols_close(symbols *s);
+
+/* The function containing pc. Returns 0, or -1 if pc is in no known module
+ * (info then holds a synthetic name). */
+int symbols_function(symbols *s, uint64_t pc, sym_info *info);
+
+/* Source file and line of pc; returns 0, or -1 if there is no line info. */
+int symbols_line(symbols *s, uint64_t pc, const char **file, int *line);
+
+#endif

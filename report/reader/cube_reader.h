@@ -1,0 +1,105 @@
+/*
+ * cube_reader.h - load a CUBE4 (.cubex) profile into memory.
+ *
+ * Reads the tar archive (plain ustar/GNU, tolerating the Cube 4.8 header
+ * checksum bug), anchor.xml (plain or gzip-compressed, parsed with expat)
+ * and every metric's <id>.index / <id>.data (CUBEX.DATA or ZCUBEX.DATA,
+ * sparse or dense index, either byte order). The input is untrusted: every
+ * size is bounded before use and problems give a one-line error.
+ *
+ * After cube_open() every loaded metric holds both its exclusive and its
+ * inclusive value for every (cnode, location), whatever way the file stores
+ * it. Views read the model directly; it is read-only for them.
+ */
+#ifndef HPROF_CUBE_READER_H
+#define HPROF_CUBE_READER_H
+
+#include <stddef.h>
+
+/* How values combine along the call tree and across locations. */
+enum cube_aggr { CUBE_AGGR_SUM, CUBE_AGGR_MIN, CUBE_AGGR_MAX };
+
+/* How the file stores a metric (the metric's type attribute). */
+enum cube_kind { CUBE_KIND_EXCLUSIVE, CUBE_KIND_INCLUSIVE, CUBE_KIND_SIMPLE, CUBE_KIND_DERIVED };
+
+typedef struct cube_metric {
+    int id;                 /* id in the file (names <id>.data) */
+    char *uniq_name, *disp_name, *dtype, *uom, *descr, *url;
+    int kind;               /* enum cube_kind */
+    int aggr;               /* enum cube_aggr */
+    int is_integer;         /* integer dtype: views print integers */
+    int parent;             /* metric index, -1 for a root */
+    int loaded;             /* 1: values usable (excl/incl NULL means all zero) */
+    const char *note;       /* why not loaded (static string), NULL if loaded */
+    double *excl, *incl;    /* [cnode * nlocs + loc] */
+} cube_metric;
+
+typedef struct cube_region {
+    int id;
+    char *name, *mangled_name, *mod, *paradigm, *role, *descr, *url;
+    long begin, end;        /* -1 if unknown */
+} cube_region;
+
+typedef struct cube_cnode {
+    int id;                 /* id in the file */
+    int region;             /* region index, -1 if the file names none */
+    int parent;             /* cnode index, -1 for a root */
+    int first_child, next_sibling;  /* cnode indexes, -1 for none */
+    int depth;              /* 0 for a root */
+    long line;              /* call-site line, -1 if unknown */
+    char *mod;              /* call-site file, NULL if unknown */
+} cube_cnode;
+
+typedef struct cube_sysnode {
+    int id;
+    char *name, *klass;     /* klass: "machine", "node", ... */
+    int parent;             /* sysnode index, -1 for a root */
+} cube_sysnode;
+
+typedef struct cube_process {
+    int id;
+    char *name;
+    int rank;
+    int sysnode;            /* enclosing sysnode index, -1 if none */
+} cube_process;
+
+typedef struct cube_location {
+    int id;
+    char *name;
+    int rank;               /* the file's rank of the location */
+    int process;            /* process index */
+    int thread;             /* index of the location within its process */
+} cube_location;
+
+typedef struct cube_attr { char *key, *value; } cube_attr;
+
+typedef struct cube_profile {
+    char *version;                          /* the cube element's version */
+    cube_attr *attrs;         int nattrs;   /* top-level <attr> pairs */
+    cube_metric *metrics;     int nmetrics; /* document order: parents first */
+    cube_region *regions;     int nregions;
+    cube_cnode *cnodes;       int ncnodes;  /* document order: preorder */
+    int *roots;               int nroots;   /* root cnode indexes */
+    cube_sysnode *sysnodes;   int nsysnodes;
+    cube_process *procs;      int nprocs;
+    cube_location *locs;      int nlocs;    /* in data column order */
+    char **notes;             int nnotes;   /* non-fatal remarks */
+} cube_profile;
+
+/* Loads the whole profile. NULL on error, with a one-line reason in err. */
+cube_profile *cube_open(const char *path, char *err, size_t errlen);
+void cube_close(cube_profile *p);
+
+/* Metric index by unique name, -1 if absent. */
+int cube_find_metric(const cube_profile *p, const char *uniq_name);
+
+/* One value; 0 for a metric without data. */
+double cube_value(const cube_profile *p, int metric, int cnode, int loc, int inclusive);
+
+/* Value at a cnode combined over all locations (sum, min or max). */
+double cube_value_all_locs(const cube_profile *p, int metric, int cnode, int inclusive);
+
+/* Region name of a cnode ("?" if none). */
+const char *cube_cnode_name(const cube_profile *p, int cnode);
+
+#endif

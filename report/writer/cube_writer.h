@@ -1,0 +1,89 @@
+/*
+ * cube_writer.h - streaming CUBE4 (.cubex) writer.
+ *
+ * A .cubex file is a tar archive: anchor.xml (definitions) and, per metric
+ * id, <id>.index and <id>.data (ZCUBEX.DATA, zlib-compressed per-cnode rows).
+ * The writer streams: definitions first, then each metric's rows in cnode
+ * order, so its memory does not grow with cnodes x locations x metrics.
+ *
+ * The file is written to an unguessable temporary name in the target folder
+ * (O_EXCL|O_NOFOLLOW, mode from the umask) and renamed into place by
+ * cube_writer_commit(); cube_writer_abort() removes it. No truncated file is
+ * ever left under the final name.
+ *
+ * All functions return 0 on success, -1 on error with a one-line reason in
+ * the err buffer given to cube_writer_create (retrieve with cube_writer_error).
+ */
+#ifndef HPROF_CUBE_WRITER_H
+#define HPROF_CUBE_WRITER_H
+
+#include <stddef.h>
+
+typedef struct cube_writer cube_writer;
+
+typedef struct cube_metric_def {
+    const char *uniq_name;   /* "time", "visits", ... */
+    const char *disp_name;
+    const char *dtype;       /* "UINT64", "DOUBLE", "MINDOUBLE", "MAXDOUBLE" */
+    const char *uom;         /* "sec", "occ", "bytes" */
+    const char *descr;
+    int inclusive;           /* 0: rows hold exclusive values (type="EXCLUSIVE"); 1: inclusive */
+    int parent;              /* parent metric index, -1 for a root metric */
+} cube_metric_def;
+
+typedef struct cube_region_def {
+    const char *name;          /* demangled */
+    const char *mangled_name;  /* NULL if same as name */
+    const char *module;        /* path of the ELF object, "" if none */
+    const char *file;          /* source file, NULL if unknown */
+    long begin_line, end_line; /* -1 if unknown */
+    const char *paradigm;      /* "mpi", "sampling", "measurement", ... */
+    const char *role;          /* "function", "artificial", ... */
+    const char *descr;         /* may be NULL */
+} cube_region_def;
+
+typedef struct cube_cnode_def {
+    int parent;                /* cnode index, -1 for a root; parents precede children */
+    int region;                /* callee region index */
+    const char *callsite_file; /* NULL if unknown */
+    long callsite_line;        /* -1 if unknown */
+} cube_cnode_def;
+
+typedef struct cube_process_def {
+    int rank;
+    int node;        /* index into the node (host) names */
+    int nthreads;    /* locations of this process: threads 0..nthreads-1 */
+} cube_process_def;
+
+typedef struct cube_defs {
+    const cube_metric_def *metrics;  int nmetrics;
+    const cube_region_def *regions;  int nregions;
+    const cube_cnode_def  *cnodes;   int ncnodes;
+    const char *machine;                           /* machine name */
+    const char *const *nodes;        int nnodes;   /* host names */
+    const cube_process_def *procs;   int nprocs;   /* in rank order */
+    const char *const *attr_keys;                  /* extra <attr> pairs, may be NULL */
+    const char *const *attr_values;  int nattrs;
+} cube_defs;
+
+/* overwrite_ok: 1 if an existing file at path may be replaced (the user
+ * named it), 0 if an existing file makes create fail. */
+cube_writer *cube_writer_create(const char *path, int overwrite_ok, char *err, size_t errlen);
+int cube_writer_define(cube_writer *w, const cube_defs *defs);
+
+/* Rows for one metric: call metric_row for every cnode 0..ncnodes-1 in
+ * order, values[] holding one value per location (processes in rank order,
+ * threads within). Integer dtypes are rounded from the doubles. */
+int cube_writer_metric_begin(cube_writer *w, int metric);
+int cube_writer_metric_row(cube_writer *w, int cnode, const double *values);
+int cube_writer_metric_end(cube_writer *w);
+
+/* Completes the archive, fsyncs, renames into place. Frees w. */
+int cube_writer_commit(cube_writer *w, char *err, size_t errlen);
+/* Removes the temporary file. Frees w. */
+void cube_writer_abort(cube_writer *w);
+
+/* Total bytes written so far (the file's size after commit). */
+long long cube_writer_bytes(const cube_writer *w);
+
+#endif

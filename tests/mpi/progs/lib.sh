@@ -1,0 +1,125 @@
+#!/bin/bash
+# Shared helpers for the tests/mpi/spine_*.sh end-to-end tests.
+# Source it:  . "$(dirname "$0")/progs/lib.sh"
+# Needs the environment that tests/run.sh gives (HPROF_MPI, HPROF_LIBDIR,
+# MPICC, MPICXX, MPIF90, MPIRUN, HPROF_VIEW); runs in the current directory
+# (the harness's scratch folder $TEST_TMP).
+set -u
+PROGS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$PROGS/../../.." && pwd)
+CHECK_CSV="python3 $PROGS/check_csv.py"
+MPI_TIMEOUT=${MPI_TIMEOUT:-60}
+CFLAGS_TEST="-g -O0"
+HPROF_LINK_LIBS="-lunwind -ldw -lelf -lz -ldl -lpthread"
+N_FAILED=0
+
+ok()    { echo "ok - $1"; }
+notok() { echo "not ok - $1: $2"; N_FAILED=$((N_FAILED + 1)); }
+# check NAME REASON CMD... : ok if CMD succeeds
+check() { local n=$1 r=$2; shift 2; if "$@"; then ok "$n"; else notok "$n" "$r"; fi; }
+note()  { echo "# $*"; }
+# show the tail of a file as comment lines (evidence for a failure)
+show()  { [ -f "$1" ] && tail -n "${2:-15}" "$1" | sed 's/^/#   /'; true; }
+oneline() { tr '\n' ' ' < "$1" | cut -c1-${2:-400}; }
+
+# require_built NAME: print one 'not ok' and exit if the build is missing
+require_built() {
+    local miss=""
+    [ -f "$HPROF_LIBDIR/libhprof.so" ] || miss="$miss $HPROF_LIBDIR/libhprof.so"
+    [ -f "$HPROF_LIBDIR/libhprof.a" ] || miss="$miss $HPROF_LIBDIR/libhprof.a"
+    [ -x "$HPROF_VIEW" ] || miss="$miss $HPROF_VIEW"
+    if [ -n "$miss" ]; then
+        notok "$1" "not built:$miss"
+        exit 0
+    fi
+}
+
+# Building. Every build logs to OUT.build.log; returns the compiler's status.
+# build_plain   CC SRC OUT [flags...]   - no hprof
+# build_shared  CC SRC OUT [flags...]   - -lhprof, rpath
+# build_static  CC SRC OUT [flags...]   - libhprof.a before the MPI libs
+build_plain()  { local cc=$1 src=$2 out=$3; shift 3
+    $cc $CFLAGS_TEST "$@" "$src" -o "$out" >"$out.build.log" 2>&1; }
+build_shared() { local cc=$1 src=$2 out=$3; shift 3
+    $cc $CFLAGS_TEST "$@" "$src" -o "$out" -L"$HPROF_LIBDIR" -lhprof \
+        -Wl,-rpath,"$HPROF_LIBDIR" >"$out.build.log" 2>&1; }
+build_static() { local cc=$1 src=$2 out=$3; shift 3
+    $cc $CFLAGS_TEST "$@" "$src" -o "$out" "$HPROF_LIBDIR/libhprof.a" \
+        $HPROF_LINK_LIBS >"$out.build.log" 2>&1; }
+
+# build_or_fail NAME builder args...: runs the builder, on failure prints
+# 'not ok - NAME' with the compiler's output, returns 1
+build_or_fail() { local n=$1 out=$5; shift
+    if "$@"; then return 0; fi
+    notok "$n" "build failed: $(oneline "$out.build.log" 300)"
+    return 1
+}
+
+# The harness's own variables (HPROF_MPI, HPROF_LIBDIR, HPROF_VIEW) are not
+# hprof settings: keep them out of the programs' environment.
+CLEAN_ENV="env -u HPROF_MPI -u HPROF_LIBDIR -u HPROF_VIEW"
+
+# run_mpi LOG NP CMD... : runs $MPIRUN -np NP CMD under a timeout, stdout
+# to LOG.out, stderr to LOG.err; returns mpirun's status (124: timeout).
+# Extra environment: set it in front of the call (VAR=x run_mpi ...).
+run_mpi() { local log=$1 np=$2; shift 2
+    $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" $MPIRUN -np "$np" "$@" >"$log.out" 2>"$log.err" </dev/null; }
+# same with libhprof.so preloaded into the ranks only (env passed by mpirun)
+run_mpi_preload() { local log=$1 np=$2; shift 2
+    if [ "$HPROF_MPI" = openmpi ]; then
+        $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" $MPIRUN -np "$np" -x LD_PRELOAD="$HPROF_LIBDIR/libhprof.so" \
+            "$@" >"$log.out" 2>"$log.err" </dev/null
+    else
+        $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" $MPIRUN -np "$np" -genv LD_PRELOAD "$HPROF_LIBDIR/libhprof.so" \
+            "$@" >"$log.out" 2>"$log.err" </dev/null
+    fi
+}
+
+# wrote_path LOG.err: the PATH from the 'hprof: wrote PATH (' line
+wrote_path() { sed -n 's/^hprof: wrote \(.*\) ([0-9]* bytes.*/\1/p' "$1" | head -n 1; }
+# wrote_field LOG.err FIELD: bytes | paths | ranks | merge
+wrote_field() {
+    local l; l=$(grep '^hprof: wrote ' "$1" | head -n 1)
+    case $2 in
+        bytes) sed -n 's/.*(\([0-9]*\) bytes.*/\1/p' <<<"$l" ;;
+        paths) sed -n 's/.* \([0-9]*\) call paths.*/\1/p' <<<"$l" ;;
+        ranks) sed -n 's/.* \([0-9]*\) ranks.*/\1/p' <<<"$l" ;;
+        merge) sed -n 's/.*merge+write \([0-9.]*\) s.*/\1/p' <<<"$l" ;;
+    esac
+}
+
+# to_csv PROFILE CSV: hprof-view --csv; stderr in CSV.err; returns its status
+to_csv() { timeout 60 "$HPROF_VIEW" --csv "$1" >"$2" 2>"$2.err"; }
+
+# profile_run NAME LOG PROFILE CSV NP CMD... : HPROF_OUTPUT=PROFILE run on NP
+# ranks, then csv. Prints 'not ok - NAME' with evidence and returns 1 if the
+# run fails, times out, writes no profile or the viewer fails.
+profile_run() { local n=$1 log=$2 prof=$3 csv=$4 np=$5 rc; shift 5
+    rm -f "$prof"
+    HPROF_OUTPUT=$prof run_mpi "$log" "$np" "$@"; rc=$?
+    profile_run_check "$n" "$log" "$prof" "$csv" "$rc"
+}
+profile_run_check() { local n=$1 log=$2 prof=$3 csv=$4 rc=$5
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        notok "$n" "mpirun timed out after ${MPI_TIMEOUT}s; stderr: $(tail -n 5 "$log.err" | tr '\n' ' ' | cut -c1-300)"; return 1
+    fi
+    if [ "$rc" -ne 0 ]; then
+        notok "$n" "mpirun exited $rc; stderr: $(tail -n 8 "$log.err" | tr '\n' ' ' | cut -c1-400)"; return 1
+    fi
+    if [ ! -s "$prof" ]; then
+        notok "$n" "no profile at $prof; stderr: $(tail -n 5 "$log.err" | tr '\n' ' ' | cut -c1-300)"; return 1
+    fi
+    if ! to_csv "$prof" "$csv"; then
+        notok "$n" "hprof-view --csv failed: $(head -c 300 "$csv.err")"; return 1
+    fi
+    return 0
+}
+
+# csv_check NAME CSV EXPECT NP [more check_csv.py args]: runs the checker,
+# which prints its own ok/not ok lines (prefixed with NAME)
+csv_check() { local n=$1 csv=$2 exp=$3 np=$4; shift 4
+    $CHECK_CSV --name "$n" --np "$np" --expect "$exp" "$@" "$csv" || N_FAILED=$((N_FAILED + 1))
+}
+
+# finish: exit status of the script (0; failures are counted from 'not ok')
+finish() { exit 0; }

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Runs the test suite: tests/common/*.sh once, tests/mpi/*.sh once per MPI
+# library named on the command line. Each script prints one line per check:
+#   ok - NAME            or   not ok - NAME: reason
+# and may print anything else (ignored). A script that exits non-zero
+# without printing a 'not ok' counts as one failure.
+# Closes with the line 'N passed, N failed'.
+#
+# Environment given to tests/mpi scripts:
+#   HPROF_MPI   openmpi | mpich       HPROF_LIBDIR  build/<mpi>
+#   MPICC MPICXX MPIF90 MPIRUN        HPROF_VIEW    build/tools/hprof-view
+#   TEST_TMP    a scratch folder of the script's own
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export HPROF_VIEW=$ROOT/build/tools/hprof-view
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_btl=self,vader OMPI_MCA_plm_rsh_agent=
+export HYDRA_LAUNCHER=fork
+FILTER=${TEST_FILTER:-}
+passed=0 failed=0
+failures=()
+
+run_script() { # label script
+    local label=$1 script=$2 out rc
+    export TEST_TMP
+    TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/hprof-test.XXXXXX")
+    out=$(cd "$TEST_TMP" && timeout 600 bash "$ROOT/$script" 2>&1); rc=$?
+    local p f
+    p=$(grep -c '^ok - ' <<<"$out"); f=$(grep -c '^not ok - ' <<<"$out")
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        f=1; out="$out"$'\n'"not ok - $script exited with status $rc"
+    fi
+    passed=$((passed + p)); failed=$((failed + f))
+    grep -E '^(ok|not ok) - ' <<<"$out" | sed "s|^|[$label] |"
+    if [ "$f" -gt 0 ]; then
+        failures+=("[$label] $script")
+        echo "---- output of $script ($label):"; tail -n 40 <<<"$out"; echo "----"
+    fi
+    rm -rf "$TEST_TMP"
+}
+
+for s in tests/common/*.sh; do
+    [ -e "$s" ] || continue
+    [ -n "$FILTER" ] && [[ "$s" != *$FILTER* ]] && continue
+    run_script common "$s"
+done
+for mpi in "$@"; do
+    export HPROF_MPI=$mpi HPROF_LIBDIR=$ROOT/build/$mpi
+    export MPICC=mpicc.$mpi MPICXX=mpicxx.$mpi MPIF90=mpif90.$mpi
+    if [ "$mpi" = openmpi ]; then export MPIRUN="mpirun.openmpi --oversubscribe";
+    else export MPIRUN="mpirun.mpich"; fi
+    for s in tests/mpi/*.sh; do
+        [ -e "$s" ] || continue
+        [ -n "$FILTER" ] && [[ "$s" != *$FILTER* ]] && continue
+        run_script "$mpi" "$s"
+    done
+done
+for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,26 @@
+/*
+ * unwind.h - call-path capture.
+ *
+ * The interface the rest of hprof uses to learn "how did we get here": it
+ * returns raw return addresses, innermost first. Turning them into regions
+ * and call sites happens once per address at finalize, never here. A faster
+ * backend (cached frame recipes, thunk stack) can replace the implementation
+ * behind this header without touching its callers.
+ */
+#ifndef HPROF_UNWIND_H
+#define HPROF_UNWIND_H
+
+#include <stdint.h>
+
+#define UNWIND_MAX_FRAMES 512
+
+/* Fills ips[] with the return addresses of the frames above the MPI wrapper
+ * that called into hprof: ips[0] is the MPI call site in the program,
+ * ips[n-1] the outermost frame. wrapper_ret is the return address into the
+ * wrapper (__builtin_return_address(0) of the runtime function the wrapper
+ * called); the frames up to it are hprof's own and are skipped.
+ * Returns n >= 1, or 0 if the unwind failed (wrapper_ret not found, or the
+ * stack is deeper than max frames). */
+int unwind_mpi_path(uint64_t *ips, int max, const void *wrapper_ret);
+
+#endif

@@ -77,10 +77,13 @@ void hprof_record_call(hprof_call *call, const void *wrapper_ret)
     uint64_t ns = hprof_now_ns() - call->start_ns;
     int counter;
     uint32_t node = call_node(&t->tree, call->fn, wrapper_ret, &counter);
-    if (node == CCT_NONE)
+    if (node == CCT_NONE) {
+        sampler_add_mpi_time(&t->sampling, ns);
         return; /* the tree is at its cap: counted in tree.overflows */
+    }
     cct_node *n = &t->tree.nodes[node];
     add_call(n, call, ns);
+    sampler_add_mpi_time(&t->sampling, ns);
     if (counter >= 0)
         n->counter[counter]++;
 }

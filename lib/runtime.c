@@ -6,20 +6,17 @@
  */
 #include "runtime.h"
 
-#include <fcntl.h>
 #include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "fn_table.h"
+#include "cct.h"
 #include "log.h"
 #include "measure.h"
 #include "merge.h"
 #include "nounwind.h"
+#include "run_attrs.h"
+#include "sampler.h"
 #include "thread.h"
+#include "unwind.h"
 
 volatile int hprof_active;
 unsigned char *hprof_fn_nounwind;
@@ -27,24 +24,6 @@ unsigned char *hprof_fn_nounwind;
 static int started;
 
 void hprof_record_call(hprof_call *call, const void *wrapper_ret);
-
-static void read_command_line(char *buf, size_t len)
-{
-    buf[0] = '\0';
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t n = read(fd, buf, len - 1);
-    close(fd);
-    if (n <= 0)
-        return;
-    for (ssize_t i = 0; i < n; i++)
-        if (buf[i] == '\0')
-            buf[i] = ' ';
-    while (n > 0 && buf[n - 1] == ' ')
-        n--;
-    buf[n] = '\0';
-}
 
 void hprof_runtime_start(int fn, uint64_t start_ns)
 {
@@ -56,31 +35,71 @@ void hprof_runtime_start(int fn, uint64_t start_ns)
     hprof_log_set_rank(rank);
     hprof_config_load();
     hprof_fn_nounwind = nounwind_parse(hprof_config.nounwind);
-    if (!hprof_thread_get()) {
+    hprof_thread *t = hprof_thread_get();
+    if (!t) {
         hprof_say("out of memory at start-up; measurement is off");
         return;
     }
     hprof_active = 1;
-    /* The init call itself is recorded like any MPI call. */
+    /* The init call itself is recorded like any MPI call, and the window
+     * opens at its entry. */
     hprof_call call = { .start_ns = start_ns, .fn = fn, .measured = 1 };
+    t->depth++;
     hprof_record_call(&call, __builtin_return_address(0));
+    t->depth--;
+    if (sampler_process_start() == 0)
+        sampler_thread_start(t, start_ns);
+}
+
+/* The node of the function that called MPI_Finalize: the last interval of
+ * the window is spent there. */
+static uint32_t finalize_caller_node(hprof_thread *t, const void *wrapper_ret)
+{
+    uint64_t ips[UNWIND_MAX_FRAMES];
+    int n = unwind_mpi_path(ips, UNWIND_MAX_FRAMES, wrapper_ret);
+    if (n <= 0 || cct_reserve(&t->tree, (uint32_t)n) != 0)
+        return CCT_NONE;
+    return cct_path(&t->tree, ips, n);
+}
+
+static void stop_sampling(const void *wrapper_ret)
+{
+    hprof_thread *self = hprof_self;
+    uint64_t wall = hprof_now_ns();
+    for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
+        if (t == self)
+            continue;
+        /* Other threads' CPU clocks cannot be read from here: on the cpu
+         * clock their last interval is left out. */
+        if (hprof_config.sampling_clock == HPROF_CLOCK_WALL)
+            sampler_thread_stop(t, wall, CCT_NONE);
+        else
+            t->sampling.on = 0;
+    }
+    if (self) {
+        self->depth++; /* keep the handler out while we touch the tree */
+        uint32_t node = finalize_caller_node(self, wrapper_ret);
+        uint64_t now = sampler_clock_ns();
+        sampler_thread_stop(self, now, node);
+        self->depth--;
+        hprof_verbose(1, "window %.9f s, %llu samples counted, %llu in MPI, %llu dropped",
+                      (double)((hprof_config.sampling_clock == HPROF_CLOCK_WALL ? now : hprof_now_ns()) -
+                               self->sampling.window_start_ns) * 1e-9,
+                      (unsigned long long)self->sampling.counted,
+                      (unsigned long long)self->sampling.in_mpi,
+                      (unsigned long long)(self->sampling.busy + self->sampling.full));
+    }
 }
 
 void hprof_runtime_stop(void)
 {
     if (!hprof_active)
         return;
+    stop_sampling(__builtin_return_address(0));
     hprof_active = 0;
-    char command[2048], date[64], hz[32];
-    read_command_line(command, sizeof command);
-    time_t now = time(NULL);
-    struct tm tm;
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", localtime_r(&now, &tm));
-    snprintf(hz, sizeof hz, "%d", hprof_config.sampling_hz);
-    const char *keys[] = { "hprof::version", "hprof::command", "hprof::date",
-                           "hprof::sampling_hz", "hprof::sampling_clock" };
-    const char *values[] = { HPROF_VERSION, command, date, hz,
-                             hprof_config.sampling_clock == HPROF_CLOCK_CPU ? "cpu" : "wall" };
-    merge_info info = { hprof_config.output, keys, values, 5 };
+    run_attrs attrs;
+    run_attrs_collect(&attrs);
+    merge_info info = { hprof_config.output, attrs.keys, attrs.values, attrs.count };
     hprof_merge_and_write(&info);
+    run_attrs_free(&attrs);
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "cct.h"
+#include "sampler.h"
 
 typedef struct hprof_thread {
     cct tree;
@@ -21,6 +22,7 @@ typedef struct hprof_thread {
     int depth;              /* MPI wrappers currently active on this thread */
     void *scratch;          /* see hprof_thread_scratch() */
     size_t scratch_size;
+    struct hprof_sampling sampling;
     struct hprof_thread *next;
 } hprof_thread;
 

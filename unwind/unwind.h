@@ -23,4 +23,14 @@
  * stack is deeper than max frames). */
 int unwind_mpi_path(uint64_t *ips, int max, const void *wrapper_ret);
 
+/* The call path of an interrupted context (a signal's ucontext): ips[0] is
+ * the interrupted instruction, ips[1..n-1] return addresses. Async-signal
+ * safe once unwind_thread_init() ran on the thread. Returns n, or 0 if the
+ * unwind failed. */
+int unwind_signal_path(uint64_t *ips, int max, const void *ucontext);
+
+/* Prepares this thread for unwinding from signal handlers (libunwind sets
+ * up its per-thread cache on first use, which is not signal safe). */
+void unwind_thread_init(void);
+
 #endif

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /*
  * unwind_libunwind.c - call-path capture with libunwind's fast trace
  * (unw_backtrace), which caches a step recipe per return address inside
@@ -6,6 +7,8 @@
  */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+
+#include <ucontext.h>
 
 #include "unwind.h"
 
@@ -37,4 +40,51 @@ int unwind_mpi_path(uint64_t *ips, int max, const void *wrapper_ret)
     for (int i = start; i < n; i++)
         ips[count++] = (uint64_t)(uintptr_t)buf[i];
     return count;
+}
+
+void unwind_thread_init(void)
+{
+    void *buf[4];
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    unw_backtrace(buf, 4);
+}
+
+/* Slow path: step a cursor from the signal context itself. */
+static int step_from_context(uint64_t *ips, int max, const void *ucontext)
+{
+    unw_cursor_t cursor;
+    if (unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) != 0)
+        return 0;
+    int n = 0;
+    do {
+        unw_word_t ip;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
+            break;
+        if (n == max)
+            return 0;
+        ips[n++] = ip;
+    } while (unw_step(&cursor) > 0);
+    return n;
+}
+
+int unwind_signal_path(uint64_t *ips, int max, const void *ucontext)
+{
+    const ucontext_t *uc = ucontext;
+    void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
+    void *buf[UNWIND_MAX_FRAMES];
+    int limit = max + OWN_FRAMES_MAX < UNWIND_MAX_FRAMES ? max + OWN_FRAMES_MAX : UNWIND_MAX_FRAMES;
+    /* The fast trace walks through the signal frame into the interrupted
+     * one; the frames before the interrupted pc are the handler's own. */
+    int n = unw_backtrace(buf, limit);
+    for (int i = 0; i < n && i < OWN_FRAMES_MAX; i++) {
+        if (buf[i] != pc)
+            continue;
+        if (n >= limit)
+            return 0;
+        int count = 0;
+        for (int k = i; k < n; k++)
+            ips[count++] = (uint64_t)(uintptr_t)buf[k];
+        return count;
+    }
+    return step_from_context(ips, max, ucontext);
 }

@@ -1,0 +1,158 @@
+#include "run_attrs.h"
+
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "sampler.h"
+#include "thread.h"
+
+#define NHIST (SAMPLER_HIST_BUCKETS + 1)
+
+enum { ST_COUNTED, ST_IN_MPI, ST_BUSY, ST_FAILED, ST_FULL, NSTATS };
+
+static void add(run_attrs *a, const char *key, const char *value)
+{
+    if (a->count == a->cap) {
+        int cap = a->cap ? a->cap * 2 : 16;
+        const char **k = realloc(a->keys, (size_t)cap * sizeof *k);
+        if (k)
+            a->keys = k;
+        const char **v = realloc(a->values, (size_t)cap * sizeof *v);
+        if (v)
+            a->values = v;
+        if (!k || !v)
+            return;
+        a->cap = cap;
+    }
+    char *kk = strdup(key), *vv = strdup(value);
+    if (!kk || !vv) {
+        free(kk);
+        free(vv);
+        return;
+    }
+    a->keys[a->count] = kk;
+    a->values[a->count++] = vv;
+}
+
+static void add_u64(run_attrs *a, const char *key, unsigned long long v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", v);
+    add(a, key, buf);
+}
+
+static void command_line(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    for (ssize_t i = 0; i < n; i++)
+        if (buf[i] == '\0')
+            buf[i] = ' ';
+    while (n > 0 && buf[n - 1] == ' ')
+        n--;
+    buf[n] = '\0';
+}
+
+static void histogram_text(char *buf, size_t len, const unsigned long long *h)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < NHIST && off < len; i++)
+        off += (size_t)snprintf(buf + off, len - off, i ? " %llu" : "%llu", h[i]);
+}
+
+/* This rank's sample statistics and histogram, summed over its threads. */
+static void local_stats(unsigned long long *stats, unsigned long long *hist)
+{
+    memset(stats, 0, NSTATS * sizeof *stats);
+    memset(hist, 0, NHIST * sizeof *hist);
+    for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
+        const hprof_sampling *s = &t->sampling;
+        stats[ST_COUNTED] += s->counted;
+        stats[ST_IN_MPI] += s->in_mpi;
+        stats[ST_BUSY] += s->busy;
+        stats[ST_FAILED] += s->failed;
+        stats[ST_FULL] += s->full;
+        for (int i = 0; i < NHIST; i++)
+            hist[i] += s->hist[i];
+    }
+}
+
+static void add_sampling(run_attrs *a, int rank, int size)
+{
+    unsigned long long stats[NSTATS], total[NSTATS], hist[NHIST], hist_sum[NHIST];
+    local_stats(stats, hist);
+    PMPI_Reduce(stats, total, NSTATS, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(hist, hist_sum, NHIST, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    int nranks = size < RUN_ATTRS_MAX_RANK_HISTOGRAMS ? size : RUN_ATTRS_MAX_RANK_HISTOGRAMS;
+    MPI_Comm first;
+    PMPI_Comm_split(MPI_COMM_WORLD, rank < nranks ? 0 : MPI_UNDEFINED, rank, &first);
+    unsigned long long *all = NULL;
+    if (rank == 0)
+        all = malloc((size_t)nranks * NHIST * sizeof *all);
+    if (first != MPI_COMM_NULL) {
+        PMPI_Gather(hist, NHIST, MPI_UNSIGNED_LONG_LONG, all, NHIST, MPI_UNSIGNED_LONG_LONG, 0, first);
+        PMPI_Comm_free(&first);
+    }
+    if (rank != 0)
+        return;
+    add_u64(a, "hprof::samples_counted", total[ST_COUNTED]);
+    add_u64(a, "hprof::samples_in_mpi", total[ST_IN_MPI]);
+    add_u64(a, "hprof::samples_dropped", total[ST_BUSY] + total[ST_FULL]);
+    add_u64(a, "hprof::samples_unwind_failed", total[ST_FAILED]);
+    add(a, "hprof::interval_histogram::buckets",
+        "effective interval / nominal interval in steps of 1/8: [0,1/8), [1/8,2/8), ..., [39/8,5), >=5");
+    char buf[NHIST * 24], key[64];
+    histogram_text(buf, sizeof buf, hist_sum);
+    add(a, "hprof::interval_histogram", buf);
+    for (int r = 0; all && r < nranks; r++) {
+        histogram_text(buf, sizeof buf, all + (size_t)r * NHIST);
+        snprintf(key, sizeof key, "hprof::interval_histogram::rank::%d", r);
+        add(a, key, buf);
+    }
+    free(all);
+}
+
+void run_attrs_collect(run_attrs *a)
+{
+    memset(a, 0, sizeof *a);
+    int rank, size;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    char buf[4096];
+    add(a, "hprof::version", HPROF_VERSION);
+    command_line(buf, sizeof buf);
+    add(a, "hprof::command", buf);
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", localtime_r(&now, &tm));
+    add(a, "hprof::date", buf);
+    add_u64(a, "hprof::ranks", (unsigned long long)size);
+    add_u64(a, "hprof::sampling_hz", (unsigned long long)hprof_config.sampling_hz);
+    add(a, "hprof::sampling_clock", hprof_config.sampling_clock == HPROF_CLOCK_CPU ? "cpu" : "wall");
+    add_sampling(a, rank, size);
+}
+
+void run_attrs_free(run_attrs *a)
+{
+    for (int i = 0; i < a->count; i++) {
+        free((char *)a->keys[i]);
+        free((char *)a->values[i]);
+    }
+    free(a->keys);
+    free(a->values);
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,23 @@
+/*
+ * run_attrs.h - what was measured, stored as <attr> pairs in the profile:
+ * version, command line, date, sampling settings, sample totals over all
+ * ranks and the histograms of effective sampling intervals (the paper's
+ * Figure 3): the sum over ranks, and per rank for the first
+ * RUN_ATTRS_MAX_RANK_HISTOGRAMS ranks.
+ */
+#ifndef HPROF_RUN_ATTRS_H
+#define HPROF_RUN_ATTRS_H
+
+#define RUN_ATTRS_MAX_RANK_HISTOGRAMS 4096
+
+typedef struct run_attrs {
+    const char **keys, **values;
+    int count, cap;
+} run_attrs;
+
+/* Collective over MPI_COMM_WORLD (PMPI only). Rank 0 gets the full set;
+ * other ranks a valid, possibly shorter one. */
+void run_attrs_collect(run_attrs *a);
+void run_attrs_free(run_attrs *a);
+
+#endif

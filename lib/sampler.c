@@ -1,0 +1,187 @@
+/*
+ * sampler.c - per-thread sampling timers and the signal handler.
+ *
+ * The handler allocates nothing, takes no lock and calls only
+ * async-signal-safe functions (clock_gettime, the unwinder after its
+ * per-thread set-up, and the preallocated calling context tree, which never
+ * grows inside a lookup). It records only while the thread is outside every
+ * MPI wrapper: all tree updates from the wrappers happen inside a wrapper
+ * (depth > 0), so the handler never interrupts one.
+ */
+#define _GNU_SOURCE
+#include "sampler.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "cct.h"
+#include "config.h"
+#include "log.h"
+#include "measure.h"
+#include "thread.h"
+#include "unwind.h"
+
+static int sample_signal = SIGPROF;
+static struct sigaction previous;
+static int installed;
+
+uint64_t sampler_clock_ns(void)
+{
+    if (hprof_config.sampling_clock == HPROF_CLOCK_WALL)
+        return hprof_now_ns();
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void histogram_add(hprof_sampling *s, uint64_t weight)
+{
+    uint64_t nominal = 1000000000ull / (uint64_t)hprof_config.sampling_hz;
+    uint64_t bucket = weight * 8 / nominal;
+    s->hist[bucket < SAMPLER_HIST_BUCKETS ? bucket : SAMPLER_HIST_BUCKETS]++;
+}
+
+/* The effective interval ending now; resets the interval. */
+static uint64_t take_interval(hprof_sampling *s, uint64_t now)
+{
+    uint64_t elapsed = now > s->last_ns ? now - s->last_ns : 0;
+    uint64_t weight = elapsed > s->mpi_ns_since ? elapsed - s->mpi_ns_since : 0;
+    s->last_ns = now;
+    s->mpi_ns_since = 0;
+    return weight;
+}
+
+/* The node of an interrupted context, or the (unwind failed) node. */
+static uint32_t sample_node(hprof_thread *t, void *ucontext, int *failed)
+{
+    uint64_t keys[UNWIND_MAX_FRAMES];
+    int n = unwind_signal_path(keys, UNWIND_MAX_FRAMES, ucontext);
+    *failed = n <= 0;
+    if (*failed)
+        return cct_child(&t->tree, CCT_ROOT, CCT_KEY_UNWIND_FAILED);
+    /* keys[0] is an instruction, not a return address: +1 so that, like the
+     * return addresses, key - 1 lies inside its function. */
+    keys[0] += 1;
+    return cct_path(&t->tree, keys, n);
+}
+
+static void on_sample(int sig, siginfo_t *info, void *ucontext)
+{
+    int saved_errno = errno;
+    hprof_thread *t = hprof_self;
+    hprof_sampling *s = t ? &t->sampling : NULL;
+    if (!s || !s->on) {
+        errno = saved_errno;
+        return;
+    }
+    if (t->depth > 0) {
+        s->in_mpi++; /* its time is measured MPI time, and stays in the next interval */
+        errno = saved_errno;
+        return;
+    }
+    int failed;
+    uint32_t node = sample_node(t, ucontext, &failed);
+    if (node == CCT_NONE) {
+        s->full++; /* no room: the time goes to the next counted sample */
+        errno = saved_errno;
+        return;
+    }
+    uint64_t weight = take_interval(s, sampler_clock_ns());
+    cct_node *n = &t->tree.nodes[node];
+    n->counter[CCT_COMP_TIME_NS] += weight;
+    n->counter[CCT_SAMPLES]++;
+    if (failed) {
+        n->counter[CCT_UNWIND_FAILURES]++;
+        s->failed++;
+    }
+    s->counted++;
+    s->last_node = node;
+    histogram_add(s, weight);
+    errno = saved_errno;
+}
+
+/* Does the program time itself with SIGPROF (a handler, or ITIMER_PROF as
+ * gprof's -pg does)? Then we sample on a real-time signal instead. */
+static int program_uses_sigprof(void)
+{
+    struct sigaction sa;
+    struct itimerval it;
+    if (sigaction(SIGPROF, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
+        return 1;
+    return getitimer(ITIMER_PROF, &it) == 0 && (it.it_value.tv_sec || it.it_value.tv_usec);
+}
+
+int sampler_process_start(void)
+{
+    if (hprof_config.sampling_hz <= 0)
+        return -1;
+    if (installed)
+        return 0;
+    if (program_uses_sigprof()) {
+        sample_signal = SIGRTMIN + 3;
+        hprof_say("the program uses SIGPROF; sampling on signal %d instead", sample_signal);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sample;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sample_signal, &sa, &previous) != 0) {
+        hprof_say("cannot install the sampling handler (%s); sampling is off", strerror(errno));
+        return -1;
+    }
+    installed = 1;
+    return 0;
+}
+
+void sampler_thread_start(hprof_thread *t, uint64_t window_start_ns)
+{
+    hprof_sampling *s = &t->sampling;
+    s->window_start_ns = window_start_ns;
+    s->last_ns = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? window_start_ns : sampler_clock_ns();
+    s->last_node = CCT_NONE;
+    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU)
+        s->mpi_ns_since = 0;
+    if (!installed)
+        return;
+    unwind_thread_init();
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = sample_signal;
+    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    clockid_t clock = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? CLOCK_MONOTONIC
+                                                                       : CLOCK_THREAD_CPUTIME_ID;
+    if (timer_create(clock, &ev, &s->timer) != 0) {
+        hprof_say("cannot create a sampling timer (%s); this thread is not sampled", strerror(errno));
+        return;
+    }
+    long period = 1000000000L / hprof_config.sampling_hz;
+    struct itimerspec its = { { period / 1000000000L, period % 1000000000L },
+                              { period / 1000000000L, period % 1000000000L } };
+    s->has_timer = 1;
+    s->on = 1;
+    timer_settime(s->timer, 0, &its, NULL);
+}
+
+void sampler_thread_stop(hprof_thread *t, uint64_t now_ns, uint32_t node)
+{
+    hprof_sampling *s = &t->sampling;
+    s->on = 0;
+    if (s->has_timer) {
+        timer_delete(s->timer);
+        s->has_timer = 0;
+    }
+    if (!installed)
+        return; /* sampling off: no computation time is attributed at all */
+    if (node == CCT_NONE)
+        node = s->last_node;
+    if (node == CCT_NONE)
+        node = cct_child(&t->tree, CCT_ROOT, CCT_KEY_UNWIND_FAILED);
+    uint64_t weight = take_interval(s, now_ns);
+    if (node != CCT_NONE)
+        t->tree.nodes[node].counter[CCT_COMP_TIME_NS] += weight;
+}

@@ -1,0 +1,56 @@
+/*
+ * sampler.h - the sampling half of the hybrid method.
+ *
+ * A timer per measured thread delivers a signal (SIGPROF, or a real-time
+ * signal when the program uses SIGPROF itself) at HPROF_SAMPLING_HZ on the
+ * wall clock (CLOCK_MONOTONIC, so blocking outside MPI is seen) or on the
+ * thread's CPU clock. The handler drops samples that land inside an MPI
+ * wrapper (counted; their time is already measured MPI time) and weights
+ * each counted sample by its effective interval: the time since the previous
+ * counted sample minus the MPI time measured in between. So per thread,
+ *
+ *     sum of sample weights + measured MPI time = the measurement window,
+ *
+ * the window running from the entry of MPI_Init (for threads other than the
+ * first: from the thread's first measured event) to the entry of
+ * MPI_Finalize. The last interval, from the last counted sample to the end
+ * of the window, goes to the call path that called MPI_Finalize.
+ */
+#ifndef HPROF_SAMPLER_H
+#define HPROF_SAMPLER_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <time.h>
+
+#define SAMPLER_HIST_BUCKETS 40   /* effective interval / nominal, in steps of 1/8 up to 5x */
+
+struct hprof_thread;
+
+typedef struct hprof_sampling {
+    volatile int on;             /* the handler may record */
+    int has_timer;
+    timer_t timer;
+    uint64_t window_start_ns;
+    uint64_t last_ns;            /* clock reading at the last counted sample (or window start) */
+    uint64_t mpi_ns_since;       /* MPI time measured since then */
+    uint32_t last_node;          /* node of the last counted sample */
+    uint64_t counted, in_mpi, busy, failed, full;
+    uint64_t hist[SAMPLER_HIST_BUCKETS + 1];  /* last bucket: longer */
+} hprof_sampling;
+
+/* Installs the handler once per process; 0 if sampling can run. */
+int  sampler_process_start(void);
+/* Starts this thread's timer; the window starts at window_start_ns. */
+void sampler_thread_start(struct hprof_thread *t, uint64_t window_start_ns);
+/* Stops a thread's sampling and attributes its last interval to node
+ * (CCT_NONE: the node of its last counted sample). now: end of its window. */
+void sampler_thread_stop(struct hprof_thread *t, uint64_t now_ns, uint32_t node);
+
+/* Called by the wrappers' bookkeeping: MPI time measured on this thread. */
+static inline void sampler_add_mpi_time(hprof_sampling *s, uint64_t ns) { s->mpi_ns_since += ns; }
+
+/* The clock the weights are measured on (wall, or the thread's CPU time). */
+uint64_t sampler_clock_ns(void);
+
+#endif

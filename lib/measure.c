@@ -74,16 +74,17 @@ static uint32_t call_node(cct *tree, int fn, const void *wrapper_ret, int *count
 void hprof_record_call(hprof_call *call, const void *wrapper_ret)
 {
     hprof_thread *t = hprof_self;
-    uint64_t ns = hprof_now_ns() - call->start_ns;
     int counter;
     uint32_t node = call_node(&t->tree, call->fn, wrapper_ret, &counter);
-    if (node == CCT_NONE) {
-        sampler_add_mpi_time(&t->sampling, ns);
+    /* The clock stops after the unwind: hprof's own cost per call is part of
+     * that call's MPI time, so it never inflates the computation time that
+     * the sampler attributes to the code around the call. */
+    uint64_t ns = hprof_now_ns() - call->start_ns;
+    sampler_add_mpi_time(&t->sampling, ns);
+    if (node == CCT_NONE)
         return; /* the tree is at its cap: counted in tree.overflows */
-    }
     cct_node *n = &t->tree.nodes[node];
     add_call(n, call, ns);
-    sampler_add_mpi_time(&t->sampling, ns);
     if (counter >= 0)
         n->counter[counter]++;
 }

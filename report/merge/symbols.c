@@ -87,6 +87,10 @@ static const char *module_path(Dwfl_Module *mod)
 
 static void set_name(symbols *s, sym_info *info, const char *raw)
 {
+    /* Versioned symbols come as name@@VERSION or name@VERSION. */
+    const char *at = strchr(raw, '@');
+    if (at && at != raw)
+        raw = keep(s, strndup(raw, (size_t)(at - raw)));
     info->name = raw;
     info->mangled = NULL;
     if (s->demangle && raw[0] == '_' && raw[1] == 'Z') {

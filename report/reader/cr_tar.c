@@ -3,6 +3,7 @@
 #include "cr_util.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

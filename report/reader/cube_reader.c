@@ -72,7 +72,7 @@ static void unmap_file(source *s)
     free(s->heap);
 }
 
-static void add_note(cube_profile *p, const char *fmt, const char *arg)
+static void add_note(cube_profile *p, const char *fmt, const char *a1, const char *a2)
 {
     if (p->nnotes >= MAX_NOTES)
         return;
@@ -80,11 +80,13 @@ static void add_note(cube_profile *p, const char *fmt, const char *arg)
     if (!n)
         return;
     p->notes = n;
-    size_t len = strlen(fmt) + (arg ? strlen(arg) : 0) + 1;
+    a1 = a1 ? a1 : "?";
+    a2 = a2 ? a2 : "";
+    size_t len = strlen(fmt) + strlen(a1) + strlen(a2) + 1;
     char *s = malloc(len);
     if (!s)
         return;
-    snprintf(s, len, fmt, arg ? arg : "");
+    snprintf(s, len, fmt, a1, a2);
     p->notes[p->nnotes++] = s;
 }
 
@@ -128,7 +130,7 @@ static int load_metrics(cube_profile *p, const cr_archive *a, const unsigned cha
     for (int i = 0; rc == 0 && i < p->nmetrics; i++) {
         cube_metric *m = &p->metrics[i];
         if (cr_dtype_setup(m) < 0) {
-            add_note(p, "metric %s: skipped", m->uniq_name);
+            add_note(p, "metric %s: %s", m->uniq_name, m->note);
             continue;
         }
         const int *seq = m->kind == CUBE_KIND_INCLUSIVE ? wide : ident;
@@ -161,7 +163,7 @@ cube_profile *cube_open(const char *path, char *err, size_t errlen)
     if (rc == 0)
         rc = load_metrics(p, &a, src.buf, err, errlen);
     if (rc == 0 && a.checksum_bug)
-        add_note(p, "tar checksums written by the Cube 4.8 checksum bug%s", "");
+        add_note(p, "%s%s", "tar header checksums carry the Cube 4.8 checksum bug (accepted)", NULL);
     cr_tar_free(&a);
     unmap_file(&src);
     if (rc < 0) {

@@ -73,7 +73,10 @@ int cube_writer_define(cube_writer *w, const cube_defs *defs);
 
 /* Rows for one metric: call metric_row for every cnode 0..ncnodes-1 in
  * order, values[] holding one value per location (processes in rank order,
- * threads within). Integer dtypes are rounded from the doubles. */
+ * threads within). Integer dtypes are rounded from the doubles (negative
+ * values become 0 for UINT64). MINDOUBLE/MAXDOUBLE are stored as given:
+ * pass 0 for both at a (cnode, location) never visited, as Score-P does
+ * (Cube shows 0 there; a reader's inclusive min then also sees 0). */
 int cube_writer_metric_begin(cube_writer *w, int metric);
 int cube_writer_metric_row(cube_writer *w, int cnode, const double *values);
 int cube_writer_metric_end(cube_writer *w);
@@ -85,5 +88,9 @@ void cube_writer_abort(cube_writer *w);
 
 /* Total bytes written so far (the file's size after commit). */
 long long cube_writer_bytes(const cube_writer *w);
+
+/* The last error's one-line reason ("" if none). The err buffer given to
+ * cube_writer_create must stay valid until commit or abort. */
+const char *cube_writer_error(const cube_writer *w);
 
 #endif

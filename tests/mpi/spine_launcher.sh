@@ -17,7 +17,7 @@ build_or_fail "launcher build app-hprof" build_shared "$MPICC" "$PROGS/app.c" ap
 mkdir -p preload && cd preload
 LD_PRELOAD=$LIB $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" $MPIRUN -np 2 ../app $ITERS >run.out 2>run.err </dev/null; rc=$?
 files=$(ls -A | grep -v '^run\.\(out\|err\)$')
-ncube=$(ls -A | grep -c '\.cubex$')
+ncube=$(ls -A | grep -c '\.cubex')
 if [ "$rc" -ne 0 ]; then
     notok "launcher preload mpirun: run" "exit status $rc; stderr: $(tail -n 5 run.err | tr '\n' ' ' | cut -c1-300)"
 else
@@ -34,7 +34,7 @@ if [ "$nw" -eq 1 ] && [ "$(wrote_field run.err ranks)" = 2 ]; then
 else
     notok "launcher preload mpirun: one finalize line" "$nw 'hprof: wrote' lines: $(grep '^hprof:' run.err | head -n 4 | tr '\n' '|')"
 fi
-prof=$(ls -A | grep '\.cubex$' | head -n 1)
+prof=$(ls -A | grep '\.cubex' | head -n 1)
 if [ -n "$prof" ] && to_csv "$prof" run.csv; then
     printf 'ranks\tmain;work;exchange;MPI_Sendrecv\t*\tvisits\t==\t%s\n' "$ITERS" > run.expect
     printf 'ranks\tmain;work;MPI_Allreduce\t*\tvisits\t==\t%s\n' "$ITERS" >> run.expect
@@ -71,10 +71,10 @@ fi
 # ---- 3. no HPROF_OUTPUT, twice in a row in the same folder
 mkdir -p twice && cd twice
 HPROF_SAMPLING_HZ=0 run_mpi first 2 ../app_hprof 5; rc1=$?
-first=$(ls -A | grep '\.cubex$')
+first=$(ls -A | grep '\.cubex')
 sum1=$( [ -n "$first" ] && [ "$(wc -w <<<"$first")" -eq 1 ] && md5sum "$first" | cut -d' ' -f1)
 HPROF_SAMPLING_HZ=0 run_mpi second 2 ../app_hprof 7; rc2=$?
-all=$(ls -A | grep '\.cubex$')
+all=$(ls -A | grep '\.cubex')
 if [ "$rc1" -ne 0 ] || [ "$rc2" -ne 0 ]; then
     notok "launcher default name: runs" "exit status $rc1, $rc2; stderr: $(tail -n 3 first.err second.err | tr '\n' ' ' | cut -c1-300)"
 elif [ "$(wc -w <<<"$first")" -ne 1 ]; then

@@ -1,0 +1,402 @@
+/*
+ * cube_writer.c - the streaming CUBE4 writer: a state machine over the
+ * temporary file, the tar member streams, anchor.xml and the per-metric
+ * index and ZCUBEX data members.
+ *
+ * Layout written, per metric <id> (id = preorder position in the metric
+ * tree; cnode ids are preorder positions in the call tree, as Score-P's):
+ *   <id>.index  "CUBEX.INDEX", uint32 1 (byte-order check), uint16 0
+ *               (version), uint8 1 (sparse), uint32 n, then positions
+ *               0..n-1: every cnode is listed.
+ *   <id>.data   "ZCUBEX.DATA", uint64 n, n x {uint64 uncompressed offset,
+ *               uint64 offset after the table, uint64 size}, then one zlib
+ *               stream per cnode row (one value per location).
+ * Rows sit in the metric's cnode order (preorder for EXCLUSIVE metrics,
+ * cubelib's wide order for INCLUSIVE ones); the table places each row, so
+ * rows are accepted in the caller's cnode order and streamed at once.
+ * All numbers are in native byte order, which the index marker records.
+ */
+#include "cube_writer.h"
+#include "cw_anchor.h"
+#include "cw_order.h"
+#include "cw_out.h"
+#include "cw_tar.h"
+#include "cw_tmpfile.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+
+enum state { ST_CREATED, ST_DEFINED, ST_IN_METRIC, ST_FAILED };
+enum dtype { DT_UINT64, DT_INT64, DT_DOUBLE, DT_MIN, DT_MAX };
+
+typedef struct wmetric {
+    int file_id;
+    int dtype;
+    int inclusive;
+    int done;
+} wmetric;
+
+struct cube_writer {
+    cw_tmpfile file;
+    char *err;                  /* the caller's buffer */
+    size_t errlen;
+    char msg[256];              /* the current error */
+    int state;
+    long long mtime;
+    int ncnodes, nlocs, nmetrics;
+    wmetric *metrics;
+    int *pre_pos, *wide_pos;    /* cnode -> row slot per metric kind */
+    int cur, next_row;          /* the metric being written */
+    cw_member data;
+    long long table_off, seg_start;
+    uint64_t *table;
+    unsigned char *row, *zbuf;
+    size_t rowbytes, zcap;
+    cw_out out;                 /* last: holds the 64 KiB buffer */
+};
+
+/* Records the error, removes the temporary file, refuses further calls. */
+static int fail(cube_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(cube_writer *w, const char *fmt, ...)
+{
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->msg, sizeof w->msg, fmt, ap);
+        va_end(ap);
+    }
+    if (w->err && w->errlen)
+        snprintf(w->err, w->errlen, "%s", w->msg);
+    w->state = ST_FAILED;
+    cw_tmp_discard(&w->file);
+    return -1;
+}
+
+/* An output error: cw_out already wrote the reason into w->msg. */
+static int check_out(cube_writer *w)
+{
+    return w->out.failed ? fail(w, NULL) : 0;
+}
+
+static int parse_dtype(const char *s)
+{
+    static const char *const names[] = { "UINT64", "INT64", "DOUBLE", "MINDOUBLE", "MAXDOUBLE" };
+    for (int i = 0; s && i < 5; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+cube_writer *cube_writer_create(const char *path, int overwrite_ok, char *err, size_t errlen)
+{
+    cube_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        if (err && errlen)
+            snprintf(err, errlen, "cannot create %s: out of memory", path);
+        return NULL;
+    }
+    if (cw_tmp_create(&w->file, path, overwrite_ok, err, errlen) < 0) {
+        free(w);
+        return NULL;
+    }
+    w->err = err;
+    w->errlen = errlen;
+    w->mtime = (long long)time(NULL);
+    cw_out_init(&w->out, w->file.fd, w->msg, sizeof w->msg);
+    return w;
+}
+
+const char *cube_writer_error(const cube_writer *w)
+{
+    return w->msg;
+}
+
+long long cube_writer_bytes(const cube_writer *w)
+{
+    return w->out.pos;
+}
+
+/* ---- definitions -------------------------------------------------------- */
+
+static const char *check_metrics(const cube_defs *d)
+{
+    for (int i = 0; i < d->nmetrics; i++) {
+        const cube_metric_def *m = &d->metrics[i];
+        int dt = parse_dtype(m->dtype);
+        if (!m->uniq_name || !m->uniq_name[0])
+            return "a metric has no unique name";
+        if (dt < 0)
+            return "a metric has an unsupported dtype (UINT64, INT64, DOUBLE, MINDOUBLE, MAXDOUBLE)";
+        if (m->inclusive && (dt == DT_MIN || dt == DT_MAX))
+            return "MINDOUBLE/MAXDOUBLE metrics must be stored exclusive";
+        if (m->parent < -1 || m->parent >= i)
+            return "a metric's parent must precede it";
+        for (int j = 0; j < i; j++)
+            if (strcmp(d->metrics[j].uniq_name, m->uniq_name) == 0)
+                return "two metrics share a unique name";
+    }
+    return NULL;
+}
+
+static const char *check_defs(const cube_defs *d, long long *nlocs)
+{
+    if (d->nmetrics < 0 || d->nregions < 0 || d->ncnodes < 0 || d->nnodes < 0 ||
+        d->nprocs < 1 || d->nattrs < 0)
+        return "bad definition counts (at least one process is needed)";
+    if ((d->nmetrics && !d->metrics) || (d->nregions && !d->regions) || (d->ncnodes && !d->cnodes) ||
+        (d->nnodes && !d->nodes) || !d->procs || (d->nattrs && (!d->attr_keys || !d->attr_values)))
+        return "a definition array is missing";
+    const char *why = check_metrics(d);
+    if (why)
+        return why;
+    for (int i = 0; i < d->ncnodes; i++) {
+        if (d->cnodes[i].parent < -1 || d->cnodes[i].parent >= i)
+            return "a cnode's parent must precede it";
+        if (d->cnodes[i].region < 0 || d->cnodes[i].region >= d->nregions)
+            return "a cnode names an unknown region";
+    }
+    *nlocs = 0;
+    for (int p = 0; p < d->nprocs; p++) {
+        if (d->procs[p].node < 0 || d->procs[p].node >= d->nnodes)
+            return "a process names an unknown node";
+        if (d->procs[p].nthreads < 1)
+            return "a process has no threads";
+        *nlocs += d->procs[p].nthreads;
+    }
+    return *nlocs > (1 << 24) ? "too many locations" : NULL;
+}
+
+static int write_anchor(cube_writer *w, const cube_defs *d, const cw_forest *mf, const cw_forest *cf)
+{
+    cw_member m;
+    cw_tar_begin(&w->out, &m, "anchor.xml", w->mtime);
+    cw_anchor_write(&w->out, d, mf, cf);
+    cw_tar_end(&w->out, &m);
+    return check_out(w);
+}
+
+static int keep_metric_info(cube_writer *w, const cube_defs *d, const cw_forest *mf)
+{
+    w->metrics = calloc((size_t)(d->nmetrics ? d->nmetrics : 1), sizeof *w->metrics);
+    if (!w->metrics)
+        return fail(w, "out of memory");
+    for (int i = 0; i < d->nmetrics; i++) {
+        w->metrics[i].file_id = mf->pre_pos[i];
+        w->metrics[i].dtype = parse_dtype(d->metrics[i].dtype);
+        w->metrics[i].inclusive = d->metrics[i].inclusive;
+    }
+    w->nmetrics = d->nmetrics;
+    return 0;
+}
+
+static int build_forests(const cube_defs *d, cw_forest *mf, cw_forest *cf)
+{
+    int n = d->nmetrics > d->ncnodes ? d->nmetrics : d->ncnodes;
+    int *parent = malloc(sizeof *parent * (size_t)(n ? n : 1));
+    int any_incl = 0, rc = -1;
+    if (!parent)
+        return -1;
+    for (int i = 0; i < d->nmetrics; i++) {
+        parent[i] = d->metrics[i].parent;
+        any_incl |= d->metrics[i].inclusive;
+    }
+    if (cw_forest_build(mf, parent, d->nmetrics, 0) == 0) {
+        for (int i = 0; i < d->ncnodes; i++)
+            parent[i] = d->cnodes[i].parent;
+        rc = cw_forest_build(cf, parent, d->ncnodes, any_incl);
+        if (rc < 0)
+            cw_forest_free(mf);
+    }
+    free(parent);
+    return rc;
+}
+
+int cube_writer_define(cube_writer *w, const cube_defs *defs)
+{
+    if (w->state != ST_CREATED)
+        return w->state == ST_FAILED ? -1 : fail(w, "cube writer: define called twice");
+    long long nlocs;
+    const char *why = check_defs(defs, &nlocs);
+    if (why)
+        return fail(w, "cube writer: %s", why);
+    cw_forest mf, cf;
+    if (build_forests(defs, &mf, &cf) < 0)
+        return fail(w, "out of memory");
+    int rc = write_anchor(w, defs, &mf, &cf);
+    if (rc == 0)
+        rc = keep_metric_info(w, defs, &mf);
+    w->pre_pos = cf.pre_pos;    /* the row slots outlive the forests */
+    w->wide_pos = cf.wide_pos;
+    cf.pre_pos = cf.wide_pos = NULL;
+    cw_forest_free(&mf);
+    cw_forest_free(&cf);
+    if (rc < 0)
+        return -1;
+    w->ncnodes = defs->ncnodes;
+    w->nlocs = (int)nlocs;
+    w->state = ST_DEFINED;
+    return 0;
+}
+
+/* ---- metric rows --------------------------------------------------------- */
+
+static int write_index(cube_writer *w, int file_id)
+{
+    char name[32];
+    unsigned char head[22];
+    uint32_t one = 1, n = (uint32_t)w->ncnodes;
+    uint16_t version = 0;
+    memcpy(head, "CUBEX.INDEX", 11);
+    memcpy(head + 11, &one, 4);
+    memcpy(head + 15, &version, 2);
+    head[17] = 1;                           /* sparse format, listing all */
+    memcpy(head + 18, &n, 4);
+    cw_member m;
+    snprintf(name, sizeof name, "%d.index", file_id);
+    cw_tar_begin(&w->out, &m, name, w->mtime);
+    cw_out_write(&w->out, head, sizeof head);
+    for (uint32_t i = 0; i < n; i++)
+        cw_out_write(&w->out, &i, 4);
+    cw_tar_end(&w->out, &m);
+    return check_out(w);
+}
+
+static int start_data(cube_writer *w, int file_id)
+{
+    char name[32];
+    uint64_t n = (uint64_t)w->ncnodes;
+    snprintf(name, sizeof name, "%d.data", file_id);
+    cw_tar_begin(&w->out, &w->data, name, w->mtime);
+    cw_out_write(&w->out, "ZCUBEX.DATA", 11);
+    cw_out_write(&w->out, &n, 8);
+    w->table_off = w->out.pos;
+    cw_out_zeros(&w->out, (size_t)n * 24);  /* the table, patched at the end */
+    w->seg_start = w->out.pos;
+    return check_out(w);
+}
+
+static int alloc_row_buffers(cube_writer *w)
+{
+    w->rowbytes = (size_t)w->nlocs * 8;
+    w->zcap = compressBound((uLong)w->rowbytes);
+    w->table = calloc((size_t)(w->ncnodes ? w->ncnodes : 1) * 3, sizeof *w->table);
+    w->row = malloc(w->rowbytes);
+    w->zbuf = malloc(w->zcap);
+    return (w->table && w->row && w->zbuf) ? 0 : fail(w, "out of memory");
+}
+
+static void free_row_buffers(cube_writer *w)
+{
+    free(w->table), free(w->row), free(w->zbuf);
+    w->table = NULL, w->row = w->zbuf = NULL;
+}
+
+int cube_writer_metric_begin(cube_writer *w, int metric)
+{
+    if (w->state != ST_DEFINED)
+        return w->state == ST_FAILED ? -1 : fail(w, "cube writer: metric_begin out of order");
+    if (metric < 0 || metric >= w->nmetrics || w->metrics[metric].done)
+        return fail(w, "cube writer: bad or repeated metric %d", metric);
+    int id = w->metrics[metric].file_id;
+    if (write_index(w, id) < 0 || start_data(w, id) < 0 || alloc_row_buffers(w) < 0)
+        return -1;
+    w->cur = metric;
+    w->next_row = 0;
+    w->state = ST_IN_METRIC;
+    return 0;
+}
+
+/* Integers: rounded, clamped to the type's range (NaN becomes 0). */
+static void encode_row(unsigned char *dst, const double *v, int n, int dtype)
+{
+    for (int i = 0; i < n; i++, dst += 8) {
+        double x = v[i];
+        if (dtype == DT_UINT64) {
+            uint64_t u = !(x > 0) ? 0 : x >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)floor(x + 0.5);
+            memcpy(dst, &u, 8);
+        } else if (dtype == DT_INT64) {
+            int64_t s = isnan(x) ? 0 : x >= 9223372036854775807.0 ? INT64_MAX
+                      : x <= -9223372036854775808.0 ? INT64_MIN : (int64_t)llround(x);
+            memcpy(dst, &s, 8);
+        } else {
+            memcpy(dst, &x, 8);
+        }
+    }
+}
+
+int cube_writer_metric_row(cube_writer *w, int cnode, const double *values)
+{
+    if (w->state != ST_IN_METRIC)
+        return w->state == ST_FAILED ? -1 : fail(w, "cube writer: metric_row outside a metric");
+    if (cnode != w->next_row || !values)
+        return fail(w, "cube writer: row for cnode %d, expected cnode %d", cnode, w->next_row);
+    const wmetric *m = &w->metrics[w->cur];
+    encode_row(w->row, values, w->nlocs, m->dtype);
+    uLongf zlen = (uLongf)w->zcap;
+    if (compress2(w->zbuf, &zlen, w->row, (uLong)w->rowbytes, Z_BEST_SPEED) != Z_OK)
+        return fail(w, "compression failed");
+    size_t slot = (size_t)(m->inclusive ? w->wide_pos[cnode] : w->pre_pos[cnode]);
+    w->table[3 * slot] = (uint64_t)(slot * w->rowbytes);
+    w->table[3 * slot + 1] = (uint64_t)(w->out.pos - w->seg_start);
+    w->table[3 * slot + 2] = (uint64_t)zlen;
+    cw_out_write(&w->out, w->zbuf, zlen);
+    w->next_row++;
+    return check_out(w);
+}
+
+int cube_writer_metric_end(cube_writer *w)
+{
+    if (w->state != ST_IN_METRIC)
+        return w->state == ST_FAILED ? -1 : fail(w, "cube writer: metric_end outside a metric");
+    if (w->next_row != w->ncnodes)
+        return fail(w, "cube writer: metric ended after %d of %d cnodes", w->next_row, w->ncnodes);
+    cw_out_patch(&w->out, w->table_off, w->table, (size_t)w->ncnodes * 24);
+    cw_tar_end(&w->out, &w->data);
+    free_row_buffers(w);
+    if (check_out(w) < 0)
+        return -1;
+    w->metrics[w->cur].done = 1;
+    w->state = ST_DEFINED;
+    return 0;
+}
+
+/* ---- completion ---------------------------------------------------------- */
+
+static void destroy(cube_writer *w)
+{
+    cw_tmp_discard(&w->file);
+    free_row_buffers(w);
+    free(w->metrics), free(w->pre_pos), free(w->wide_pos);
+    free(w);
+}
+
+int cube_writer_commit(cube_writer *w, char *err, size_t errlen)
+{
+    w->err = err;
+    w->errlen = errlen;
+    if (w->state == ST_CREATED || w->state == ST_IN_METRIC)
+        fail(w, "cube writer: commit %s", w->state == ST_CREATED ? "before define" : "inside a metric");
+    else if (w->state == ST_DEFINED) {
+        cw_tar_finish(&w->out);
+        cw_out_flush(&w->out);
+        if (check_out(w) == 0 && cw_tmp_commit(&w->file, w->msg, sizeof w->msg) < 0)
+            fail(w, NULL);
+    } else if (err && errlen) {
+        snprintf(err, errlen, "%s", w->msg);   /* the earlier failure */
+    }
+    int rc = w->state == ST_FAILED ? -1 : 0;
+    destroy(w);
+    return rc;
+}
+
+void cube_writer_abort(cube_writer *w)
+{
+    if (w)
+        destroy(w);
+}

@@ -1,0 +1,138 @@
+/* cw_tmpfile.c - temporary file creation and atomic commit. */
+#define _GNU_SOURCE
+#include "cw_tmpfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int errf(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
+{
+    if (err && errlen)
+        snprintf(err, errlen, fmt, a, b);
+    return -1;
+}
+
+/* dir/.base.<16 hex>.tmp; the base is shortened to stay under NAME_MAX. */
+static char *temp_name(const char *path)
+{
+    unsigned char rnd[8];
+    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+        return NULL;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    int dirlen = slash ? (int)(slash - path) + 1 : 0;
+    size_t len = strlen(path) + 64;
+    char *t = malloc(len);
+    if (!t)
+        return NULL;
+    snprintf(t, len, "%.*s.%.200s.%02x%02x%02x%02x%02x%02x%02x%02x.tmp", dirlen, path, base,
+             rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+    return t;
+}
+
+static int check_target(const char *path, int overwrite_ok, char *err, size_t errlen)
+{
+    struct stat st;
+    if (path[0] == '\0' || path[strlen(path) - 1] == '/')
+        return errf(err, errlen, "cannot create %s: %s", path, "not a file name");
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (S_ISDIR(st.st_mode))
+        return errf(err, errlen, "cannot create %s: %s", path, strerror(EISDIR));
+    if (!overwrite_ok)
+        return errf(err, errlen, "cannot create %s: %s", path, strerror(EEXIST));
+    return 0;
+}
+
+int cw_tmp_create(cw_tmpfile *t, const char *path, int overwrite_ok, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    t->fd = -1;
+    if (check_target(path, overwrite_ok, err, errlen) < 0)
+        return -1;
+    t->path = strdup(path);
+    t->overwrite_ok = overwrite_ok;
+    int e = ENOMEM;
+    for (int tries = 0; t->path && tries < 16; tries++) {
+        free(t->tmp);
+        t->tmp = temp_name(path);
+        if (!t->tmp)
+            break;
+        t->fd = open(t->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (t->fd >= 0)
+            return 0;
+        e = errno;
+        if (e != EEXIST)    /* EEXIST: a name collision, draw again */
+            break;
+    }
+    free(t->tmp), free(t->path);
+    memset(t, 0, sizeof *t);
+    t->fd = -1;
+    return errf(err, errlen, "cannot create %s: %s", path, strerror(e));
+}
+
+/* Best effort: make the rename itself durable. */
+static void sync_dir(const char *path)
+{
+    char *d = strdup(path);
+    if (!d)
+        return;
+    char *slash = strrchr(d, '/');
+    const char *dir = slash ? (slash == d ? "/" : (*slash = '\0', d)) : ".";
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    free(d);
+}
+
+static int move_into_place(cw_tmpfile *t)
+{
+    if (t->overwrite_ok)
+        return rename(t->tmp, t->path);
+    if (renameat2(AT_FDCWD, t->tmp, AT_FDCWD, t->path, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        return -1;
+    if (link(t->tmp, t->path) != 0)     /* fails with EEXIST, never replaces */
+        return -1;
+    unlink(t->tmp);
+    return 0;
+}
+
+int cw_tmp_commit(cw_tmpfile *t, char *err, size_t errlen)
+{
+    int rc = 0;
+    if (fsync(t->fd) != 0)
+        rc = errf(err, errlen, "write failed: %s%s", strerror(errno), "");
+    if (close(t->fd) != 0 && rc == 0)
+        rc = errf(err, errlen, "write failed: %s%s", strerror(errno), "");
+    t->fd = -1;
+    if (rc == 0 && move_into_place(t) != 0)
+        rc = errf(err, errlen, "cannot create %s: %s", t->path, strerror(errno));
+    if (rc == 0) {
+        sync_dir(t->path);
+        free(t->tmp);       /* the name is gone: nothing to remove */
+        t->tmp = NULL;
+    }
+    cw_tmp_discard(t);
+    return rc;
+}
+
+void cw_tmp_discard(cw_tmpfile *t)
+{
+    if (t->fd >= 0)
+        close(t->fd);
+    if (t->tmp)
+        unlink(t->tmp);     /* after a commit the name is gone: harmless */
+    free(t->tmp), free(t->path);
+    t->tmp = t->path = NULL;
+    t->fd = -1;
+}

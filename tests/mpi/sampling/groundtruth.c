@@ -1,0 +1,101 @@
+/*
+ * groundtruth.c - a program whose split of time is known, to check the
+ * sampler's accuracy. Each rank spends known wall time in functions a, b, c
+ * (busy loops that read the clock themselves) and in `sleeper` (nanosleep
+ * outside MPI), with MPI calls interleaved at different densities:
+ *   dense:  an MPI call every 20 us        (a, b)
+ *   sparse: an MPI call every 20 ms        (a, c)
+ *   waits:  long MPI_Barrier waits while one rank computes (b on rank 0, c on the last)
+ *   sleep:  blocked in nanosleep outside MPI
+ * At the end every rank prints `truth RANK A B C SLEEP` with the time it
+ * measured inside each, in seconds.
+ *
+ * usage: groundtruth [SCALE]    (SCALE multiplies every duration; default 1)
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double spent[4];
+enum { A, B, C, SLEEP };
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static __attribute__((noinline)) void spin(double seconds)
+{
+    double end = now() + seconds;
+    while (now() < end)
+        ;
+}
+
+static __attribute__((noinline)) void func_a(double s) { double t = now(); spin(s); spent[A] += now() - t; }
+static __attribute__((noinline)) void func_b(double s) { double t = now(); spin(s); spent[B] += now() - t; }
+static __attribute__((noinline)) void func_c(double s) { double t = now(); spin(s); spent[C] += now() - t; }
+
+static __attribute__((noinline)) void sleeper(double seconds)
+{
+    double t = now();
+    while (now() - t < seconds) {
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    spent[SLEEP] += now() - t;
+}
+
+static __attribute__((noinline)) void phase_dense(double scale)
+{
+    /* a:b = 2:1 in 20 us chunks, an MPI call after each */
+    int rounds = (int)(0.2 * scale / 20e-6);
+    for (int i = 0; i < rounds; i++) {
+        func_a(20e-6);
+        MPI_Barrier(MPI_COMM_SELF);
+        func_a(20e-6);
+        MPI_Barrier(MPI_COMM_SELF);
+        func_b(20e-6);
+        MPI_Barrier(MPI_COMM_SELF);
+    }
+}
+
+static __attribute__((noinline)) void phase_sparse(double scale)
+{
+    int rounds = (int)(0.4 * scale / 40e-3);
+    for (int i = 0; i < rounds; i++) {
+        func_a(20e-3);
+        MPI_Barrier(MPI_COMM_SELF);
+        func_c(20e-3);
+        MPI_Barrier(MPI_COMM_SELF);
+    }
+}
+
+static __attribute__((noinline)) void phase_waits(double scale, int rank, int size)
+{
+    if (rank == 0)
+        func_b(0.2 * scale);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == size - 1)
+        func_c(0.2 * scale);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv)
+{
+    double scale = argc > 1 ? atof(argv[1]) : 1.0;
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    phase_dense(scale);
+    phase_sparse(scale);
+    phase_waits(scale, rank, size);
+    sleeper(0.3 * scale);
+    printf("truth %d %.6f %.6f %.6f %.6f\n", rank, spent[A], spent[B], spent[C], spent[SLEEP]);
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,47 @@
+#!/bin/bash
+# spine_size: the profile's size does not grow with the run's length: 10x
+# the iterations gives the same size within 5% (sampling off, and sampling
+# on at the default rate).
+. "$(dirname "$0")/progs/lib.sh"
+require_built "size build"
+build_or_fail "size build" build_shared "$MPICC" "$PROGS/app.c" app || finish
+SHORT=200 LONG=2000
+
+size_case() { # LABEL HZ
+    local label=$1 hz=$2 n s1 s2 p1 p2
+    for n in $SHORT $LONG; do
+        rm -f "$label-$n.cubex"
+        HPROF_SAMPLING_HZ=$hz HPROF_OUTPUT=$PWD/$label-$n.cubex run_mpi "$label-$n" 2 ./app "$n"
+        local rc=$?
+        if [ "$rc" -ne 0 ] || [ ! -s "$label-$n.cubex" ]; then
+            notok "size $label: runs" "$n iterations: status $rc, stderr: $(tail -n 4 "$label-$n.err" | tr '\n' ' ' | cut -c1-300)"
+            return
+        fi
+    done
+    ok "size $label: runs"
+    s1=$(stat -c %s "$label-$SHORT.cubex") s2=$(stat -c %s "$label-$LONG.cubex")
+    p1=$(wrote_field "$label-$SHORT.err" paths) p2=$(wrote_field "$label-$LONG.err" paths)
+    note "size $label: $SHORT iterations $s1 bytes ($p1 call paths), $LONG iterations $s2 bytes ($p2 call paths)"
+    if awk -v a="$s1" -v b="$s2" 'BEGIN { d = b - a; if (d < 0) d = -d; exit !(d <= 0.05 * a) }'; then
+        ok "size $label: 10x iterations, same size within 5%"
+    else
+        notok "size $label: 10x iterations, same size within 5%" "$s1 bytes for $SHORT iterations, $s2 bytes for $LONG"
+    fi
+    if [ "$hz" = 0 ]; then
+        if [ -n "$p1" ] && [ "$p1" = "$p2" ]; then
+            ok "size $label: same number of call paths"
+        else
+            notok "size $label: same number of call paths" "'$p1' vs '$p2' (from the 'hprof: wrote' lines)"
+        fi
+        # and the long run really counted 10x the calls
+        if to_csv "$label-$LONG.cubex" "$label.csv"; then
+            printf 'counts\tmain;work;exchange;MPI_Sendrecv\t*\tvisits\t==\t%s\n' "$LONG" > "$label.expect"
+            csv_check "size $label:" "$label.csv" "$label.expect" 2
+        else
+            notok "size $label: csv" "$(head -c 300 "$label.csv.err")"
+        fi
+    fi
+}
+size_case nosampling 0
+size_case sampling 100
+finish

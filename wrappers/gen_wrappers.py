@@ -1,0 +1,914 @@
+#!/usr/bin/env python3
+"""gen_wrappers.py - generate hprof's MPI wrappers for one MPI library.
+
+    python3 wrappers/gen_wrappers.py --mpicc mpicc.openmpi --outdir build/openmpi/gen
+
+Reads wrappers/mpi_functions.txt (format: see the top of that file and
+wrappers/README.md), probes the MPI library behind --mpicc:
+
+  * which MPI_ functions its libraries export (the link line of `mpicc -show`,
+    `nm -D --defined-only`),
+  * which MPI_ and PMPI_ functions its mpi.h declares (the preprocessed header;
+    the parameter types of the wrappers are taken from there),
+  * which Fortran profiling entries pmpi_xxx_ its Fortran library exports
+    (the link line of the matching mpif90),
+
+and writes into --outdir, always all four:
+
+  wrappers_c.c  one C wrapper per function that is both exported and declared
+  wrappers_f.c  Fortran (mpif.h / use mpi) wrappers: mpi_xxx_, mpi_xxx__,
+                mpi_xxx and MPI_XXX as aliases of one function that forwards
+                to the library's own pmpi_xxx_
+  fn_table.c    hprof_fn_table[] / hprof_fn_count for every listed function
+  fn_ids.h      enum of HPROF_FN_<name>
+
+Options: --list FILE (default: mpi_functions.txt next to this script),
+--mpif90 CMD (default: mpicc's name with mpicc replaced by mpif90),
+--no-fortran, --quiet. Exits non-zero when the list cannot be parsed or the
+MPI library cannot be probed. Only the Python standard library is used.
+"""
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+BYTE_KINDS = {
+    'sent': 'HPROF_BYTES_SENT',
+    'recv': 'HPROF_BYTES_RECEIVED',
+    'put': 'HPROF_BYTES_PUT',
+    'get': 'HPROF_BYTES_GET',
+    'read': 'HPROF_IO_BYTES_READ',
+    'written': 'HPROF_IO_BYTES_WRITTEN',
+}
+COMPLETE_KINDS = ('wait', 'test', 'waitany', 'testany', 'waitall', 'testall', 'waitsome', 'testsome')
+INT_TYPES = ('int', 'MPI_Count', 'MPI_Aint', 'MPI_Offset')
+
+
+def die(msg):
+    sys.stderr.write('gen_wrappers.py: %s\n' % msg)
+    sys.exit(1)
+
+
+# --------------------------------------------------------------------------
+# C declarations
+# --------------------------------------------------------------------------
+class Param:
+    """One C parameter: base type text (with '*'s), name, array suffix."""
+
+    def __init__(self, text):
+        self.text = text = ' '.join(text.split())
+        m = re.match(r'^(.*?)\b([A-Za-z_]\w*)\s*((?:\[\s*\w*\s*\])*)$', text)
+        self.name = None
+        self.type = text
+        self.arr = ''
+        if m:
+            head = m.group(1).strip()
+            if head and not re.fullmatch(r'(const|volatile|unsigned|signed|struct|enum|\s)*', head):
+                self.type, self.name, self.arr = head, m.group(2), m.group(3).replace(' ', '')
+
+    @property
+    def core(self):
+        """the type without const, '*' and array: MPI_Datatype, int, char ..."""
+        return re.sub(r'\bconst\b|\*', ' ', self.type).split()[-1]
+
+    @property
+    def stars(self):
+        return self.type.count('*') + self.arr.count('[')
+
+    def decl(self, name=None):
+        t = self.type
+        sep = '' if t.endswith('*') else ' '
+        return '%s%s%s%s' % (t, sep, name or self.name, self.arr)
+
+
+def split_params(s):
+    out, depth, cur = [], 0, ''
+    for ch in s:
+        if ch == '(':
+            depth += 1
+        elif ch == ')':
+            depth -= 1
+        if ch == ',' and depth == 0:
+            out.append(cur)
+            cur = ''
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur)
+    return [p.strip() for p in out]
+
+
+def parse_proto(text):
+    m = re.match(r'^\s*(.+?)\b(MPI_\w+)\s*\((.*)\)\s*$', text)
+    if not m:
+        return None
+    ret, name, args = ' '.join(m.group(1).split()), m.group(2), m.group(3).strip()
+    params, varargs = [], False
+    if args and args != 'void':
+        for a in split_params(args):
+            if a == '...':
+                varargs = True
+            else:
+                params.append(Param(a))
+    return ret, name, params, varargs
+
+
+# --------------------------------------------------------------------------
+# the list
+# --------------------------------------------------------------------------
+class Fn:
+    def __init__(self, group, ret, name, params, varargs, attrs, lineno):
+        self.group, self.ret, self.name = group, ret, name
+        self.params, self.varargs, self.lineno = params, varargs, lineno
+        self.attrs = attrs          # list of (key, value)
+        self.id = 'HPROF_FN_' + name
+
+    def get(self, key, default=None):
+        for k, v in self.attrs:
+            if k == key:
+                return v
+        return default
+
+    def has(self, key):
+        return any(k == key for k, _ in self.attrs)
+
+    def param(self, name):
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError('%s: no parameter %r (line %d)' % (self.name, name, self.lineno))
+
+
+def read_list(path):
+    fns, excepts, seen = [], {}, set()
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.split('#', 1)[0].strip()
+            if not line:
+                continue
+            fields = [x.strip() for x in line.split('|')]
+            if fields[0] == 'except':
+                if len(fields) < 2:
+                    die('%s:%d: except needs a name' % (path, lineno))
+                excepts[fields[1]] = fields[2] if len(fields) > 2 else ''
+                continue
+            if len(fields) not in (2, 3):
+                die('%s:%d: expected "group | prototype | attributes"' % (path, lineno))
+            pr = parse_proto(fields[1])
+            if not pr:
+                die('%s:%d: cannot parse prototype %r' % (path, lineno, fields[1]))
+            ret, name, params, varargs = pr
+            if name in seen:
+                die('%s:%d: %s listed twice' % (path, lineno, name))
+            seen.add(name)
+            for p in params:
+                if not p.name:
+                    die('%s:%d: %s: parameter %r has no name' % (path, lineno, name, p.text))
+            attrs = []
+            for tok in (fields[2].split() if len(fields) > 2 else []):
+                k, _, v = tok.partition('=')
+                attrs.append((k, v))
+            fns.append(Fn(fields[0], ret, name, params, varargs, attrs, lineno))
+    return fns, excepts
+
+
+# --------------------------------------------------------------------------
+# probing the MPI library
+# --------------------------------------------------------------------------
+def run(cmd):
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, check=False)
+    except OSError as e:
+        return 127, '', str(e)
+    return r.returncode, r.stdout, r.stderr
+
+
+def link_line(wrapper):
+    for flag in ('-show', '-showme', '--showme'):
+        rc, out, _ = run([wrapper, flag])
+        if rc == 0 and out.strip():
+            return shlex.split(out)
+    return None
+
+
+def default_dirs():
+    dirs = []
+    rc, out, _ = run(['gcc', '-print-search-dirs'])
+    for line in out.splitlines():
+        if line.startswith('libraries:'):
+            dirs += [os.path.normpath(d) for d in line.split('=', 1)[-1].split(':') if d]
+    return dirs + ['/usr/lib/x86_64-linux-gnu', '/usr/lib64', '/usr/lib', '/lib']
+
+
+def find_libs(tokens, wanted=None):
+    """shared libraries named by -l on a link line (in its -L dirs or the default ones)"""
+    dirs, libs = [], []
+    for i, t in enumerate(tokens):
+        if t.startswith('-L') and len(t) > 2:
+            dirs.append(t[2:])
+        elif t == '-L' and i + 1 < len(tokens):
+            dirs.append(tokens[i + 1])
+        elif t.startswith('-Wl,') and '-rpath' in t:
+            dirs += [x for x in t[4:].split(',') if x.startswith('/')]
+    names = [t[2:] for t in tokens if t.startswith('-l') and len(t) > 2]
+    for n in names:
+        if wanted and not wanted(n):
+            continue
+        for d in dirs + default_dirs():
+            p = os.path.join(d, 'lib%s.so' % n)
+            if os.path.exists(p):
+                libs.append(os.path.realpath(p))
+                break
+    return libs
+
+
+def exported(lib):
+    rc, out, err = run(['nm', '-D', '--defined-only', lib])
+    if rc != 0:
+        die('nm -D %s failed: %s' % (lib, err.strip()))
+    syms = set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[1] in ('T', 'W', 'i', 't', 'w'):
+            syms.add(f[2].split('@')[0])
+    return syms
+
+
+def soname(lib):
+    rc, out, _ = run(['objdump', '-p', lib])
+    m = re.search(r'SONAME\s+(\S+)', out)
+    return m.group(1) if m else os.path.basename(lib)
+
+
+def preprocess(mpicc, text, extra=()):
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, 'probe.c')
+        with open(src, 'w') as f:
+            f.write(text)
+        rc, out, err = run([mpicc, '-E'] + list(extra) + [src])
+        if rc != 0:
+            die('%s -E failed: %s' % (mpicc, err.strip()[:500]))
+        return out
+
+
+def header_decls(mpicc):
+    """name -> (ret, [Param]) for every P?MPI_ function declared by mpi.h"""
+    text = preprocess(mpicc, '#include <mpi.h>\n')
+    text = '\n'.join(l for l in text.splitlines() if not l.startswith('#'))
+    text = re.sub(r'__attribute__\s*\(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\)', ' ', text)
+    decls = {}
+    for stmt in text.split(';'):
+        m = re.search(r'\b(P?MPI_\w+)\s*\(', stmt)
+        if not m or '{' in stmt or 'typedef' in stmt:
+            continue
+        # the declarator must be the first parenthesis: "ret NAME(params)"
+        head = stmt[:m.start()]
+        if '(' in head or '=' in head:
+            continue
+        depth, i = 0, m.end() - 1
+        for j in range(i, len(stmt)):
+            if stmt[j] == '(':
+                depth += 1
+            elif stmt[j] == ')':
+                depth -= 1
+                if depth == 0:
+                    break
+        args = stmt[i + 1:j].strip()
+        ret = ' '.join(head.replace('extern', ' ').split())
+        params = [] if args in ('', 'void') else [Param(a) for a in split_params(args) if a != '...']
+        decls[m.group(1)] = (ret, params)
+    return decls
+
+
+def macros(mpicc):
+    text = preprocess(mpicc, '#include <mpi.h>\n', ['-dM'])
+    return {m.group(1) for m in re.finditer(r'^#define\s+(\w+)', text, re.M)}
+
+
+def flavour(mpicc):
+    text = preprocess(mpicc, '#include <mpi.h>\n#ifdef OPEN_MPI\nHPROF_IS_OPENMPI\n#endif\n'
+                             '#ifdef MPICH\nHPROF_IS_MPICH\n#endif\n')
+    if 'HPROF_IS_OPENMPI' in text:
+        return 'openmpi'
+    if 'HPROF_IS_MPICH' in text:
+        return 'mpich'
+    return 'unknown'
+
+
+# --------------------------------------------------------------------------
+# expressions
+# --------------------------------------------------------------------------
+class Lang:
+    """How a parameter is read in C wrappers and in Fortran wrappers."""
+
+    def __init__(self, fortran):
+        self.fortran = fortran
+
+    def scalar(self, p):
+        """a count-like parameter as an integer expression"""
+        if not self.fortran:
+            return p.name
+        t = 'MPI_Fint' if p.core == 'int' else p.core
+        return '(*(const %s *)%s)' % (t, p.name)
+
+    def handle(self, p):
+        if not self.fortran:
+            return p.name
+        conv = {'MPI_Datatype': 'PMPI_Type_f2c', 'MPI_Comm': 'PMPI_Comm_f2c'}[p.core]
+        return '%s(*(const MPI_Fint *)%s)' % (conv, p.name)
+
+    def counts(self, p):
+        if self.fortran:
+            return 'hprof_cnt_int((const int *)%s)' % p.name
+        return ('hprof_cnt_big(%s)' if p.core == 'MPI_Count' else 'hprof_cnt_int(%s)') % p.name
+
+    def types(self, p):
+        if self.fortran:
+            return 'hprof_types_f((const MPI_Fint *)%s)' % p.name
+        return 'hprof_types_c(%s)' % p.name
+
+    def inplace(self, p):
+        if self.fortran:
+            return 'HPROF_F_IS_IN_PLACE(%s)' % p.name
+        return '(%s == MPI_IN_PLACE)' % p.name
+
+
+def product(fn, expr, lang):
+    """sent=count*datatype -> C expression of type uint64_t"""
+    factors = []
+    for tok in expr.split('*'):
+        tok = tok.strip()
+        if re.fullmatch(r'\d+', tok):
+            factors.append('(uint64_t)%s' % tok)
+            continue
+        p = fn.param(tok)
+        if p.core == 'MPI_Datatype' and p.stars == 0:
+            factors.append('hprof_w_tsize(%s)' % lang.handle(p))
+        elif p.core in INT_TYPES and p.stars == 0:
+            factors.append('(uint64_t)%s' % lang.scalar(p))
+        else:
+            die('%s: cannot use parameter %s (%s) in %r' % (fn.name, tok, p.type, expr))
+    return ' * '.join(factors) or '0'
+
+
+def coll_call(fn, rule, lang, target):
+    m = re.fullmatch(r'(\w+)\((.*)\)', rule)
+    if not m:
+        die('%s: bad coll rule %r' % (fn.name, rule))
+    args = []
+    for a in [x.strip() for x in m.group(2).split(',') if x.strip()]:
+        im = re.fullmatch(r'inplace\((\w+)\)', a)
+        if im:
+            args.append(lang.inplace(fn.param(im.group(1))))
+            continue
+        p = fn.param(a)
+        if p.core == 'MPI_Datatype':
+            args.append(lang.types(p) if p.arr or p.stars else lang.handle(p))
+        elif p.core == 'MPI_Comm':
+            args.append(lang.handle(p))
+        elif p.core in INT_TYPES and p.stars > 0:
+            args.append(lang.counts(p))
+        elif p.core in INT_TYPES:
+            args.append(lang.scalar(p))
+        else:
+            die('%s: cannot pass %s (%s) to coll rule' % (fn.name, a, p.type))
+    return 'hprof_coll_%s(%s, %s);' % (m.group(1), target, ', '.join(args))
+
+
+def byte_code(fn, lang, target, status_expr):
+    """statements adding fn's bytes to target[] (a uint64_t array)"""
+    out = []
+    for key, val in fn.attrs:
+        if key in BYTE_KINDS:
+            if val.startswith('@'):
+                out.append('%s[%s] += %s;' % (target, BYTE_KINDS[key], status_expr(fn.param(val[1:]))))
+            else:
+                out.append('%s[%s] += %s;' % (target, BYTE_KINDS[key], product(fn, val, lang)))
+        elif key == 'coll':
+            out.append(coll_call(fn, val, lang, target))
+    return out
+
+
+def status_params(fn):
+    return [fn.param(v[1:]) for k, v in fn.attrs if k in BYTE_KINDS and v.startswith('@')]
+
+
+# --------------------------------------------------------------------------
+# C wrappers
+# --------------------------------------------------------------------------
+def c_signature(fn, decl):
+    """parameter declarations: types from the library's header, names from the list"""
+    hparams = decl[1] if decl else None
+    if hparams is not None and len(hparams) == len(fn.params):
+        ps = [hp.decl(lp.name) if hp.name or hp.type else lp.decl() for hp, lp in zip(hparams, fn.params)]
+    else:
+        ps = [p.decl() for p in fn.params]
+    if fn.varargs:
+        ps.append('...')
+    return ', '.join(ps) or 'void'
+
+
+def completion_c(fn, kind, pre, post):
+    P = [p.name for p in fn.params]
+    if kind in ('wait', 'test'):
+        req, st = P[0], P[-1]
+        flag = P[1] if kind == 'test' else None
+        pre += ['MPI_Request hprof_saved = MPI_REQUEST_NULL;',
+                'MPI_Status hprof_st;',
+                'int hprof_track = call.measured && hprof_w_req_any();',
+                'if (hprof_track) {',
+                '    hprof_saved = *%s;' % req,
+                '    if (%s == MPI_STATUS_IGNORE) %s = &hprof_st;' % (st, st),
+                '}']
+        cond = 'hprof_track' + (' && *%s' % flag if flag else '')
+        post += ['if (%s) hprof_w_req_complete(call.bytes, hprof_saved, %s);' % (cond, st)]
+        return
+    if kind in ('waitany', 'testany'):
+        n, reqs, idx, st = P[0], P[1], P[2], P[-1]
+        flag = P[3] if kind == 'testany' else None
+        pre += ['MPI_Request *hprof_saved = NULL;',
+                'MPI_Status hprof_st;',
+                'if (call.measured && hprof_w_req_any() && %s > 0 &&' % n,
+                '    (hprof_saved = hprof_thread_scratch((size_t)%s * sizeof(MPI_Request)))) {' % n,
+                '    memcpy(hprof_saved, %s, (size_t)%s * sizeof(MPI_Request));' % (reqs, n),
+                '    if (%s == MPI_STATUS_IGNORE) %s = &hprof_st;' % (st, st),
+                '}']
+        cond = 'hprof_saved' + (' && *%s' % flag if flag else '')
+        post += ['if (%s && *%s != MPI_UNDEFINED && *%s >= 0 && *%s < %s)' % (cond, idx, idx, idx, n),
+                 '    hprof_w_req_complete(call.bytes, hprof_saved[*%s], %s);' % (idx, st)]
+        return
+    if kind in ('waitall', 'testall'):
+        n, reqs, sts = P[0], P[1], P[-1]
+        flag = P[2] if kind == 'testall' else None
+        outcount = None
+    else:  # waitsome, testsome
+        n, reqs, outcount, idxs, sts = P[0], P[1], P[2], P[3], P[4]
+        flag = None
+    pre += ['MPI_Request *hprof_saved = NULL;',
+            'if (call.measured && hprof_w_req_any() && %s > 0) {' % n,
+            '    int hprof_ign = %s == MPI_STATUSES_IGNORE;' % sts,
+            '    size_t hprof_rq = (size_t)%s * sizeof(MPI_Request);' % n,
+            '    char *hprof_buf = hprof_thread_scratch(hprof_rq + (hprof_ign ? (size_t)%s * sizeof(MPI_Status) + 16 : 0));' % n,
+            '    if (hprof_buf) {',
+            '        hprof_saved = (MPI_Request *)hprof_buf;',
+            '        memcpy(hprof_saved, %s, hprof_rq);' % reqs,
+            '        if (hprof_ign) %s = (MPI_Status *)(hprof_buf + ((hprof_rq + 15) & ~(size_t)15));' % sts,
+            '    }',
+            '}']
+    if outcount is None:
+        cond = 'hprof_saved' + (' && *%s' % flag if flag else '')
+        post += ['if (%s)' % cond,
+                 '    for (int hprof_i = 0; hprof_i < %s; hprof_i++)' % n,
+                 '        hprof_w_req_complete(call.bytes, hprof_saved[hprof_i], &%s[hprof_i]);' % sts]
+    else:
+        post += ['if (hprof_saved && *%s != MPI_UNDEFINED)' % outcount,
+                 '    for (int hprof_i = 0; hprof_i < *%s; hprof_i++)' % outcount,
+                 '        if (%s[hprof_i] >= 0 && %s[hprof_i] < %s)' % (idxs, idxs, n),
+                 '            hprof_w_req_complete(call.bytes, hprof_saved[%s[hprof_i]], &%s[hprof_i]);'
+                 % (idxs, sts)]
+
+
+def request_param(fn):
+    for p in fn.params:
+        if p.core == 'MPI_Request' and p.stars == 1 and not p.type.startswith('const'):
+            return p
+    die('%s: req= but no MPI_Request* parameter' % fn.name)
+
+
+def gen_c_wrapper(fn, decl):
+    L = Lang(False)
+    sig = c_signature(fn, decl)
+    ret = fn.ret
+    args = ', '.join(p.name for p in fn.params)
+    life = fn.get('life')
+    o = []
+    if life in ('init', 'init_thread'):
+        o += ['HPROF_EXPORT %s %s(%s)' % (ret, fn.name, sig), '{',
+              '    uint64_t t0 = hprof_now_ns();',
+              '    int rc = P%s(%s);' % (fn.name, args),
+              '    if (rc == MPI_SUCCESS) hprof_w_started(HPROF_FN_%s, t0);' % fn.name,
+              '    return rc;', '}', '']
+        return o
+    if life == 'finalize':
+        o += ['HPROF_EXPORT %s %s(%s)' % (ret, fn.name, sig), '{',
+              '    hprof_w_stopping();   /* merges and writes the profile */',
+              '    return P%s(%s);' % (fn.name, args), '}', '']
+        return o
+
+    pre, post = [], []
+    # statuses that byte counting reads
+    for sp in status_params(fn):
+        pre += ['MPI_Status hprof_st_%s;' % sp.name,
+                'if (call.measured && %s == MPI_STATUS_IGNORE) %s = &hprof_st_%s;' % (sp.name, sp.name, sp.name)]
+    req = fn.get('req')
+    comp = fn.get('complete')
+    start = fn.get('start')
+    if comp:
+        if comp not in COMPLETE_KINDS:
+            die('%s: unknown complete=%s' % (fn.name, comp))
+        completion_c(fn, comp, pre, post)
+    if fn.has('reqfree'):
+        rp = fn.params[0].name
+        pre += ['MPI_Request hprof_saved = *%s;' % rp]
+        post += ['if (call.measured) hprof_w_req_forget(hprof_saved);']
+    if start == 'one':
+        post += ['if (call.measured) hprof_w_req_start(call.bytes, *%s);' % fn.params[0].name]
+    elif start == 'all':
+        n, reqs = fn.params[0].name, fn.params[1].name
+        post += ['if (call.measured && hprof_w_req_any())',
+                 '    for (int hprof_i = 0; hprof_i < %s; hprof_i++)' % n,
+                 '        hprof_w_req_start(call.bytes, %s[hprof_i]);' % reqs]
+
+    status_expr = lambda p: 'hprof_w_status_bytes(%s)' % p.name
+    if req == 'persistent':
+        code = byte_code(fn, L, 'hprof_pb', status_expr)
+        rp = request_param(fn)
+        post += ['if (call.measured) {',
+                 '    uint64_t hprof_pb[HPROF_NBYTES] = {0};'] + \
+                ['    ' + c for c in code] + \
+                ['    hprof_w_req_track(*%s, HPROF_REQ_PERSISTENT, hprof_pb[HPROF_BYTES_SENT], '
+                 'hprof_pb[HPROF_BYTES_RECEIVED]);' % rp.name, '}']
+    else:
+        code = byte_code(fn, L, 'call.bytes', status_expr)
+        if code:
+            post = ['if (call.measured) {'] + ['    ' + c for c in code] + ['}'] + post
+        if req in ('recv', 'precv'):
+            rp = request_param(fn)
+            flags = 'HPROF_REQ_RECV' + (' | HPROF_REQ_PERSISTENT' if req == 'precv' else '')
+            post += ['if (call.measured) hprof_w_req_track(*%s, %s, 0, 0);' % (rp.name, flags)]
+        elif req:
+            die('%s: unknown req=%s' % (fn.name, req))
+
+    o.append('HPROF_EXPORT %s %s(%s)' % (ret, fn.name, sig))
+    o.append('{')
+    o.append('    hprof_call call;')
+    o.append('    hprof_call_begin(&call, %s);' % fn.id)
+    o += ['    ' + l for l in pre]
+    if fn.varargs:
+        o.append('    /* the variable arguments cannot be forwarded portably; only the fixed ones are */')
+    o.append('    %s rc = P%s(%s);' % (ret, fn.name, args))
+    if post:
+        if ret == 'int':
+            o.append('    if (rc == MPI_SUCCESS) {')
+            o += ['        ' + l for l in post]
+            o.append('    }')
+        else:
+            o += ['    ' + l for l in post]
+    o.append('    hprof_call_end(&call);')
+    o.append('    return rc;')
+    o.append('}')
+    o.append('')
+    return o
+
+
+# --------------------------------------------------------------------------
+# Fortran wrappers
+# --------------------------------------------------------------------------
+def fortran_args(fn):
+    """[(name, is_string)] before IERROR, and the string names in order"""
+    if fn.get('fargs') is not None:
+        names = [x for x in fn.get('fargs').split(',') if x]
+    else:
+        names = [p.name for p in fn.params]
+    if fn.get('fstr') is not None:
+        strs = [x for x in fn.get('fstr').split(',') if x]
+    else:
+        strs = []
+        for p in fn.params:
+            if p.name in names and p.core == 'char' and p.stars == 1:
+                strs.append(p.name)
+    return names, strs
+
+
+def wants_fortran(fn):
+    if fn.get('f') == 'none' or fn.group in ('tool', 'handle') or fn.name.endswith('_c'):
+        return False
+    if fn.ret not in ('int', 'double', 'MPI_Aint'):
+        return False
+    return True
+
+
+def completion_f(fn, kind, pre, post):
+    P = [p.name for p in fn.params]
+    if kind in ('wait', 'test'):
+        req, st = P[0], P[-1]
+        flag = P[1] if kind == 'test' else None
+        pre += ['MPI_Request hprof_saved = MPI_REQUEST_NULL;',
+                'MPI_Fint hprof_fst[MPI_F_STATUS_SIZE];',
+                'int hprof_track = call.measured && hprof_w_req_any();',
+                'if (hprof_track) {',
+                '    hprof_saved = PMPI_Request_f2c(*(MPI_Fint *)%s);' % req,
+                '    if ((MPI_Fint *)%s == MPI_F_STATUS_IGNORE) %s = hprof_fst;' % (st, st),
+                '}']
+        cond = 'hprof_track' + (' && *(MPI_Fint *)%s' % flag if flag else '')
+        post += ['if (%s) hprof_w_req_fcomplete(call.bytes, hprof_saved, (MPI_Fint *)%s);' % (cond, st)]
+        return
+    n = '(*(MPI_Fint *)%s)' % P[0]
+    reqs = '((MPI_Fint *)%s)' % P[1]
+    if kind in ('waitany', 'testany'):
+        idx, st = P[2], P[-1]
+        flag = P[3] if kind == 'testany' else None
+        pre += ['MPI_Request *hprof_saved = NULL;',
+                'MPI_Fint hprof_fst[MPI_F_STATUS_SIZE];',
+                'if (call.measured && hprof_w_req_any() && %s > 0 &&' % n,
+                '    (hprof_saved = hprof_thread_scratch((size_t)%s * sizeof(MPI_Request)))) {' % n,
+                '    for (int hprof_i = 0; hprof_i < %s; hprof_i++) hprof_saved[hprof_i] = PMPI_Request_f2c(%s[hprof_i]);' % (n, reqs),
+                '    if ((MPI_Fint *)%s == MPI_F_STATUS_IGNORE) %s = hprof_fst;' % (st, st),
+                '}']
+        cond = 'hprof_saved' + (' && *(MPI_Fint *)%s' % flag if flag else '')
+        # Fortran indices are 1-based
+        post += ['if (%s && *(MPI_Fint *)%s != MPI_UNDEFINED && *(MPI_Fint *)%s >= 1 && *(MPI_Fint *)%s <= %s)'
+                 % (cond, idx, idx, idx, n),
+                 '    hprof_w_req_fcomplete(call.bytes, hprof_saved[*(MPI_Fint *)%s - 1], (MPI_Fint *)%s);' % (idx, st)]
+        return
+    if kind in ('waitall', 'testall'):
+        sts = P[-1]
+        flag = P[2] if kind == 'testall' else None
+        outcount = None
+    else:
+        outcount, idxs, sts = P[2], P[3], P[4]
+        flag = None
+    pre += ['MPI_Request *hprof_saved = NULL;',
+            'if (call.measured && hprof_w_req_any() && %s > 0) {' % n,
+            '    int hprof_ign = (MPI_Fint *)%s == MPI_F_STATUSES_IGNORE;' % sts,
+            '    size_t hprof_rq = ((size_t)%s * sizeof(MPI_Request) + 15) & ~(size_t)15;' % n,
+            '    char *hprof_buf = hprof_thread_scratch(hprof_rq + (hprof_ign ? (size_t)%s * MPI_F_STATUS_SIZE * sizeof(MPI_Fint) : 0));' % n,
+            '    if (hprof_buf) {',
+            '        hprof_saved = (MPI_Request *)hprof_buf;',
+            '        for (int hprof_i = 0; hprof_i < %s; hprof_i++) hprof_saved[hprof_i] = PMPI_Request_f2c(%s[hprof_i]);' % (n, reqs),
+            '        if (hprof_ign) %s = hprof_buf + hprof_rq;' % sts,
+            '    }',
+            '}']
+    stat = '((MPI_Fint *)%s + (size_t)%%s * MPI_F_STATUS_SIZE)' % sts
+    if outcount is None:
+        cond = 'hprof_saved' + (' && *(MPI_Fint *)%s' % flag if flag else '')
+        post += ['if (%s)' % cond,
+                 '    for (int hprof_i = 0; hprof_i < %s; hprof_i++)' % n,
+                 '        hprof_w_req_fcomplete(call.bytes, hprof_saved[hprof_i], %s);' % (stat % 'hprof_i')]
+    else:
+        oc = '(*(MPI_Fint *)%s)' % outcount
+        ix = '((MPI_Fint *)%s)[hprof_i]' % idxs
+        post += ['if (hprof_saved && %s != MPI_UNDEFINED)' % oc,
+                 '    for (int hprof_i = 0; hprof_i < %s; hprof_i++)' % oc,
+                 '        if (%s >= 1 && %s <= %s)' % (ix, ix, n),
+                 '            hprof_w_req_fcomplete(call.bytes, hprof_saved[%s - 1], %s);' % (ix, stat % 'hprof_i')]
+
+
+def gen_f_wrapper(fn):
+    L = Lang(True)
+    names, strs = fortran_args(fn)
+    noierr = fn.has('fnoierr')
+    fret = fn.get('fret') or 'void'
+    lower = fn.name.lower()
+    params = ['void *%s' % n for n in names]
+    fwd = list(names)
+    if not noierr:
+        params.append('MPI_Fint *ierr')
+        fwd.append('ierr')
+    for s in strs:
+        params.append('size_t %s_len' % s)
+        fwd.append('%s_len' % s)
+    sig = ', '.join(params) or 'void'
+    fwd = ', '.join(fwd)
+    impl = 'hprof_f_%s' % fn.name
+    o = ['extern %s p%s_(%s) __attribute__((weak));' % (fret, lower, sig),
+         'static %s %s(%s)' % (fret, impl, sig), '{']
+    if fret == 'void':
+        fail = '{ %sreturn; }' % ('' if noierr else '*ierr = MPI_ERR_OTHER; ')
+        call_expr = 'p%s_(%s);' % (lower, fwd)
+    else:
+        fail = '{ return 0; }'
+        call_expr = '%s r = p%s_(%s);' % (fret, lower, fwd)
+    o.append('    if (!p%s_) %s   /* no Fortran MPI library loaded */' % (lower, fail))
+    life = fn.get('life')
+    ok = '*ierr == MPI_SUCCESS' if not noierr else '1'
+    if life in ('init', 'init_thread'):
+        o += ['    uint64_t t0 = hprof_now_ns();',
+              '    hprof_w_lifecycle_enter();',
+              '    ' + call_expr,
+              '    hprof_w_lifecycle_leave();',
+              '    if (%s) hprof_w_started(HPROF_FN_%s, t0);' % (ok, fn.name), '}']
+    elif life == 'finalize':
+        o += ['    hprof_w_stopping();', '    ' + call_expr, '}']
+    else:
+        pre, post = [], []
+        for sp in status_params(fn):
+            pre += ['MPI_Fint hprof_fst_%s[MPI_F_STATUS_SIZE];' % sp.name,
+                    'if (call.measured && (MPI_Fint *)%s == MPI_F_STATUS_IGNORE) %s = hprof_fst_%s;'
+                    % (sp.name, sp.name, sp.name)]
+        req, comp, start = fn.get('req'), fn.get('complete'), fn.get('start')
+        if comp:
+            completion_f(fn, comp, pre, post)
+        if fn.has('reqfree'):
+            pre += ['MPI_Request hprof_saved = call.measured ? PMPI_Request_f2c(*(MPI_Fint *)%s) : MPI_REQUEST_NULL;'
+                    % fn.params[0].name]
+            post += ['if (call.measured) hprof_w_req_forget(hprof_saved);']
+        if start == 'one':
+            post += ['if (call.measured) hprof_w_req_start(call.bytes, PMPI_Request_f2c(*(MPI_Fint *)%s));'
+                     % fn.params[0].name]
+        elif start == 'all':
+            n = '(*(MPI_Fint *)%s)' % fn.params[0].name
+            post += ['if (call.measured && hprof_w_req_any())',
+                     '    for (int hprof_i = 0; hprof_i < %s; hprof_i++)' % n,
+                     '        hprof_w_req_start(call.bytes, PMPI_Request_f2c(((MPI_Fint *)%s)[hprof_i]));'
+                     % fn.params[1].name]
+        status_expr = lambda p: 'hprof_w_fstatus_bytes((MPI_Fint *)%s)' % p.name
+        if req == 'persistent':
+            code = byte_code(fn, L, 'hprof_pb', status_expr)
+            rp = request_param(fn)
+            post += ['if (call.measured) {',
+                     '    uint64_t hprof_pb[HPROF_NBYTES] = {0};'] + ['    ' + c for c in code] + \
+                    ['    hprof_w_req_track(PMPI_Request_f2c(*(MPI_Fint *)%s), HPROF_REQ_PERSISTENT, '
+                     'hprof_pb[HPROF_BYTES_SENT], hprof_pb[HPROF_BYTES_RECEIVED]);' % rp.name, '}']
+        else:
+            code = byte_code(fn, L, 'call.bytes', status_expr)
+            if code:
+                post = ['if (call.measured) {'] + ['    ' + c for c in code] + ['}'] + post
+            if req in ('recv', 'precv'):
+                rp = request_param(fn)
+                flags = 'HPROF_REQ_RECV' + (' | HPROF_REQ_PERSISTENT' if req == 'precv' else '')
+                post += ['if (call.measured) hprof_w_req_track(PMPI_Request_f2c(*(MPI_Fint *)%s), %s, 0, 0);'
+                         % (rp.name, flags)]
+        o.append('    hprof_call call;')
+        o.append('    hprof_call_begin(&call, %s);' % fn.id)
+        o += ['    ' + l for l in pre]
+        o.append('    ' + call_expr)
+        if post:
+            o.append('    if (%s) {' % ok)
+            o += ['        ' + l for l in post]
+            o.append('    }')
+        o.append('    hprof_call_end(&call);')
+        if fret != 'void':
+            o.append('    return r;')
+        o.append('}')
+    for sym in (lower + '_', lower + '__', lower, fn.name.upper()):
+        o.append('HPROF_EXPORT %s %s(%s) __attribute__((alias("%s")));' % (fret, sym, sig, impl))
+    o.append('')
+    return o
+
+
+# --------------------------------------------------------------------------
+# output files
+# --------------------------------------------------------------------------
+HEAD = '/* Generated by wrappers/gen_wrappers.py from wrappers/mpi_functions.txt for %s. Do not edit. */\n'
+
+
+def write(path, text):
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--mpicc', required=True)
+    ap.add_argument('--outdir', required=True)
+    ap.add_argument('--list', default=os.path.join(HERE, 'mpi_functions.txt'))
+    ap.add_argument('--mpif90')
+    ap.add_argument('--no-fortran', action='store_true')
+    ap.add_argument('--quiet', action='store_true')
+    a = ap.parse_args()
+
+    fns, excepts = read_list(a.list)
+    byname = {f.name: f for f in fns}
+
+    tokens = link_line(a.mpicc)
+    if tokens is None:
+        die('cannot get the link line of %s (-show / -showme)' % a.mpicc)
+    libs = find_libs(tokens, lambda n: 'mpi' in n)
+    if not libs:
+        die('no MPI library found on the link line of %s: %s' % (a.mpicc, ' '.join(tokens)))
+    exp, pexp = set(), set()
+    for l in libs:
+        syms = exported(l)
+        exp |= {s for s in syms if s.startswith('MPI_')}
+        pexp |= {s for s in syms if s.startswith('PMPI_')}
+    mac = macros(a.mpicc)
+    decls = header_decls(a.mpicc)
+    flav = flavour(a.mpicc)
+
+    # Fortran profiling entries of the Fortran MPI library
+    fsyms = set()
+    fnote = ''
+    if not a.no_fortran:
+        f90 = a.mpif90 or os.path.join(os.path.dirname(a.mpicc),
+                                       os.path.basename(a.mpicc).replace('mpicc', 'mpif90'))
+        ftok = link_line(f90)
+        flibs = find_libs(ftok, lambda n: 'mpi' in n) if ftok else []
+        flibs = [l for l in flibs if l not in libs]
+        for l in flibs:
+            fsyms |= {s for s in exported(l) if s.startswith('pmpi_')}
+        if not fsyms:
+            fnote = ' (no Fortran MPI library found via %s: no Fortran wrappers)' % f90
+
+    # Wrapped: exported, and declared by mpi.h - or, for functions the header
+    # hides (Open MPI hides the MPI-1 functions removed in MPI-3.0), PMPI_
+    # exported too: then the list's prototype declares the PMPI_ function.
+    wrapped = [f for f in fns if f.name in exp and
+               ((f.name in decls and 'P' + f.name in decls) or 'P' + f.name in pexp)]
+    wrapped_set = {f.name for f in wrapped}
+    fwrapped = [f for f in wrapped if wants_fortran(f) and ('p%s_' % f.name.lower()) in fsyms]
+
+    os.makedirs(a.outdir, exist_ok=True)
+    libname = ', '.join(soname(l) for l in libs)
+
+    # fn_ids.h
+    ids = [HEAD % libname, '#ifndef HPROF_FN_IDS_H', '#define HPROF_FN_IDS_H', '', 'enum hprof_fn_id {']
+    for i, f in enumerate(fns):
+        ids.append('    %s = %d,' % (f.id, i))
+    ids += ['    HPROF_FN_COUNT = %d' % len(fns), '};', '', '#endif', '']
+    write(os.path.join(a.outdir, 'fn_ids.h'), '\n'.join(ids))
+
+    # fn_table.c
+    t = [HEAD % libname, '#include "fn_table.h"', '#include "fn_ids.h"', '',
+         '__attribute__((visibility("default"))) const hprof_fn_info hprof_fn_table[] = {']
+    for f in fns:
+        flags = 'HPROF_FN_NOUNWIND_DEFAULT' if f.has('nounwind') else '0'
+        t.append('    [%s] = { "%s", "%s", %s },' % (f.id, f.name, f.group, flags))
+    t += ['};', '', '__attribute__((visibility("default"))) const int hprof_fn_count = HPROF_FN_COUNT;', '']
+    write(os.path.join(a.outdir, 'fn_table.c'), '\n'.join(t))
+
+    # wrappers_c.c
+    c = [HEAD % libname, '#include <mpi.h>',
+         '/* deprecated MPI functions are wrapped too */',
+         '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '#include <stdint.h>', '#include <string.h>',
+         '#include "measure.h"', '#include "requests.h"', '#include "wrap_support.h"', '#include "fn_ids.h"', '']
+    for f in wrapped:
+        for n in (f.name, 'P' + f.name):
+            if n in mac:
+                c += ['#undef %s   /* a macro in mpi.h */' % n]
+        if not (f.name in decls and 'P' + f.name in decls):
+            c += ['/* not declared by this mpi.h: declared here from the list */',
+                  'extern %s P%s(%s);' % (f.ret, f.name, ', '.join(p.decl() for p in f.params) or 'void')]
+        c += gen_c_wrapper(f, decls.get(f.name))
+    write(os.path.join(a.outdir, 'wrappers_c.c'), '\n'.join(c))
+
+    # wrappers_f.c
+    fo = [HEAD % libname, '#include <mpi.h>', '#include <stddef.h>', '#include <stdint.h>', '#include <string.h>',
+          '#include "measure.h"', '#include "requests.h"', '#include "wrap_support.h"', '#include "fn_ids.h"', '',
+          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"',
+          '#ifndef MPI_F_STATUS_SIZE   /* Open MPI: the Fortran MPI_STATUS_SIZE */',
+          '#ifdef OMPI_FORTRAN_STATUS_SIZE',
+          '#define MPI_F_STATUS_SIZE OMPI_FORTRAN_STATUS_SIZE',
+          '#else',
+          '#define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))',
+          '#endif',
+          '#endif', '',
+          '/* Each Fortran binding forwards to the MPI library\'s own Fortran profiling',
+          ' * entry pmpi_xxx_ (declared weak: libhprof never needs the Fortran MPI library',
+          ' * at link time). The C MPI_ functions the library calls from there reach our',
+          ' * C wrappers nested in this call, so they pass through unmeasured. */', '']
+    if flav == 'openmpi':
+        fo += ['extern int mpi_fortran_in_place_ __attribute__((weak));',
+               '#define HPROF_F_IS_IN_PLACE(p) (&mpi_fortran_in_place_ && (void *)(p) == (void *)&mpi_fortran_in_place_)']
+    elif flav == 'mpich':
+        fo += ['extern void *MPIR_F_MPI_IN_PLACE __attribute__((weak));',
+               '#define HPROF_F_IS_IN_PLACE(p) (&MPIR_F_MPI_IN_PLACE && MPIR_F_MPI_IN_PLACE && (void *)(p) == MPIR_F_MPI_IN_PLACE)']
+    else:
+        fo += ['#define HPROF_F_IS_IN_PLACE(p) ((void)(p), 0)   /* unknown MPI: in-place not detected */']
+    fo += ['',
+           '/* A completed request, its status given as a Fortran status. */',
+           'static inline void hprof_w_req_fcomplete(uint64_t *b, MPI_Request saved, const MPI_Fint *fst)',
+           '{',
+           '    MPI_Status st;',
+           '    if (PMPI_Status_f2c(fst, &st) != MPI_SUCCESS) return;',
+           '    hprof_w_req_complete(b, saved, &st);',
+           '}', '']
+    if not fwrapped:
+        fo += ['/* no Fortran wrappers for this MPI library */',
+               'typedef int hprof_no_fortran_wrappers;', '']
+    for f in fwrapped:
+        fo += gen_f_wrapper(f)
+    write(os.path.join(a.outdir, 'wrappers_f.c'), '\n'.join(fo))
+
+    # report
+    exp_fn = sorted(exp)
+    unwrapped = [s for s in exp_fn if s not in wrapped_set]
+    known = [s for s in unwrapped if s in excepts]
+    unknown = [s for s in unwrapped if s not in excepts]
+    print('hprof: wrapping %d of %d MPI_ functions exported by %s (%s)'
+          % (len([s for s in exp_fn if s in wrapped_set]), len(exp_fn), libname, flav))
+    if not a.quiet:
+        if known:
+            print('hprof: not wrapped, documented exceptions (%d): %s' % (len(known), ' '.join(known)))
+        if unknown:
+            print('hprof: not wrapped, exported but not in the list or not declared (%d): %s'
+                  % (len(unknown), ' '.join(unknown)))
+        print('hprof: %d Fortran wrappers (4 spellings each)%s; %d functions in the table'
+              % (len(fwrapped), fnote, len(fns)))
+        missing = [f.name for f in wrapped if f.name in exp and wants_fortran(f)
+                   and ('p%s_' % f.name.lower()) not in fsyms and fsyms]
+        if missing and not a.quiet and os.environ.get('HPROF_GEN_VERBOSE'):
+            print('hprof: no Fortran profiling entry for: %s' % ' '.join(missing))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -29,6 +29,8 @@ void hprof_call_begin(hprof_call *call, int fn)
     for (int i = 0; i < HPROF_NBYTES; i++)
         call->bytes[i] = 0;
     call->measured = 1;
+    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU)
+        call->start_cpu_ns = sampler_clock_ns();
     call->start_ns = hprof_now_ns();
 }
 
@@ -80,7 +82,11 @@ void hprof_record_call(hprof_call *call, const void *wrapper_ret)
      * that call's MPI time, so it never inflates the computation time that
      * the sampler attributes to the code around the call. */
     uint64_t ns = hprof_now_ns() - call->start_ns;
-    sampler_add_mpi_time(&t->sampling, ns);
+    /* The sampler subtracts MPI time on its own clock. */
+    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU)
+        sampler_add_mpi_time(&t->sampling, sampler_clock_ns() - call->start_cpu_ns);
+    else
+        sampler_add_mpi_time(&t->sampling, ns);
     if (node == CCT_NONE)
         return; /* the tree is at its cap: counted in tree.overflows */
     cct_node *n = &t->tree.nodes[node];

@@ -39,6 +39,7 @@ typedef struct hprof_call {
     int fn;          /* index into hprof_fn_table */
     int measured;    /* 0: the call passes through unmeasured */
     int nested;      /* private to the runtime */
+    uint64_t start_cpu_ns; /* private: on the cpu sampling clock only */
     uint64_t bytes[HPROF_NBYTES];
 } hprof_call;
 

@@ -43,7 +43,8 @@ void hprof_runtime_start(int fn, uint64_t start_ns)
     hprof_active = 1;
     /* The init call itself is recorded like any MPI call, and the window
      * opens at its entry. */
-    hprof_call call = { .start_ns = start_ns, .fn = fn, .measured = 1 };
+    hprof_call call = { .start_ns = start_ns, .fn = fn, .measured = 1,
+                        .start_cpu_ns = sampler_clock_ns() };
     t->depth++;
     hprof_record_call(&call, __builtin_return_address(0));
     t->depth--;

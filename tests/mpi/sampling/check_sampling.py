@@ -58,16 +58,17 @@ for rank in sorted(truth):
     window = windows.get(rank, (0, 0, 0))[0]
     t = total[(rank, "time")]
     rel = abs(t - window) / window if window else 1
-    check(rel < 1e-3, "rank %d: sampled + MPI time = window within 0.1%%" % rank,
-          "sum %.6f s, window %.6f s, off by %.4f%%" % (t, window, 100 * rel))
+    if clock == "wall":  # on the cpu clock, sleeping and waiting for a core are not in the sum
+        check(rel < 1e-3, "rank %d: sampled + MPI time = window within 0.1%%" % rank,
+              "sum %.6f s, window %.6f s, off by %.4f%%" % (t, window, 100 * rel))
     print("# rank %d: window %.4f s, time %.4f s, comp %.4f s, mpi %.4f s, %d samples"
           % (rank, window, t, comp, total[(rank, "mpi_time")], n))
     for func in FUNCS:
         true = truth[rank][func]
         if clock == "cpu" and func == "sleeper":
             est = incl[(rank, func, "comp_time")]
-            check(est < 0.1 * true + 0.01, "rank %d: cpu clock does not attribute the sleep" % rank,
-                  "sleeper got %.4f s of %.4f s asleep" % (est, true))
+            check(est < 0.02, "rank %d: cpu clock does not attribute the sleep" % rank,
+                  "sleeper got %.4f s of computation time" % est)
             continue
         weighted = incl[(rank, func, "comp_time")]
         unweighted = incl[(rank, func, "samples")] / hz

@@ -1,5 +1,6 @@
 /* cr_tree.c - cnode enumeration orders and inclusive/exclusive values. */
 #include "cr_tree.h"
+#include "cr_util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,7 @@ int cr_derive(const cube_profile *p, cube_metric *m)
     size_t n = (size_t)p->nlocs;
     size_t cells = (size_t)p->ncnodes * n;
     const double *from = m->kind == CUBE_KIND_INCLUSIVE ? m->incl : m->excl;
-    double *to = malloc(sizeof *to * (cells ? cells : 1));
+    double *to = cr_alloc_values(cells);
     if (!to)
         return -1;
     memcpy(to, from, sizeof *to * cells);

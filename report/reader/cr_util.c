@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 int cr_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -75,4 +76,22 @@ uint64_t cr_get64(const unsigned char *p, int swap)
     uint64_t v;
     memcpy(&v, p, 8);
     return swap ? __builtin_bswap64(v) : v;
+}
+
+double *cr_alloc_values(size_t n)
+{
+    const size_t huge = (size_t)1 << 21;
+    if (n == 0)
+        n = 1;
+    if (n > SIZE_MAX / sizeof(double))
+        return NULL;
+    size_t bytes = n * sizeof(double);
+    if (bytes < 4 * huge)
+        return calloc(n, sizeof(double));
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes) != 0)
+        return NULL;
+    madvise(p, bytes & ~(huge - 1), MADV_HUGEPAGE);    /* a hint: failure is fine */
+    memset(p, 0, bytes);
+    return p;
 }

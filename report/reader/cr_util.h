@@ -16,6 +16,11 @@ int cr_err(char *err, size_t errlen, const char *fmt, ...)
  * Returns 0, or -1 when out of memory or past max elements. */
 int cr_grow(void **arr, int n, int *cap, size_t elem, int max);
 
+/* A zeroed array of n doubles for metric values. Large arrays ask for
+ * transparent huge pages: page faults, not arithmetic, dominate loading
+ * big profiles. Release with free(). NULL when out of memory. */
+double *cr_alloc_values(size_t n);
+
 /* strdup that returns NULL only for NULL input or out of memory. */
 char *cr_strdup(const char *s);
 /* Copies len bytes into a new NUL-terminated string. */

@@ -206,7 +206,7 @@ int cr_load_values(const cube_profile *p, cube_metric *m, const cr_archive *a,
         cells = SIZE_MAX;
     if (cells > MAX_CELLS)
         return cr_err(err, errlen, "profile too large (%d cnodes x %d locations)", p->ncnodes, p->nlocs);
-    double *vals = calloc(cells ? cells : 1, sizeof *vals);
+    double *vals = cr_alloc_values(cells);
     if (!vals)
         return cr_err(err, errlen, "out of memory");
     row_sink s = { p, &ix, seq, find_dtype(m->dtype), vals };

@@ -1,6 +1,7 @@
 /*
- * cube_reader.c - cube_open: map the file, index the tar archive, parse
- * anchor.xml, load every metric and derive inclusive/exclusive values.
+ * cube_reader.c - cube_open maps the file, indexes the tar archive and
+ * parses anchor.xml; cube_load_metric decodes a metric's rows and derives
+ * its inclusive/exclusive values; cube_load_all does so in threads.
  */
 #include "cube_reader.h"
 #include "cr_anchor.h"
@@ -12,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +23,18 @@
 
 #define MAX_GUNZIP ((size_t)1 << 32)    /* whole-file or anchor gzip limit */
 #define MAX_NOTES 1000
+#define MAX_LOAD_THREADS 8
 
-/* The file's bytes: mapped, or inflated when the file is gzip-compressed. */
-typedef struct source {
+/* The open file: its bytes (mapped, or inflated when the file is
+ * gzip-compressed), the archive index, and the row orders. */
+typedef struct cube_source {
     unsigned char *map;
     size_t maplen;
     unsigned char *heap;
     const unsigned char *buf;
     size_t len;
+    cr_archive archive;
+    int *ident, *wide;          /* row position -> cnode, per metric kind */
 } source;
 
 static int map_file(const char *path, source *s, char *err, size_t errlen)
@@ -65,11 +71,17 @@ static int map_file(const char *path, source *s, char *err, size_t errlen)
     return rc;
 }
 
-static void unmap_file(source *s)
+static void close_source(source *s)
 {
+    if (!s)
+        return;
     if (s->map)
         munmap(s->map, s->maplen);
     free(s->heap);
+    cr_tar_free(&s->archive);
+    free(s->ident);
+    free(s->wide);
+    free(s);
 }
 
 static void add_note(cube_profile *p, const char *fmt, const char *a1, const char *a2)
@@ -119,58 +131,116 @@ static int check_metric_ids(const cube_profile *p, char *err, size_t errlen)
     return 0;
 }
 
-static int load_metrics(cube_profile *p, const cr_archive *a, const unsigned char *buf,
-                        char *err, size_t errlen)
+/* Marks what can be loaded (with a note for what cannot) and prepares the
+ * row orders, so loading needs no shared writes and can run in threads. */
+static int prepare_loading(cube_profile *p, source *s, char *err, size_t errlen)
 {
-    int *ident = malloc(sizeof *ident * (size_t)(p->ncnodes ? p->ncnodes : 1));
-    int *wide = cr_wide_order(p);
-    int rc = (!ident || !wide) ? cr_err(err, errlen, "out of memory") : 0;
-    for (int i = 0; rc == 0 && i < p->ncnodes; i++)
-        ident[i] = i;
-    for (int i = 0; rc == 0 && i < p->nmetrics; i++) {
+    s->ident = malloc(sizeof *s->ident * (size_t)(p->ncnodes ? p->ncnodes : 1));
+    s->wide = cr_wide_order(p);
+    if (!s->ident || !s->wide)
+        return cr_err(err, errlen, "out of memory");
+    for (int i = 0; i < p->ncnodes; i++)
+        s->ident[i] = i;
+    for (int i = 0; i < p->nmetrics; i++) {
         cube_metric *m = &p->metrics[i];
-        if (cr_dtype_setup(m) < 0) {
+        m->loadable = cr_dtype_setup(m) == 0;
+        if (!m->loadable)
             add_note(p, "metric %s: %s", m->uniq_name, m->note);
-            continue;
-        }
-        const int *seq = m->kind == CUBE_KIND_INCLUSIVE ? wide : ident;
-        rc = cr_load_values(p, m, a, buf, seq, err, errlen);
-        if (rc == 0 && (m->excl || m->incl) && cr_derive(p, m) < 0)
-            rc = cr_err(err, errlen, "out of memory");
     }
-    free(ident);
-    free(wide);
-    return rc;
+    return 0;
 }
 
 cube_profile *cube_open(const char *path, char *err, size_t errlen)
 {
-    source src;
     cube_profile *p = calloc(1, sizeof *p);
-    if (!p) {
+    source *s = calloc(1, sizeof *s);
+    if (!p || !s) {
+        free(p), free(s);
         cr_err(err, errlen, "out of memory");
         return NULL;
     }
-    cr_archive a;
-    memset(&a, 0, sizeof a);
-    int rc = map_file(path, &src, err, errlen);
+    p->src = s;
+    int rc = map_file(path, s, err, errlen);
     if (rc == 0)
-        rc = cr_tar_scan(&a, src.buf, src.len, err, errlen);
+        rc = cr_tar_scan(&s->archive, s->buf, s->len, err, errlen);
     if (rc == 0)
-        rc = parse_anchor(p, &a, src.buf, err, errlen);
+        rc = parse_anchor(p, &s->archive, s->buf, err, errlen);
     if (rc == 0)
         rc = check_metric_ids(p, err, errlen);
     if (rc == 0)
-        rc = load_metrics(p, &a, src.buf, err, errlen);
-    if (rc == 0 && a.checksum_bug)
+        rc = prepare_loading(p, s, err, errlen);
+    if (rc == 0 && s->archive.checksum_bug)
         add_note(p, "%s%s", "tar header checksums carry the Cube 4.8 checksum bug (accepted)", NULL);
-    cr_tar_free(&a);
-    unmap_file(&src);
     if (rc < 0) {
         cube_close(p);
         return NULL;
     }
     return p;
+}
+
+int cube_load_metric(cube_profile *p, int metric, char *err, size_t errlen)
+{
+    cube_metric *m = &p->metrics[metric];
+    source *s = p->src;
+    if (m->loaded || !m->loadable)
+        return 0;
+    const int *seq = m->kind == CUBE_KIND_INCLUSIVE ? s->wide : s->ident;
+    if (cr_load_values(p, m, &s->archive, s->buf, seq, err, errlen) < 0)
+        return -1;
+    if ((m->excl || m->incl) && cr_derive(p, m) < 0) {
+        free(m->excl), free(m->incl);
+        m->excl = m->incl = NULL;
+        m->loaded = 0;
+        return cr_err(err, errlen, "out of memory");
+    }
+    return 0;
+}
+
+/* Workers take the next metric from a shared counter; the first error
+ * stops them all. */
+typedef struct load_job {
+    cube_profile *p;
+    int next;
+    int failed;
+    char err[256];
+    pthread_mutex_t lock;
+} load_job;
+
+static void *load_worker(void *arg)
+{
+    load_job *j = arg;
+    char err[256];
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        int m = j->failed ? j->p->nmetrics : j->next++;
+        pthread_mutex_unlock(&j->lock);
+        if (m >= j->p->nmetrics)
+            return NULL;
+        if (cube_load_metric(j->p, m, err, sizeof err) < 0) {
+            pthread_mutex_lock(&j->lock);
+            if (!j->failed)
+                snprintf(j->err, sizeof j->err, "%s", err);
+            j->failed = 1;
+            pthread_mutex_unlock(&j->lock);
+        }
+    }
+}
+
+int cube_load_all(cube_profile *p, char *err, size_t errlen)
+{
+    load_job j = { .p = p };
+    pthread_mutex_init(&j.lock, NULL);
+    pthread_t t[MAX_LOAD_THREADS];
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = ncpu < 1 ? 1 : ncpu > MAX_LOAD_THREADS ? MAX_LOAD_THREADS : (int)ncpu, started = 0;
+    for (; started < n - 1; started++)  /* this thread is one of the workers */
+        if (pthread_create(&t[started], NULL, load_worker, &j) != 0)
+            break;
+    load_worker(&j);
+    for (int i = 0; i < started; i++)
+        pthread_join(t[i], NULL);
+    pthread_mutex_destroy(&j.lock);
+    return j.failed ? cr_err(err, errlen, "%s", j.err) : 0;
 }
 
 static void free_metric(cube_metric *m)
@@ -208,6 +278,7 @@ void cube_close(cube_profile *p)
     free(p->version), free(p->attrs), free(p->metrics), free(p->regions);
     free(p->cnodes), free(p->roots), free(p->sysnodes), free(p->procs);
     free(p->locs), free(p->notes);
+    close_source(p->src);
     free(p);
 }
 

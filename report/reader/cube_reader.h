@@ -7,9 +7,12 @@
  * sparse or dense index, either byte order). The input is untrusted: every
  * size is bounded before use and problems give a one-line error.
  *
- * After cube_open() every loaded metric holds both its exclusive and its
- * inclusive value for every (cnode, location), whatever way the file stores
- * it. Views read the model directly; it is read-only for them.
+ * cube_open() reads the definitions and checks the archive; metric values
+ * are decoded on demand (cube_load_metric, or cube_load_all which uses a
+ * few threads), so a view pays only for the metrics it shows. A loaded
+ * metric holds both its exclusive and its inclusive value for every
+ * (cnode, location), whatever way the file stores it. Views read the model
+ * directly; it is read-only for them.
  */
 #ifndef HPROF_CUBE_READER_H
 #define HPROF_CUBE_READER_H
@@ -29,8 +32,9 @@ typedef struct cube_metric {
     int aggr;               /* enum cube_aggr */
     int is_integer;         /* integer dtype: views print integers */
     int parent;             /* metric index, -1 for a root */
+    int loadable;           /* dtype and kind readable: values can be loaded */
     int loaded;             /* 1: values usable (excl/incl NULL means all zero) */
-    const char *note;       /* why not loaded (static string), NULL if loaded */
+    const char *note;       /* why not loadable (static string), else NULL */
     double *excl, *incl;    /* [cnode * nlocs + loc] */
 } cube_metric;
 
@@ -84,16 +88,24 @@ typedef struct cube_profile {
     cube_process *procs;      int nprocs;
     cube_location *locs;      int nlocs;    /* in data column order */
     char **notes;             int nnotes;   /* non-fatal remarks */
+    struct cube_source *src;                /* the open file (private) */
 } cube_profile;
 
-/* Loads the whole profile. NULL on error, with a one-line reason in err. */
+/* Reads the definitions. NULL on error, with a one-line reason in err. */
 cube_profile *cube_open(const char *path, char *err, size_t errlen);
 void cube_close(cube_profile *p);
+
+/* Decodes one metric's values (once; later calls return 0 at once).
+ * A metric that is not loadable is skipped (returns 0, stays unloaded).
+ * Returns -1 with a one-line reason when the file's data is bad. */
+int cube_load_metric(cube_profile *p, int metric, char *err, size_t errlen);
+/* Loads every loadable metric, several at a time. */
+int cube_load_all(cube_profile *p, char *err, size_t errlen);
 
 /* Metric index by unique name, -1 if absent. */
 int cube_find_metric(const cube_profile *p, const char *uniq_name);
 
-/* One value; 0 for a metric without data. */
+/* One value; 0 for a metric without data or not loaded. */
 double cube_value(const cube_profile *p, int metric, int cnode, int loc, int inclusive);
 
 /* Value at a cnode combined over all locations (sum, min or max). */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum mode { MODE_TREE, MODE_CSV, MODE_CSV_IDS };
+enum mode { MODE_TREE, MODE_CSV, MODE_CSV_IDS, MODE_CHECK };
 
 static const char usage[] =
     "usage: hprof-view [--metric NAME[,NAME...]] [--csv] FILE.cubex\n"
@@ -31,7 +31,10 @@ static const char usage[] =
     "                        nonzero value; path joins region names with ';'\n"
     "  --csv-ids             like --csv, keyed by the file's cnode id and the\n"
     "                        location index (cnode,location,metric,...)\n"
-    "  --help                this text\n";
+    "  --check               read every value in the file and report\n"
+    "  --help                this text\n"
+    "\n"
+    "Exit status: 0 done, 2 unreadable file or bad usage, 1 output error.\n";
 
 typedef struct args {
     int mode;
@@ -57,6 +60,8 @@ static int parse_args(int argc, char **argv, args *a)
             return 0;
         } else if (strcmp(s, "--csv") == 0) {
             a->mode = MODE_CSV;
+        } else if (strcmp(s, "--check") == 0) {
+            a->mode = MODE_CHECK;
         } else if (strcmp(s, "--csv-ids") == 0) {
             a->mode = MODE_CSV_IDS;
         } else if (strcmp(s, "--metric") == 0) {
@@ -93,7 +98,7 @@ static int resolve_metrics(const cube_profile *p, const args *a, int **out, int 
     for (char *save = NULL, *t = list ? strtok_r(list, ",", &save) : NULL; t && rc < 0;
          t = strtok_r(NULL, ",", &save)) {
         int m = cube_find_metric(p, t);
-        if (m < 0 || !p->metrics[m].loaded) {
+        if (m < 0 || !p->metrics[m].loadable) {
             fprintf(stderr, "hprof-view: %s: %s metric %s\n", a->path,
                     m < 0 ? "no" : "cannot show", t);
             rc = 2;
@@ -117,15 +122,21 @@ static void print_notes(const cube_profile *p, const char *path)
         fprintf(stderr, "hprof-view: %s: note: %s\n", path, p->notes[i]);
 }
 
-static int run_view(const cube_profile *p, const args *a, const view_opts *o)
+static int run_view(cube_profile *p, const args *a, const view_opts *o)
 {
     int rc;
     if (a->mode == MODE_CSV)
         rc = view_csv(p, o, stdout);
     else if (a->mode == MODE_CSV_IDS)
         rc = view_csv_ids(p, o, stdout);
+    else if (a->mode == MODE_CHECK)
+        rc = view_check(p, o, stdout);
     else
         rc = view_tree(p, o, stdout);
+    if (rc == VIEW_BAD_FILE) {  /* before any output: views load first */
+        fprintf(stderr, "hprof-view: %s: %s\n", a->path, o->err);
+        return 2;
+    }
     if (fflush(stdout) != 0 || ferror(stdout) || rc < 0) {
         fprintf(stderr, "hprof-view: cannot write output\n");
         return 1;
@@ -149,7 +160,7 @@ int main(int argc, char **argv)
     rc = resolve_metrics(p, &a, &metrics, &nmetrics);
     if (rc < 0) {
         print_notes(p, a.path);
-        view_opts o = { a.path, metrics, nmetrics };
+        view_opts o = { a.path, metrics, nmetrics, err, sizeof err };
         rc = run_view(p, &a, &o);
     }
     free(metrics);

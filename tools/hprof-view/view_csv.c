@@ -72,16 +72,15 @@ static void print_rows(FILE *out, const cube_profile *p, const int *ml, int nm,
     }
 }
 
-static int csv(const cube_profile *p, const view_opts *o, FILE *out, int ids)
+static int csv(cube_profile *p, const view_opts *o, FILE *out, int ids)
 {
-    int nm;
-    int *ml = view_metric_list(p, o, &nm);
+    int nm, rc;
+    int *ml = view_metric_list(p, o, &nm, &rc);
     path_buf b = { 0 };
     if (!ml)
-        return -1;
+        return rc;
     fputs(ids ? "cnode,location,metric,exclusive,inclusive\n"
               : "path,rank,thread,metric,exclusive,inclusive\n", out);
-    int rc = 0;
     for (int c = 0; c < p->ncnodes && rc == 0; c++) {
         const char *path = path_of(&b, p, c);
         if (!path)
@@ -95,12 +94,12 @@ static int csv(const cube_profile *p, const view_opts *o, FILE *out, int ids)
     return rc;
 }
 
-int view_csv(const cube_profile *p, const view_opts *o, FILE *out)
+int view_csv(cube_profile *p, const view_opts *o, FILE *out)
 {
     return csv(p, o, out, 0);
 }
 
-int view_csv_ids(const cube_profile *p, const view_opts *o, FILE *out)
+int view_csv_ids(cube_profile *p, const view_opts *o, FILE *out)
 {
     return csv(p, o, out, 1);
 }

@@ -29,16 +29,16 @@ static int add_metric_cols(column *cols, int n, int m, int with_percent)
 static int default_columns(const cube_profile *p, column *cols)
 {
     int n = 0, t = cube_find_metric(p, "time");
-    if (t >= 0 && p->metrics[t].loaded)
+    if (t >= 0 && p->metrics[t].loadable)
         n = add_metric_cols(cols, n, t, 1);
     static const char *const extra[] = { "visits", "bytes_sent", "bytes_received" };
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
         int m = cube_find_metric(p, extra[i]);
-        if (m >= 0 && p->metrics[m].loaded)
+        if (m >= 0 && p->metrics[m].loadable)
             cols[n++] = (column){ m, 0, 0 };
     }
     for (int m = 0; n == 0 && m < p->nmetrics; m++)   /* not an hprof profile */
-        if (p->metrics[m].loaded)
+        if (p->metrics[m].loadable)
             n = add_metric_cols(cols, n, m, 1);
     return n;
 }
@@ -79,7 +79,7 @@ static double share(double part, double total)
 static void print_split(const cube_profile *p, FILE *out)
 {
     int t = cube_find_metric(p, "time");
-    if (t < 0 || !p->metrics[t].loaded)
+    if (t < 0 || !p->metrics[t].loadable)
         return;
     if (cube_find_metric(p, "comp_time") < 0 && cube_find_metric(p, "mpi_time") < 0)
         return;             /* not an hprof profile: nothing to split */
@@ -88,7 +88,7 @@ static void print_split(const cube_profile *p, FILE *out)
     static const char *const parts[][2] = { { "comp_time", "computation" }, { "mpi_time", "MPI" } };
     for (int i = 0; i < 2; i++) {
         int m = cube_find_metric(p, parts[i][0]);
-        if (m < 0 || !p->metrics[m].loaded)
+        if (m < 0 || !p->metrics[m].loadable)
             continue;
         double v = metric_total(p, m);
         fprintf(out, ", %s %.4f s (%.1f%%)", parts[i][1], v, share(v, total));
@@ -175,15 +175,34 @@ static int push_sorted(const cube_profile *p, const column *key, int parent,
     return n;
 }
 
-int view_tree(const cube_profile *p, const view_opts *o, FILE *out)
+/* Loads what the columns and the split line need. */
+static int load_needed(cube_profile *p, const view_opts *o, const column *cols, int ncols)
+{
+    static const char *const split[] = { "time", "comp_time", "mpi_time" };
+    for (int i = 0; i < ncols; i++)
+        if (view_load(p, o, cols[i].metric) < 0)
+            return VIEW_BAD_FILE;
+    for (int i = 0; i < 3; i++) {
+        int m = cube_find_metric(p, split[i]);
+        if (m >= 0 && view_load(p, o, m) < 0)
+            return VIEW_BAD_FILE;
+    }
+    return 0;
+}
+
+int view_tree(cube_profile *p, const view_opts *o, FILE *out)
 {
     column *cols = malloc(sizeof *cols * (size_t)(3 * (p->nmetrics + o->nmetrics) + 4));
     double *totals = calloc((size_t)p->nmetrics + 1, sizeof *totals);
     int *stack = malloc(sizeof *stack * (size_t)(p->ncnodes + 1));
     keyed *tmp = malloc(sizeof *tmp * (size_t)(p->ncnodes + 1));
-    int rc = (cols && totals && stack && tmp) ? 0 : -1;
+    int rc = (cols && totals && stack && tmp) ? 0 : VIEW_FAILED, ncols = 0;
     if (rc == 0) {
-        int ncols = choose_columns(p, o, cols), sp = 0;
+        ncols = choose_columns(p, o, cols);
+        rc = load_needed(p, o, cols, ncols);
+    }
+    if (rc == 0) {
+        int sp = 0;
         for (int m = 0; m < p->nmetrics; m++)
             totals[m] = metric_total(p, m);
         fprintf(out, "%s: %d processes, %d locations, %d call paths\n", o->path,

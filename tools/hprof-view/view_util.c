@@ -28,19 +28,41 @@ void view_print_csv_field(FILE *out, const char *s)
     fputc('"', out);
 }
 
-int *view_metric_list(const cube_profile *p, const view_opts *o, int *n)
+int view_load(cube_profile *p, const view_opts *o, int metric)
+{
+    return cube_load_metric(p, metric, o->err, o->errlen) < 0 ? VIEW_BAD_FILE : 0;
+}
+
+int *view_metric_list(cube_profile *p, const view_opts *o, int *n, int *rc)
 {
     int *list = malloc(sizeof *list * (size_t)(p->nmetrics + o->nmetrics + 1));
+    *n = 0;
+    *rc = VIEW_FAILED;
     if (!list)
         return NULL;
-    *n = 0;
-    if (o->nmetrics) {
-        for (int i = 0; i < o->nmetrics; i++)
-            list[(*n)++] = o->metrics[i];
-        return list;
-    }
-    for (int i = 0; i < p->nmetrics; i++)
-        if (p->metrics[i].loaded)
+    for (int i = 0; i < o->nmetrics; i++)
+        list[(*n)++] = o->metrics[i];
+    for (int i = 0; o->nmetrics == 0 && i < p->nmetrics; i++)
+        if (p->metrics[i].loadable)
             list[(*n)++] = i;
+    *rc = o->nmetrics ? 0 : (cube_load_all(p, o->err, o->errlen) < 0 ? VIEW_BAD_FILE : 0);
+    for (int i = 0; *rc == 0 && i < *n; i++)
+        *rc = view_load(p, o, list[i]);
+    if (*rc < 0) {
+        free(list);
+        return NULL;
+    }
     return list;
+}
+
+int view_check(cube_profile *p, const view_opts *o, FILE *out)
+{
+    int n, rc;
+    int *list = view_metric_list(p, o, &n, &rc);
+    if (!list)
+        return rc;
+    fprintf(out, "%s: ok: %d call paths, %d locations, %d of %d metrics loaded\n",
+            o->path, p->ncnodes, p->nlocs, n, p->nmetrics);
+    free(list);
+    return 0;
 }

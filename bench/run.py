@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""make bench: hprof's overhead, measured side by side in one run.
+
+Every comparison alternates its variants (A B C A B C ...) so that drifting
+machine load hits all of them alike, repeats them, and prints the median and
+the spread (min..max). Writes bench/RESULTS.md. A benchmark, not a test: it
+prints and never fails because the machine is slow.
+"""
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, "build")
+OUT = os.path.join(BUILD, "bench")
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+MPI = os.environ.get("BENCH_MPI", "openmpi")
+LIB = os.path.join(BUILD, MPI, "libhprof.so")
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_btl="self,vader", HPROF_OUTPUT=os.path.join(OUT, "bench.cubex"))
+
+def sh(cmd, env=None):
+    return subprocess.run(cmd, env=env or ENV, capture_output=True, text=True, check=True)
+
+def build(name):
+    exe = os.path.join(OUT, name)
+    sh(["mpicc." + MPI, "-O2", "-g", os.path.join(ROOT, "bench", name + ".c"), "-o", exe])
+    return exe
+
+def run(exe, args, hprof=None):
+    """One singleton run; hprof: None (no tool) or a dict of HPROF_ settings."""
+    env = dict(ENV)
+    if hprof is not None:
+        env["LD_PRELOAD"] = LIB
+        env.update(hprof)
+    r = sh([exe] + [str(a) for a in args], env)
+    value = float(r.stdout.split()[1])
+    m = re.search(r"(\d+) samples counted", r.stderr)
+    return value, int(m.group(1)) if m else 0
+
+def side_by_side(variants, exe, args):
+    """variants: [(label, hprof)], run alternately RUNS times; returns {label: [values]}."""
+    results = {label: [] for label, _ in variants}
+    samples = {label: [] for label, _ in variants}
+    for _ in range(RUNS):
+        for label, hprof in variants:
+            v, s = run(exe, args, hprof)
+            results[label].append(v)
+            samples[label].append(s)
+    return results, samples
+
+def fmt(values, unit):
+    return "%.1f %s (%.1f..%.1f)" % (statistics.median(values), unit, min(values), max(values))
+
+def per_call(exe, lines):
+    lines.append("\n## 1. Per-call cost: MPI_Barrier(MPI_COMM_SELF), one rank\n")
+    lines.append("| depth | no tool | hprof, counting only (HPROF_NOUNWIND=all) | hprof, call paths | call-path cost above no tool |")
+    lines.append("|---|---|---|---|---|")
+    off = {"HPROF_SAMPLING_HZ": "0"}
+    for depth in (10, 50):
+        variants = [("none", None), ("count", dict(off, HPROF_NOUNWIND="all")), ("paths", off)]
+        r, _ = side_by_side(variants, exe, ["calls", depth, 200000])
+        extra = statistics.median(r["paths"]) - statistics.median(r["none"])
+        lines.append("| %d | %s | %s | %s | %.1f ns |" % (depth, fmt(r["none"], "ns"), fmt(r["count"], "ns"),
+                                                        fmt(r["paths"], "ns"), extra))
+
+def per_sample(exe, lines):
+    lines.append("\n## 2. Per-sample cost (signal delivery, unwind, tree update), one rank\n")
+    lines.append("Fixed arithmetic at the given depth, sampling off vs 1000 Hz; cost = extra run time / samples.\n")
+    lines.append("| depth | run time, sampling off | run time, 1000 Hz | samples | cost per sample |")
+    lines.append("|---|---|---|---|---|")
+    costs = {}
+    for depth in (10, 50):
+        variants = [("off", {"HPROF_SAMPLING_HZ": "0"}),
+                    ("on", {"HPROF_SAMPLING_HZ": "1000", "HPROF_VERBOSE": "1"})]
+        r, s = side_by_side(variants, exe, ["spin", depth, 300000000])
+        n = statistics.median(s["on"])
+        cost = (statistics.median(r["on"]) - statistics.median(r["off"])) / max(n, 1)
+        costs[depth] = cost
+        lines.append("| %d | %s | %s | %d | %.2f us |" % (depth, fmt([v * 1e3 for v in r["off"]], "ms"),
+                                                       fmt([v * 1e3 for v in r["on"]], "ms"), n, cost * 1e6))
+    lines.append("\nAt 100 Hz that is %.4f%% of run time at depth 10 and %.4f%% at depth 50 (goal: under 0.1%%)."
+                 % (costs[10] * 100 * 100, costs[50] * 100 * 100))
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    if not os.path.exists(LIB):
+        sys.exit("bench: %s missing; run make first" % LIB)
+    exe = build("callcost")
+    cpu = "unknown"
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    lines = ["# hprof benchmark results", "",
+             "Written by `make bench` (bench/run.py) on %s." % time.strftime("%Y-%m-%d %H:%M %Z"),
+             "Machine: %d cores, %s, %s. MPI: %s. Runs per variant: %d, alternated; median (min..max)."
+             % (os.cpu_count(), cpu, platform.platform(), MPI, RUNS),
+             "Command: `make bench` (BENCH_RUNS=%d BENCH_MPI=%s)." % (RUNS, MPI)]
+    per_call(exe, lines)
+    per_sample(exe, lines)
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(os.path.join(ROOT, "bench", "RESULTS.md"), "w") as f:
+        f.write(text)
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+#!/bin/sh
+# make bench entry point.
+exec python3 "$(dirname "$0")/run.py" "$@"

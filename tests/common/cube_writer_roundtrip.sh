@@ -1,0 +1,101 @@
+#!/bin/bash
+# CUBE writer checks: a program built against report/writer/*.c writes a
+# profile (several dtypes, C++ names with commas and XML specials, nested
+# cnodes with call sites, 3 processes with 1-2 threads, an INCLUSIVE
+# metric, rows given out of preorder); `hprof-view --csv` must print
+# exactly the values written. Also: error paths, tar listing, load time.
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+VIEW=${HPROF_VIEW:-$ROOT/build/tools/hprof-view}
+W=${TEST_TMP:-$(mktemp -d)}
+ok() { echo "ok - $1"; }
+notok() { echo "not ok - $1: $2"; }
+
+if [ ! -x "$VIEW" ]; then notok "writer: viewer built" "$VIEW missing (run make tools)"; exit 1; fi
+WP=$W/write_profile
+if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I"$ROOT/report/writer" \
+        "$HERE/cube_tools/write_profile.c" "$ROOT"/report/writer/*.c -o "$WP" -lz -lm 2> "$W/cc.err"; then
+    notok "writer: test program builds -Wall -Wextra clean" "$(head -c 400 "$W/cc.err")"; exit 1
+fi
+ok "writer: test program builds -Wall -Wextra clean"
+
+# Round trip.
+mkdir -p "$W/rt"
+if ! "$WP" roundtrip "$W/rt/p.cubex" > "$W/expected.csv"; then
+    notok "writer: roundtrip write" "$(tail -n 1 "$W/expected.csv")"
+else
+    "$VIEW" --csv "$W/rt/p.cubex" > "$W/got.csv" 2> "$W/err"; rc=$?
+    if [ $rc -ne 0 ]; then notok "writer: roundtrip read" "exit $rc: $(cat "$W/err")"
+    elif ! diff <(sort "$W/expected.csv") <(tail -n +2 "$W/got.csv" | sort) > "$W/diff"; then
+        notok "writer: roundtrip values" "$(head -n 4 "$W/diff" | tr '\n' ' ')"
+    else ok "writer: roundtrip: all $(wc -l < "$W/expected.csv") values read back exactly"; fi
+    if grep -q '^"std::map<int, double>::find(int const&)";"void exchange<A, B>(A&, B&)";MPI_Sendrecv"\?,' "$W/got.csv" ||
+       grep -q '^"main;std::map<int, double>::find(int const&);void exchange<A, B>(A&, B&);MPI_Sendrecv",0,1,' "$W/got.csv"; then
+        ok "writer: C++ names with commas quoted in CSV"
+    else notok "writer: CSV quoting" "no quoted path for main;find;exchange;MPI_Sendrecv"; fi
+    list=$(tar tf "$W/rt/p.cubex" 2>&1 | sort | tr '\n' ' ')
+    if [ "$list" = "0.data 0.index 1.data 1.index 2.data 2.index 3.data 3.index 4.data 4.index 5.data 5.index 6.data 6.index 7.data 7.index anchor.xml " ]; then
+        ok "writer: archive lists with tar tf"
+    else notok "writer: tar tf" "$list"; fi
+    if tar xOf "$W/rt/p.cubex" anchor.xml | python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.stdin)' 2> "$W/err"; then
+        ok "writer: anchor.xml is well-formed XML"
+    else notok "writer: anchor.xml" "$(tail -n 1 "$W/err")"; fi
+    if [ "$(ls -A "$W/rt")" = "p.cubex" ]; then ok "writer: no temporary file left after commit"
+    else notok "writer: leftovers" "$(ls -A "$W/rt" | tr '\n' ' ')"; fi
+    mode=$(stat -c %a "$W/rt/p.cubex"); want=$(printf '%o' $((0666 & ~$(umask))))
+    if [ "$mode" = "$want" ]; then ok "writer: file mode follows the umask ($mode)"
+    else notok "writer: file mode" "$mode, umask wants $want"; fi
+    "$VIEW" "$W/rt/p.cubex" > "$W/tree"
+    if grep -q '^time: total 85.0000 s, computation 48.7500 s (57.4%), MPI 36.2500 s (42.6%), (unwind failed) 0.0%, (not unwound) 20.6%$' "$W/tree"; then
+        ok "view: time split line"
+    else notok "view: time split line" "$(sed -n 2p "$W/tree")"; fi
+fi
+
+# Existing target with overwrite_ok=0: create fails, the file is untouched.
+echo keep > "$W/rt/exists.cubex"
+out=$("$WP" exists "$W/rt/exists.cubex"); rc=$?
+if [ $rc -eq 0 ] && [ "$out" = "cannot create $W/rt/exists.cubex: File exists" ] && [ "$(cat "$W/rt/exists.cubex")" = keep ]; then
+    ok "writer: create refuses an existing file"
+else notok "writer: existing file" "exit $rc: $out"; fi
+
+# Abort midway, and a failing call, leave nothing in the folder.
+mkdir -p "$W/ab"
+if "$WP" abort "$W/ab/a.cubex" > "$W/out" && [ -z "$(ls -A "$W/ab")" ]; then ok "writer: abort leaves no file"
+else notok "writer: abort" "$(cat "$W/out"; ls -A "$W/ab")"; fi
+if "$WP" badorder "$W/ab/b.cubex" > "$W/out" && [ -z "$(ls -A "$W/ab")" ] &&
+   grep -q "expected cnode 1" "$W/out"; then ok "writer: error removes the temporary file"
+else notok "writer: error cleanup" "$(cat "$W/out"; ls -A "$W/ab")"; fi
+
+# Nonexistent folder: a clear one-line reason.
+out=$("$WP" create "$W/nonexistent/x.cubex")
+if [ "$out" = "cannot create $W/nonexistent/x.cubex: No such file or directory" ]; then
+    ok "writer: nonexistent folder gives a clear error"
+else notok "writer: nonexistent folder" "$out"; fi
+
+# Load time: 64 ranks, 10,000 cnodes, 10 metrics. The tree view decodes
+# only the metrics it shows; --check decodes all ten.
+best_time() { # args...: best wall time of 3 runs, 9 if one fails
+    python3 - "$@" <<'PY'
+import subprocess, sys, time
+best = 9.0
+for _ in range(3):
+    t0 = time.perf_counter()
+    r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+    if r.returncode:
+        break
+    best = min(best, time.perf_counter() - t0)
+print("%.3f" % best)
+PY
+}
+if "$WP" big "$W/big.cubex" > "$W/out"; then
+    t=$(best_time "$VIEW" "$W/big.cubex")
+    if python3 -c "import sys; sys.exit(0 if $t < 0.5 else 1)"; then
+        ok "reader: 64 ranks x 10,000 cnodes x 10 metrics: open and tree view in ${t}s"
+    else notok "reader: tree view time" "${t}s (limit 0.5s)"; fi
+    t=$(best_time "$VIEW" --check "$W/big.cubex")
+    if python3 -c "import sys; sys.exit(0 if $t < 1.5 else 1)"; then
+        ok "reader: same profile, all 10 metrics decoded (--check) in ${t}s"
+    else notok "reader: full load time" "${t}s (limit 1.5s)"; fi
+else notok "writer: big profile" "$(cat "$W/out")"; fi
+exit 0

@@ -83,12 +83,16 @@ static void stop_sampling(const void *wrapper_ret)
         uint64_t now = sampler_clock_ns();
         sampler_thread_stop(self, now, node);
         self->depth--;
-        hprof_verbose(1, "window %.9f s, %llu samples counted, %llu in MPI, %llu dropped",
+        hprof_verbose(1, "window %.9f s, %llu samples counted, %llu in MPI, %llu dropped, "
+                      "%.2f us per sample in the handler",
                       (double)((hprof_config.sampling_clock == HPROF_CLOCK_WALL ? now : hprof_now_ns()) -
                                self->sampling.window_start_ns) * 1e-9,
                       (unsigned long long)self->sampling.counted,
                       (unsigned long long)self->sampling.in_mpi,
-                      (unsigned long long)(self->sampling.busy + self->sampling.full));
+                      (unsigned long long)(self->sampling.busy + self->sampling.full),
+                      self->sampling.counted
+                          ? (double)self->sampling.handler_ns * 1e-3 / (double)self->sampling.counted
+                          : 0.0);
     }
 }
 

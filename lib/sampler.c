@@ -82,6 +82,7 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
         errno = saved_errno;
         return;
     }
+    uint64_t entry = hprof_now_ns();
     int failed;
     uint32_t node = sample_node(t, ucontext, &failed);
     if (node == CCT_NONE) {
@@ -100,6 +101,7 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
     s->counted++;
     s->last_node = node;
     histogram_add(s, weight);
+    s->handler_ns += hprof_now_ns() - entry;
     errno = saved_errno;
 }
 

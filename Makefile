@@ -19,7 +19,7 @@ CWARN   := -Wall -Wextra -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(CWARN) -fPIC -fvisibility=hidden -DHPROF_VERSION='"$(VERSION)"'
 CPPFLAGS += -Ilib -Iunwind -Ireport/writer -Ireport/merge -Ireport/reader -Iwrappers
-RUNTIME_LIBS := -lunwind -ldw -lelf -lz -ldl -lpthread
+RUNTIME_LIBS := -lunwind -ldw -lelf -lz -ldl -lpthread -lm
 VIEW_LIBS    := -lexpat -lz -lm
 
 RUNTIME_SRCS := $(wildcard lib/*.c unwind/*.c report/writer/*.c report/merge/*.c wrappers/*.c)

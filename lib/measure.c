@@ -17,7 +17,7 @@ void hprof_call_begin(hprof_call *call, int fn)
     call->nested = 0;
     if (!hprof_active)
         return;
-    hprof_thread *t = hprof_thread_get();
+    hprof_thread *t = hprof_thread_enter();
     if (!t)
         return;
     /* MPI calls made from inside a wrapper (MPICH's Fortran layer calls the C

@@ -173,6 +173,9 @@ void sampler_thread_stop(hprof_thread *t, uint64_t now_ns, uint32_t node)
 {
     hprof_sampling *s = &t->sampling;
     s->on = 0;
+    if (s->ended)
+        return;
+    s->ended = 1;
     if (s->has_timer) {
         timer_delete(s->timer);
         s->has_timer = 0;

@@ -29,6 +29,7 @@ struct hprof_thread;
 
 typedef struct hprof_sampling {
     volatile int on;             /* the handler may record */
+    int ended;                   /* the window is closed */
     int has_timer;
     timer_t timer;
     uint64_t window_start_ns;

@@ -23,7 +23,7 @@ hprof_thread *hprof_thread_get(void)
     t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    if (cct_init(&t->tree, 1024, hprof_config.max_nodes) != 0) {
+    if (cct_init(&t->tree, 64, hprof_config.max_nodes) != 0) {
         free(t);
         return NULL;
     }
@@ -34,6 +34,17 @@ hprof_thread *hprof_thread_get(void)
     } while (!__atomic_compare_exchange_n(&thread_list, &head, t, 1, __ATOMIC_RELEASE,
                                           __ATOMIC_ACQUIRE));
     hprof_self = t;
+    return t;
+}
+
+hprof_thread *hprof_thread_enter(void)
+{
+    hprof_thread *t = hprof_self;
+    if (t)
+        return t;
+    t = hprof_thread_get();
+    if (t && hprof_active)
+        sampler_thread_start(t, hprof_now_ns());
     return t;
 }
 

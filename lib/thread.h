@@ -23,6 +23,7 @@ typedef struct hprof_thread {
     void *scratch;          /* see hprof_thread_scratch() */
     size_t scratch_size;
     struct hprof_sampling sampling;
+    uint64_t start_routine; /* the routine the thread was created to run; 0: unknown */
     struct hprof_thread *next;
 } hprof_thread;
 
@@ -31,6 +32,10 @@ extern __thread hprof_thread *hprof_self __attribute__((tls_model("initial-exec"
 /* The calling thread's state, created if needed (not from a signal handler).
  * NULL if it could not be created. */
 hprof_thread *hprof_thread_get(void);
+
+/* Same, and when it had no state yet and the measurement runs, its
+ * sampling starts now (threads that first show up in an MPI call). */
+hprof_thread *hprof_thread_enter(void);
 
 /* All threads ever registered, newest first. */
 hprof_thread *hprof_thread_list(void);

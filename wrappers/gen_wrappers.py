@@ -240,6 +240,19 @@ def exported(lib):
     return syms
 
 
+def common_blocks(lib):
+    """Fortran COMMON blocks the library defines (mpif.h sentinels such as
+    MPI_IN_PLACE, MPI_STATUS_IGNORE live in them)"""
+    rc, out, _ = run(['nm', '-D', '--defined-only', lib])
+    out_set = set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[1] in ('B', 'C') and re.fullmatch(r'[a-z][a-z0-9_]*[a-z0-9]_', f[2]) \
+                and not f[2].startswith('__'):
+            out_set.add(f[2])
+    return out_set
+
+
 def soname(lib):
     rc, out, _ = run(['objdump', '-p', lib])
     m = re.search(r'SONAME\s+(\S+)', out)
@@ -678,14 +691,16 @@ def gen_f_wrapper(fn):
     fwd = ', '.join(fwd)
     impl = 'hprof_f_%s' % fn.name
     o = ['extern %s p%s_(%s) __attribute__((weak));' % (fret, lower, sig),
-         'static %s %s(%s)' % (fret, impl, sig), '{']
+         'static %s %s(%s)' % (fret, impl, sig), '{',
+         '    %s (*pfn)(%s) = p%s_;' % (fret, sig, lower),
+         '    if (!pfn) pfn = (%s (*)(%s))hprof_f_sym("p%s_");' % (fret, sig, lower)]
     if fret == 'void':
         fail = '{ %sreturn; }' % ('' if noierr else '*ierr = MPI_ERR_OTHER; ')
-        call_expr = 'p%s_(%s);' % (lower, fwd)
+        call_expr = 'pfn(%s);' % fwd
     else:
         fail = '{ return 0; }'
-        call_expr = '%s r = p%s_(%s);' % (fret, lower, fwd)
-    o.append('    if (!p%s_) %s   /* no Fortran MPI library loaded */' % (lower, fail))
+        call_expr = '%s r = pfn(%s);' % (fret, fwd)
+    o.append('    if (!pfn) %s   /* no Fortran MPI library */' % fail)
     life = fn.get('life')
     ok = '*ierr == MPI_SUCCESS' if not noierr else '1'
     if life in ('init', 'init_thread'):
@@ -796,6 +811,8 @@ def main():
 
     # Fortran profiling entries of the Fortran MPI library
     fsyms = set()
+    fortran_libs = []
+    fcommons = set()
     fnote = ''
     if not a.no_fortran:
         f90 = a.mpif90 or os.path.join(os.path.dirname(a.mpicc),
@@ -804,7 +821,13 @@ def main():
         flibs = find_libs(ftok, lambda n: 'mpi' in n) if ftok else []
         flibs = [l for l in flibs if l not in libs]
         for l in flibs:
-            fsyms |= {s for s in exported(l) if s.startswith('pmpi_')}
+            syms = exported(l)
+            got = {s for s in syms if s.startswith('pmpi_')}
+            if got:
+                fsyms |= got
+                fortran_libs.append(l)
+        for l in flibs + libs:
+            fcommons |= common_blocks(l)
         if not fsyms:
             fnote = ' (no Fortran MPI library found via %s: no Fortran wrappers)' % f90
 
@@ -865,12 +888,50 @@ def main():
           ' * entry pmpi_xxx_ (declared weak: libhprof never needs the Fortran MPI library',
           ' * at link time). The C MPI_ functions the library calls from there reach our',
           ' * C wrappers nested in this call, so they pass through unmeasured. */', '']
+    fo += ['#include <dlfcn.h>', '',
+           '/* The Fortran MPI library, for programs that were relinked with -lhprof:',
+           ' * libhprof defines every mpi_xxx_ symbol, so a linker using --as-needed',
+           ' * (the default here) drops the Fortran MPI library from the program and',
+           ' * the weak pmpi_xxx_ references stay NULL. It is then loaded once, at the',
+           ' * first Fortran MPI call (normally MPI_INIT), and the entries are looked up. */',
+           'static const char *const hprof_f_libs[] = { %s NULL };'
+           % ''.join('"%s", "%s", ' % (soname(l), l) for l in fortran_libs),
+           'static void *hprof_f_handle;',
+           'static void *hprof_f_sym(const char *name)',
+           '{',
+           '    void *h = __atomic_load_n(&hprof_f_handle, __ATOMIC_ACQUIRE);',
+           '    for (int i = 0; !h && hprof_f_libs[i]; i++) {',
+           '        h = dlopen(hprof_f_libs[i], RTLD_NOW | RTLD_GLOBAL);',
+           '        if (h) __atomic_store_n(&hprof_f_handle, h, __ATOMIC_RELEASE);',
+           '    }',
+           '    return h ? dlsym(h, name) : NULL;',
+           '}', '',
+           '/* Referencing the mpif.h COMMON blocks (MPI_IN_PLACE, MPI_BOTTOM,',
+           ' * MPI_STATUS_IGNORE, ... live there) makes the linker export a relinked',
+           ' * program\'s copies, so the Fortran MPI library - loaded later if need be -',
+           ' * binds to the very blocks the program passes. */']
     if flav == 'openmpi':
-        fo += ['extern int mpi_fortran_in_place_ __attribute__((weak));',
-               '#define HPROF_F_IS_IN_PLACE(p) (&mpi_fortran_in_place_ && (void *)(p) == (void *)&mpi_fortran_in_place_)']
+        fcommons.add('mpi_fortran_in_place_')
+    for cb in sorted(fcommons):
+        fo.append('extern char %s[] __attribute__((weak));' % cb)
+    fo.append('__attribute__((used)) static void *const hprof_f_commons[] = { %s };'
+              % (', '.join(sorted(fcommons)) or '0'))
+    fo.append('')
+    if flav == 'openmpi':
+        fo += ['#define HPROF_F_IS_IN_PLACE(p) (mpi_fortran_in_place_ && (void *)(p) == (void *)mpi_fortran_in_place_)']
     elif flav == 'mpich':
-        fo += ['extern void *MPIR_F_MPI_IN_PLACE __attribute__((weak));',
-               '#define HPROF_F_IS_IN_PLACE(p) (&MPIR_F_MPI_IN_PLACE && MPIR_F_MPI_IN_PLACE && (void *)(p) == MPIR_F_MPI_IN_PLACE)']
+        fo += ['static inline int hprof_f_is_in_place(const void *p)',
+               '{',
+               '    static void **addr;   /* &MPIR_F_MPI_IN_PLACE of the Fortran library */',
+               '    void **a = __atomic_load_n(&addr, __ATOMIC_ACQUIRE);',
+               '    if (!a) {',
+               '        a = (void **)hprof_f_sym("MPIR_F_MPI_IN_PLACE");',
+               '        if (!a) return 0;',
+               '        __atomic_store_n(&addr, a, __ATOMIC_RELEASE);',
+               '    }',
+               '    return *a && p == *a;',
+               '}',
+               '#define HPROF_F_IS_IN_PLACE(p) hprof_f_is_in_place(p)']
     else:
         fo += ['#define HPROF_F_IS_IN_PLACE(p) ((void)(p), 0)   /* unknown MPI: in-place not detected */']
     fo += ['',
@@ -893,8 +954,9 @@ def main():
     unwrapped = [s for s in exp_fn if s not in wrapped_set]
     known = [s for s in unwrapped if s in excepts]
     unknown = [s for s in unwrapped if s not in excepts]
-    print('hprof: wrapping %d of %d MPI_ functions exported by %s (%s)'
-          % (len([s for s in exp_fn if s in wrapped_set]), len(exp_fn), libname, flav))
+    print('hprof: wrapping %d of %d MPI_ functions exported by %s (%s)%s'
+          % (len([s for s in exp_fn if s in wrapped_set]), len(exp_fn) - len(known), libname, flav,
+             '; %d more exported symbols are documented exceptions' % len(known) if known else ''))
     if not a.quiet:
         if known:
             print('hprof: not wrapped, documented exceptions (%d): %s' % (len(known), ' '.join(known)))

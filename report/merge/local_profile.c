@@ -13,6 +13,7 @@
  */
 #include "local_profile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,6 +166,23 @@ static int add_thread(builder *b, const hprof_thread *t)
     return 0;
 }
 
+/* Names that say what a thread is: OpenMP threads are recognised by their
+ * start routine living in libgomp. */
+static char *thread_name(builder *b, const hprof_thread *t)
+{
+    char buf[256];
+    sym_info info;
+    if (t->start_routine && symbols_function(b->sym, t->start_routine, &info) == 0) {
+        if (strstr(info.module, "libgomp") || strstr(info.module, "libomp"))
+            snprintf(buf, sizeof buf, "OpenMP thread %d", t->index);
+        else
+            snprintf(buf, sizeof buf, "pthread %d (%s)", t->index, info.name);
+    } else {
+        snprintf(buf, sizeof buf, t->index == 0 ? "Master thread %d" : "thread %d", t->index);
+    }
+    return strdup(buf);
+}
+
 local_profile *local_profile_build(void)
 {
     builder b = { 0 };
@@ -179,8 +197,13 @@ local_profile *local_profile_build(void)
     b.line_by_ip = hmap_new();
     int ok = b.p->defs && b.sym && b.start_by_ip && b.region_by_start && b.line_by_ip &&
              grow_values(b.p, 1) == 0;
-    for (hprof_thread *t = hprof_thread_list(); ok && t; t = t->next)
+    b.p->thread_names = calloc((size_t)b.p->nthreads + 1, sizeof(char *));
+    ok = ok && b.p->thread_names;
+    for (hprof_thread *t = hprof_thread_list(); ok && t; t = t->next) {
         ok = add_thread(&b, t) == 0;
+        if (ok && t->index < b.p->nthreads)
+            b.p->thread_names[t->index] = thread_name(&b, t);
+    }
     symbols_close(b.sym);
     hmap_free(b.start_by_ip);
     hmap_free(b.region_by_start);
@@ -198,5 +221,8 @@ void local_profile_free(local_profile *p)
         return;
     defs_free(p->defs);
     free(p->values);
+    for (int i = 0; p->thread_names && i < p->nthreads; i++)
+        free(p->thread_names[i]);
+    free(p->thread_names);
     free(p);
 }

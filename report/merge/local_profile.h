@@ -14,6 +14,7 @@ typedef struct local_profile {
     int nthreads;
     double *values;   /* [cnode][thread][metric] */
     int values_cnodes;
+    char **thread_names;  /* [thread]: "Master thread 0", "OpenMP thread 3", "pthread 2 (worker)" */
 } local_profile;
 
 local_profile *local_profile_build(void);

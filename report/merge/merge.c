@@ -82,14 +82,73 @@ static defs *broadcast_defs(MPI_Comm comm, int rank, defs *root_defs)
 typedef struct layout {
     int nprocs, nlocations;
     int *nthreads;            /* per rank */
+    char *names;              /* thread names of all ranks, NUL-separated */
+    const char **name_of;     /* per location */
     char *hosts;              /* HOST_LEN per rank */
     const char **node_names;  /* unique hosts */
     int nnodes;
     cube_process_def *procs;
 } layout;
 
-static int gather_layout(MPI_Comm comm, int rank, int size, int nthreads, layout *l)
+/* Points name_of[location] into the gathered blocks; a rank whose block is
+ * short keeps the writer's default names. */
+static void split_thread_names(layout *l, const int *lens, const int *displs)
 {
+    int nloc = 0;
+    for (int r = 0; r < l->nprocs; r++)
+        nloc += l->nthreads[r];
+    l->name_of = calloc((size_t)nloc + 1, sizeof(char *));
+    for (int r = 0, loc = 0; l->name_of && r < l->nprocs; loc += l->nthreads[r], r++) {
+        const char *p = l->names + displs[r], *end = p + lens[r];
+        for (int t = 0; t < l->nthreads[r] && p < end; t++) {
+            size_t k = strnlen(p, (size_t)(end - p));
+            if (p + k == end)
+                break; /* not terminated: ignore the rest */
+            l->name_of[loc + t] = *p ? p : NULL;
+            p += k + 1;
+        }
+    }
+}
+
+/* Thread names travel as one NUL-separated block per rank. */
+static void gather_thread_names(MPI_Comm comm, int rank, int size, const local_profile *lp, layout *l)
+{
+    int len = 0;
+    for (int t = 0; t < lp->nthreads; t++)
+        len += (int)strlen(lp->thread_names && lp->thread_names[t] ? lp->thread_names[t] : "") + 1;
+    char *mine = malloc((size_t)len + 1), *p = mine;
+    for (int t = 0; mine && t < lp->nthreads; t++) {
+        const char *n = lp->thread_names && lp->thread_names[t] ? lp->thread_names[t] : "";
+        size_t k = strlen(n) + 1;
+        memcpy(p, n, k);
+        p += k;
+    }
+    if (!mine)
+        len = 0;
+    int *lens = NULL, *displs = NULL, total = 0;
+    if (rank == 0) {
+        lens = calloc((size_t)size, sizeof(int));
+        displs = calloc((size_t)size, sizeof(int));
+    }
+    PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
+    if (rank == 0 && lens && displs) {
+        for (int r = 0; r < size; r++) {
+            displs[r] = total;
+            total += lens[r];
+        }
+        l->names = malloc((size_t)total + 1);
+    }
+    PMPI_Gatherv(mine, len, MPI_CHAR, l->names, lens, displs, MPI_CHAR, 0, comm);
+    free(mine);
+    if (rank == 0 && l->names && lens && displs)
+        split_thread_names(l, lens, displs);
+    free(lens);
+    free(displs);
+}
+
+static int gather_layout(MPI_Comm comm, int rank, int size, const local_profile *lp, layout *l)
+{
+    int nthreads = lp->nthreads;
     memset(l, 0, sizeof *l);
     l->nprocs = size;
     char host[HOST_LEN] = { 0 };
@@ -102,6 +161,7 @@ static int gather_layout(MPI_Comm comm, int rank, int size, int nthreads, layout
     }
     PMPI_Gather(&nthreads, 1, MPI_INT, l->nthreads, 1, MPI_INT, 0, comm);
     PMPI_Gather(host, HOST_LEN, MPI_CHAR, l->hosts, HOST_LEN, MPI_CHAR, 0, comm);
+    gather_thread_names(comm, rank, size, lp, l);
     if (rank != 0)
         return 0;
     if (!l->nthreads || !l->hosts || !l->node_names || !l->procs)
@@ -116,7 +176,8 @@ static int gather_layout(MPI_Comm comm, int rank, int size, int nthreads, layout
             node = l->nnodes++;
             l->node_names[node] = h;
         }
-        l->procs[r] = (cube_process_def){ r, node, l->nthreads[r] };
+        l->procs[r] = (cube_process_def){ r, node, l->nthreads[r],
+                                          l->name_of ? l->name_of + l->nlocations : NULL };
         l->nlocations += l->nthreads[r];
     }
     return 0;
@@ -124,6 +185,8 @@ static int gather_layout(MPI_Comm comm, int rank, int size, int nthreads, layout
 
 static void free_layout(layout *l)
 {
+    free(l->names);
+    free(l->name_of);
     free(l->nthreads);
     free(l->hosts);
     free(l->node_names);
@@ -363,7 +426,7 @@ int hprof_merge_and_write(const merge_info *info)
     int nglobal = g->ncnodes;
 
     layout l;
-    int rc = gather_layout(comm, rank, size, lp->nthreads, &l);
+    int rc = gather_layout(comm, rank, size, lp, &l);
     char path[4096] = "";
     cube_writer *w;
     int opened = open_output(comm, rank, size, info, path, sizeof path, &w);

@@ -198,8 +198,17 @@ static int start_location(ctx *c, const XML_Char **atts)
 static void start_attr(ctx *c, const XML_Char **atts)
 {
     cube_profile *p = c->p;
+    if (parent_kind(c) == O_REGION) {   /* hprof names a region's ELF object */
+        const char *k = attr(atts, "key"), *v = attr(atts, "value");
+        int r = c->stack[c->depth - 1].idx;
+        if (r >= 0 && k && v && strcmp(k, "hprof::module") == 0) {
+            free(p->regions[r].module);
+            p->regions[r].module = cr_strdup(v);
+        }
+        return;
+    }
     if (parent_kind(c) != O_CUBE)
-        return;                 /* attributes of regions etc. are not kept */
+        return;                 /* attributes of cnodes etc. are not kept */
     if (GROW(c, p->attrs, p->nattrs, c->cap_attrs) < 0)
         return;
     const char *k = attr(atts, "key"), *v = attr(atts, "value");

@@ -252,7 +252,7 @@ static void free_metric(cube_metric *m)
 static void free_region(cube_region *r)
 {
     free(r->name), free(r->mangled_name), free(r->mod), free(r->paradigm);
-    free(r->role), free(r->descr), free(r->url);
+    free(r->role), free(r->descr), free(r->url), free(r->module);
 }
 
 void cube_close(cube_profile *p)
@@ -312,6 +312,14 @@ double cube_value_all_locs(const cube_profile *p, int metric, int cnode, int inc
             acc = v[l];
     }
     return acc;
+}
+
+const char *cube_attr_get(const cube_profile *p, const char *key)
+{
+    for (int i = 0; i < p->nattrs; i++)
+        if (p->attrs[i].key && strcmp(p->attrs[i].key, key) == 0)
+            return p->attrs[i].value;
+    return NULL;
 }
 
 const char *cube_cnode_name(const cube_profile *p, int cnode)

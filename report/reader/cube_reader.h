@@ -41,6 +41,7 @@ typedef struct cube_metric {
 typedef struct cube_region {
     int id;
     char *name, *mangled_name, *mod, *paradigm, *role, *descr, *url;
+    char *module;           /* ELF object (hprof's region attr hprof::module), NULL if none */
     long begin, end;        /* -1 if unknown */
 } cube_region;
 
@@ -110,6 +111,9 @@ double cube_value(const cube_profile *p, int metric, int cnode, int loc, int inc
 
 /* Value at a cnode combined over all locations (sum, min or max). */
 double cube_value_all_locs(const cube_profile *p, int metric, int cnode, int inclusive);
+
+/* Value of a top-level <attr key=...>, NULL if absent. */
+const char *cube_attr_get(const cube_profile *p, const char *key);
 
 /* Region name of a cnode ("?" if none). */
 const char *cube_cnode_name(const cube_profile *p, int cnode);

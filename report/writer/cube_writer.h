@@ -53,6 +53,7 @@ typedef struct cube_process_def {
     int rank;
     int node;        /* index into the node (host) names */
     int nthreads;    /* locations of this process: threads 0..nthreads-1 */
+    const char *const *thread_names; /* nthreads names, or NULL for "Master thread 0", "Thread i" */
 } cube_process_def;
 
 typedef struct cube_defs {

@@ -99,10 +99,13 @@ static void write_process(cw_out *o, const cube_process_def *p, int id, int firs
 {
     cw_out_printf(o, "<locationgroup Id=\"%d\">\n<name>MPI Rank %d</name>\n"
                      "<rank>%d</rank>\n<type>process</type>\n", id, p->rank, p->rank);
-    for (int t = 0; t < p->nthreads; t++)
-        cw_out_printf(o, "<location Id=\"%d\">\n<name>%s %d</name>\n<rank>%d</rank>\n"
-                         "<type>thread</type>\n</location>\n",
-                      first_loc + t, t == 0 ? "Master thread" : "Thread", t, t);
+    for (int t = 0; t < p->nthreads; t++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s %d", t == 0 ? "Master thread" : "Thread", t);
+        cw_out_printf(o, "<location Id=\"%d\">\n", first_loc + t);
+        cw_xml_elem(o, "name", p->thread_names && p->thread_names[t] ? p->thread_names[t] : name);
+        cw_out_printf(o, "<rank>%d</rank>\n<type>thread</type>\n</location>\n", t);
+    }
     cw_out_printf(o, "</locationgroup>\n");
 }
 

@@ -20,6 +20,20 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(CWARN) -fPIC -fvisibility=hidden -DHPROF_VERSION='"$(VERSION)"'
 CPPFLAGS += -Ilib -Iunwind -Ireport/writer -Ireport/merge -Ireport/reader -Iwrappers
 RUNTIME_LIBS := -lunwind -ldw -lelf -lz -ldl -lpthread -lm
+# PAPI (HPROF_METRICS, lib/papi.c): on when papi.h is found (Debian:
+# libpapi-dev), off with `make PAPI=0` (after `make clean`). libhprof.so
+# needs libpapi; libhprof.a refers to it weakly (link -lpapi to count events).
+PAPI ?= $(shell printf '\043include <papi.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
+ifeq ($(PAPI),1)
+CFLAGS += -DHPROF_PAPI
+RUNTIME_LIBS += -Wl,--push-state,--no-as-needed -lpapi -Wl,--pop-state
+endif
+# All runtime code goes to one section, hprof_text, so the sampler can tell
+# "inside hprof" from the program by address, linked statically or not
+# (lib/own_code.h). Keeping every function in .text first makes that a
+# plain rename.
+RUNTIME_CFLAGS := -fno-reorder-functions -fno-reorder-blocks-and-partition
+RUNTIME_TEXT   := objcopy --rename-section .text=hprof_text
 VIEW_LIBS    := -lexpat -lz -lm
 
 RUNTIME_SRCS := $(wildcard lib/*.c unwind/*.c report/writer/*.c report/merge/*.c wrappers/*.c)
@@ -52,14 +66,16 @@ $(BUILD)/$(1)/gen/wrappers_c.c $(BUILD)/$(1)/gen/wrappers_f.c $(BUILD)/$(1)/gen/
 
 $(BUILD)/$(1)/obj/gen/%.o: $(BUILD)/$(1)/gen/%.c $(BUILD)/$(1)/gen/stamp $(HEADERS)
 	@mkdir -p $$(@D)
-	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) -c $$< -o $$@
+	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) $(RUNTIME_CFLAGS) -c $$< -o $$@
+	$(RUNTIME_TEXT) $$@
 
 $(BUILD)/$(1)/obj/%.o: %.c $(HEADERS) $(BUILD)/$(1)/gen/stamp
 	@mkdir -p $$(@D)
-	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) -c $$< -o $$@
+	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) $(RUNTIME_CFLAGS) -c $$< -o $$@
+	$(RUNTIME_TEXT) $$@
 
-$(BUILD)/$(1)/libhprof.so: $$($(1)_OBJS)
-	mpicc.$(1) -shared -o $$@ $$^ $(RUNTIME_LIBS)
+$(BUILD)/$(1)/libhprof.so: $$($(1)_OBJS) lib/exports.map
+	mpicc.$(1) -shared -Wl,--version-script=lib/exports.map -o $$@ $$($(1)_OBJS) $(RUNTIME_LIBS)
 
 $(BUILD)/$(1)/libhprof.a: $$($(1)_OBJS)
 	rm -f $$@ && ar rcs $$@ $$^

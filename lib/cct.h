@@ -43,10 +43,19 @@ enum cct_counter {
     CCT_NCOUNTERS
 };
 
+/* PAPI events per node (HPROF_METRICS, lib/papi.h): signed deltas, zero from
+ * the zeroed mapping a node is created in (nodes are never reused). */
+#ifdef HPROF_PAPI
+#define HPROF_MAX_EVENTS 8
+#else
+#define HPROF_MAX_EVENTS 1
+#endif
+
 typedef struct cct_node {
     uint64_t key;
     uint32_t parent;
     uint64_t counter[CCT_NCOUNTERS];
+    int64_t event[HPROF_MAX_EVENTS];
 } cct_node;
 
 typedef struct cct {

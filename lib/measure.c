@@ -6,6 +6,7 @@
 #include "measure.h"
 
 #include "cct.h"
+#include "papi.h"
 #include "runtime.h"
 #include "thread.h"
 #include "unwind.h"
@@ -32,6 +33,8 @@ void hprof_call_begin(hprof_call *call, int fn)
     if (hprof_config.sampling_clock == HPROF_CLOCK_CPU)
         call->start_cpu_ns = sampler_clock_ns();
     call->start_ns = hprof_now_ns();
+    if (hprof_papi_nevents)
+        hprof_papi_call_begin(&t->papi); /* after the clock: its cost is MPI time */
 }
 
 static void add_call(cct_node *n, const hprof_call *call, uint64_t ns)
@@ -78,6 +81,9 @@ void hprof_record_call(hprof_call *call, const void *wrapper_ret)
     hprof_thread *t = hprof_self;
     int counter;
     uint32_t node = call_node(&t->tree, call->fn, wrapper_ret, &counter);
+    /* The call's event counts: exact, from the read at its entry to now. */
+    if (hprof_papi_nevents)
+        hprof_papi_call_end(&t->papi, node == CCT_NONE ? NULL : t->tree.nodes[node].event);
     /* The clock stops after the unwind: hprof's own cost per call is part of
      * that call's MPI time, so it never inflates the computation time that
      * the sampler attributes to the code around the call. */

@@ -13,6 +13,7 @@
 #include "measure.h"
 #include "merge.h"
 #include "nounwind.h"
+#include "papi.h"
 #include "run_attrs.h"
 #include "sampler.h"
 #include "thread.h"
@@ -48,8 +49,11 @@ void hprof_runtime_start(int fn, uint64_t start_ns)
     t->depth++;
     hprof_record_call(&call, __builtin_return_address(0));
     t->depth--;
+    hprof_papi_process_start();
     if (sampler_process_start() == 0)
-        sampler_thread_start(t, start_ns);
+        sampler_thread_start(t, start_ns); /* starts the thread's PAPI events too */
+    else
+        hprof_papi_thread_start(&t->papi);
 }
 
 /* The node of the function that called MPI_Finalize: the last interval of
@@ -61,6 +65,17 @@ static uint32_t finalize_caller_node(hprof_thread *t, const void *wrapper_ret)
     if (n <= 0 || cct_reserve(&t->tree, (uint32_t)n) != 0)
         return CCT_NONE;
     return cct_path(&t->tree, ips, n);
+}
+
+static void report_window(const hprof_thread *t)
+{
+    const hprof_sampling *s = &t->sampling;
+    hprof_verbose(1, "thread %d: window %.9f s, %llu samples counted, %llu in MPI, %llu dropped, "
+                     "%.2f us per sample in the handler",
+                  t->index, (double)(s->window_end_ns - s->window_start_ns) * 1e-9,
+                  (unsigned long long)s->counted, (unsigned long long)s->in_mpi,
+                  (unsigned long long)(s->busy + s->full),
+                  s->counted ? (double)s->handler_ns * 1e-3 / (double)s->counted : 0.0);
 }
 
 static void stop_sampling(const void *wrapper_ret)
@@ -80,20 +95,11 @@ static void stop_sampling(const void *wrapper_ret)
     if (self) {
         self->depth++; /* keep the handler out while we touch the tree */
         uint32_t node = finalize_caller_node(self, wrapper_ret);
-        uint64_t now = sampler_clock_ns();
-        sampler_thread_stop(self, now, node);
+        sampler_thread_stop(self, sampler_clock_ns(), node);
         self->depth--;
-        hprof_verbose(1, "window %.9f s, %llu samples counted, %llu in MPI, %llu dropped, "
-                      "%.2f us per sample in the handler",
-                      (double)((hprof_config.sampling_clock == HPROF_CLOCK_WALL ? now : hprof_now_ns()) -
-                               self->sampling.window_start_ns) * 1e-9,
-                      (unsigned long long)self->sampling.counted,
-                      (unsigned long long)self->sampling.in_mpi,
-                      (unsigned long long)(self->sampling.busy + self->sampling.full),
-                      self->sampling.counted
-                          ? (double)self->sampling.handler_ns * 1e-3 / (double)self->sampling.counted
-                          : 0.0);
     }
+    for (hprof_thread *t = hprof_thread_list(); t; t = t->next)
+        report_window(t);
 }
 
 void hprof_runtime_stop(void)

@@ -21,6 +21,8 @@
 #include "config.h"
 #include "log.h"
 #include "measure.h"
+#include "own_code.h"
+#include "papi.h"
 #include "thread.h"
 #include "unwind.h"
 
@@ -54,12 +56,21 @@ static uint64_t take_interval(hprof_sampling *s, uint64_t now)
     return weight;
 }
 
-/* The node of an interrupted context, or the (unwind failed) node. */
-static uint32_t sample_node(hprof_thread *t, void *ucontext, int *failed)
+/* The node of an interrupted context, or the (unwind failed) node;
+ * CCT_NONE with *inside set when a frame is hprof's own code (a wrapper
+ * before or after its bookkeeping, the runtime): that sample is in MPI. */
+static uint32_t sample_node(hprof_thread *t, void *ucontext, int *failed, int *inside)
 {
     uint64_t keys[UNWIND_MAX_FRAMES];
     int n = unwind_signal_path(keys, UNWIND_MAX_FRAMES, ucontext);
     *failed = n <= 0;
+    *inside = 0;
+    for (int i = 0; i < n; i++) {
+        if (own_code(keys[i])) {
+            *inside = 1;
+            return CCT_NONE;
+        }
+    }
     if (*failed)
         return cct_child(&t->tree, CCT_ROOT, CCT_KEY_UNWIND_FAILED);
     /* keys[0] is an instruction, not a return address: +1 so that, like the
@@ -83,8 +94,13 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
         return;
     }
     uint64_t entry = hprof_now_ns();
-    int failed;
-    uint32_t node = sample_node(t, ucontext, &failed);
+    int failed, inside;
+    uint32_t node = sample_node(t, ucontext, &failed, &inside);
+    if (inside) {
+        s->in_mpi++;
+        errno = saved_errno;
+        return;
+    }
     if (node == CCT_NONE) {
         s->full++; /* no room: the time goes to the next counted sample */
         errno = saved_errno;
@@ -94,6 +110,8 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
     cct_node *n = &t->tree.nodes[node];
     n->counter[CCT_COMP_TIME_NS] += weight;
     n->counter[CCT_SAMPLES]++;
+    if (hprof_papi_nevents)
+        hprof_papi_sample(&t->papi, &t->tree, node); /* the events' effective interval */
     if (failed) {
         n->counter[CCT_UNWIND_FAILURES]++;
         s->failed++;
@@ -141,6 +159,7 @@ int sampler_process_start(void)
 
 void sampler_thread_start(hprof_thread *t, uint64_t window_start_ns)
 {
+    hprof_papi_thread_start(&t->papi);
     hprof_sampling *s = &t->sampling;
     s->window_start_ns = window_start_ns;
     s->last_ns = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? window_start_ns : sampler_clock_ns();
@@ -176,6 +195,7 @@ void sampler_thread_stop(hprof_thread *t, uint64_t now_ns, uint32_t node)
     if (s->ended)
         return;
     s->ended = 1;
+    s->window_end_ns = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? now_ns : hprof_now_ns();
     if (s->has_timer) {
         timer_delete(s->timer);
         s->has_timer = 0;
@@ -189,4 +209,8 @@ void sampler_thread_stop(hprof_thread *t, uint64_t now_ns, uint32_t node)
     uint64_t weight = take_interval(s, now_ns);
     if (node != CCT_NONE)
         t->tree.nodes[node].counter[CCT_COMP_TIME_NS] += weight;
+    /* Another thread's event set cannot be read from here: its counts
+     * since its last counted sample or MPI call are left out. */
+    if (hprof_papi_nevents && t == hprof_self)
+        hprof_papi_thread_stop(&t->papi, node != CCT_NONE ? t->tree.nodes[node].event : NULL);
 }

@@ -33,6 +33,7 @@ typedef struct hprof_sampling {
     int has_timer;
     timer_t timer;
     uint64_t window_start_ns;
+    uint64_t window_end_ns;      /* set when the window closes (wall clock) */
     uint64_t last_ns;            /* clock reading at the last counted sample (or window start) */
     uint64_t mpi_ns_since;       /* MPI time measured since then */
     uint32_t last_node;          /* node of the last counted sample */

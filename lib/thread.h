@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "cct.h"
+#include "papi.h"
 #include "sampler.h"
 
 typedef struct hprof_thread {
@@ -23,6 +24,7 @@ typedef struct hprof_thread {
     void *scratch;          /* see hprof_thread_scratch() */
     size_t scratch_size;
     struct hprof_sampling sampling;
+    hprof_papi_thread papi; /* HPROF_METRICS event set and readings */
     uint64_t start_routine; /* the routine the thread was created to run; 0: unknown */
     struct hprof_thread *next;
 } hprof_thread;

@@ -33,11 +33,16 @@ static void thread_end(void *arg)
     if (!t)
         return;
     t->depth++; /* keep our own handler out while the window closes */
-    sampler_thread_stop(t, sampler_clock_ns(), CCT_NONE);
+    /* Without a counted sample the thread's time belongs to its routine:
+     * its start address + 1 maps to that function like a return address. */
+    uint32_t node = CCT_NONE;
+    if (t->sampling.last_node == CCT_NONE && t->start_routine && cct_reserve(&t->tree, 1) == 0)
+        node = cct_child(&t->tree, CCT_ROOT, t->start_routine + 1);
+    sampler_thread_stop(t, sampler_clock_ns(), node);
     t->depth--;
 }
 
-static void *measured_start(void *p)
+static void *hprof_thread_start(void *p)
 {
     start_args a = *(start_args *)p;
     free(p);
@@ -68,7 +73,7 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t *thread, con
         return real_create(thread, attr, routine, arg);
     a->routine = routine;
     a->arg = arg;
-    int rc = real_create(thread, attr, measured_start, a);
+    int rc = real_create(thread, attr, hprof_thread_start, a);
     if (rc != 0)
         free(a);
     return rc;

@@ -13,7 +13,7 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-export HPROF_VIEW=$ROOT/build/tools/hprof-view
+export HPROF_VIEW=${HPROF_VIEW:-$ROOT/build/tools/hprof-view}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_btl=self,vader OMPI_MCA_plm_rsh_agent=

@@ -34,6 +34,7 @@ typedef struct builder {
 static const char *const transparent_names[] = {
     "_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl",
     "start_thread", "clone", "clone3", "__clone", "__clone3", "__GI___clone3", "__GI___clone",
+    "hprof_thread_start", /* lib/thread_start.c's trampoline */
 };
 
 static int is_transparent(const char *name)

@@ -48,19 +48,4 @@ else
     notok "stress: exit $rc"; tail -5 stress.err
 fi
 "$HPROF_VIEW" --csv stress.cubex >stress.csv 2>/dev/null
-python3 - stress.csv stress.err <<'PY'
-import csv, re, sys
-total, window, inmpi = {}, {}, {}
-for row in csv.DictReader(open(sys.argv[1])):
-    if row["metric"] == "time":
-        total[int(row["rank"])] = total.get(int(row["rank"]), 0) + float(row["exclusive"])
-for line in open(sys.argv[2]):
-    m = re.match(r"hprof: \[rank (\d+)\] window ([0-9.]+) s, (\d+) samples counted, (\d+) in MPI", line)
-    if m:
-        window[int(m.group(1))] = float(m.group(2)); inmpi[int(m.group(1))] = int(m.group(4))
-good = window and all(abs(total.get(r, 0) - w) / w < 1e-3 for r, w in window.items())
-print(("ok" if good else "not ok") + " - stress: sampled + MPI time = window within 0.1%% on every rank %s"
-      % ({r: (round(total.get(r, 0), 6), w) for r, w in window.items()}))
-print(("ok" if window and all(v > 0 for v in inmpi.values()) else "not ok")
-      + " - stress: samples dropped inside MPI are counted and reported: %s" % inmpi)
-PY
+python3 "$here/sampling/check_invariant.py" stress.csv stress.err stress

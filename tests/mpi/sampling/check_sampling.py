@@ -26,7 +26,7 @@ for line in open(out_path):
 
 windows = {}
 for line in open(err_path):
-    m = re.match(r"hprof: \[rank (\d+)\] window ([0-9.]+) s, (\d+) samples counted, (\d+) in MPI", line)
+    m = re.match(r"hprof: \[rank (\d+)\] thread 0: window ([0-9.]+) s, (\d+) samples counted, (\d+) in MPI", line)
     if m:
         windows[int(m.group(1))] = (float(m.group(2)), int(m.group(3)), int(m.group(4)))
 

@@ -20,7 +20,7 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(CWARN) -fPIC -fvisibility=hidden -DHPROF_VERSION='"$(VERSION)"'
 CPPFLAGS += -Ilib -Iunwind -Ireport/writer -Ireport/merge -Ireport/reader -Iwrappers
 RUNTIME_LIBS := -lunwind -ldw -lelf -lz -ldl -lpthread -lm
-# PAPI (HPROF_METRICS, lib/papi.c): on when papi.h is found (Debian:
+# PAPI (HPROF_METRICS, lib/papi_events.c): on when papi.h is found (Debian:
 # libpapi-dev), off with `make PAPI=0` (after `make clean`). libhprof.so
 # needs libpapi; libhprof.a refers to it weakly (link -lpapi to count events).
 PAPI ?= $(shell printf '\043include <papi.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
@@ -34,6 +34,8 @@ endif
 # plain rename.
 RUNTIME_CFLAGS := -fno-reorder-functions -fno-reorder-blocks-and-partition
 RUNTIME_TEXT   := objcopy --rename-section .text=hprof_text
+# ...except the thread trampoline, which sits below every thread's own frames.
+OUTSIDE_TEXT   := lib/thread_start.c
 VIEW_LIBS    := -lexpat -lz -lm
 
 RUNTIME_SRCS := $(wildcard lib/*.c unwind/*.c report/writer/*.c report/merge/*.c wrappers/*.c)
@@ -72,7 +74,7 @@ $(BUILD)/$(1)/obj/gen/%.o: $(BUILD)/$(1)/gen/%.c $(BUILD)/$(1)/gen/stamp $(HEADE
 $(BUILD)/$(1)/obj/%.o: %.c $(HEADERS) $(BUILD)/$(1)/gen/stamp
 	@mkdir -p $$(@D)
 	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) $(RUNTIME_CFLAGS) -c $$< -o $$@
-	$(RUNTIME_TEXT) $$@
+	$$(if $$(filter $(OUTSIDE_TEXT),$$<),,$(RUNTIME_TEXT) $$@)
 
 $(BUILD)/$(1)/libhprof.so: $$($(1)_OBJS) lib/exports.map
 	mpicc.$(1) -shared -Wl,--version-script=lib/exports.map -o $$@ $$($(1)_OBJS) $(RUNTIME_LIBS)

@@ -13,7 +13,7 @@
 #include "measure.h"
 #include "merge.h"
 #include "nounwind.h"
-#include "papi.h"
+#include "papi_events.h"
 #include "run_attrs.h"
 #include "sampler.h"
 #include "thread.h"
@@ -88,7 +88,7 @@ static void stop_sampling(const void *wrapper_ret)
         /* Other threads' CPU clocks cannot be read from here: on the cpu
          * clock their last interval is left out. */
         if (hprof_config.sampling_clock == HPROF_CLOCK_WALL)
-            sampler_thread_stop(t, wall, CCT_NONE);
+            hprof_thread_close(t, wall);
         else
             t->sampling.on = 0;
     }

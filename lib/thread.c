@@ -77,3 +77,12 @@ void *hprof_thread_scratch(size_t bytes)
     t->scratch_size = size;
     return p;
 }
+
+void hprof_thread_close(hprof_thread *t, uint64_t now_ns)
+{
+    uint32_t node = CCT_NONE;
+    /* start address + 1 maps to the routine like a return address inside it */
+    if (t->sampling.last_node == CCT_NONE && t->start_routine && cct_reserve(&t->tree, 1) == 0)
+        node = cct_child(&t->tree, CCT_ROOT, t->start_routine + 1);
+    sampler_thread_stop(t, now_ns, node);
+}

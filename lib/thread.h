@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "cct.h"
-#include "papi.h"
+#include "papi_events.h"
 #include "sampler.h"
 
 typedef struct hprof_thread {
@@ -38,6 +38,11 @@ hprof_thread *hprof_thread_get(void);
 /* Same, and when it had no state yet and the measurement runs, its
  * sampling starts now (threads that first show up in an MPI call). */
 hprof_thread *hprof_thread_enter(void);
+
+/* Closes a thread's sampling window at now_ns (on the sampling clock). Its
+ * last interval goes to its last sampled call path, or, without one, to the
+ * routine it was started with. */
+void hprof_thread_close(hprof_thread *t, uint64_t now_ns);
 
 /* All threads ever registered, newest first. */
 hprof_thread *hprof_thread_list(void);

@@ -33,12 +33,7 @@ static void thread_end(void *arg)
     if (!t)
         return;
     t->depth++; /* keep our own handler out while the window closes */
-    /* Without a counted sample the thread's time belongs to its routine:
-     * its start address + 1 maps to that function like a return address. */
-    uint32_t node = CCT_NONE;
-    if (t->sampling.last_node == CCT_NONE && t->start_routine && cct_reserve(&t->tree, 1) == 0)
-        node = cct_child(&t->tree, CCT_ROOT, t->start_routine + 1);
-    sampler_thread_stop(t, sampler_clock_ns(), node);
+    hprof_thread_close(t, sampler_clock_ns());
     t->depth--;
 }
 

@@ -1,8 +1,9 @@
 /*
  * stress.c - many cheap MPI calls per second while sampling fast: the
  * sampler must not crash, deadlock or lose the invariant.
- * usage: stress SECONDS
+ * usage: stress SECONDS [THREADS]   (THREADS > 1: MPI_THREAD_MULTIPLE, all hammering)
  */
+#include <pthread.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,13 +29,33 @@ static __attribute__((noinline)) long hammer(double seconds)
     return calls;
 }
 
+static double seconds = 5.0;
+static long thread_calls[64];
+
+static void *hammer_thread(void *arg)
+{
+    thread_calls[(long)arg] = hammer(seconds);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
-    double seconds = argc > 1 ? atof(argv[1]) : 5.0;
-    int rank;
-    MPI_Init(&argc, &argv);
+    seconds = argc > 1 ? atof(argv[1]) : 5.0;
+    int nthreads = argc > 2 ? atoi(argv[2]) : 1;
+    if (nthreads < 1 || nthreads > 64)
+        nthreads = 1;
+    int rank, provided;
+    MPI_Init_thread(&argc, &argv, nthreads > 1 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    long calls = hammer(seconds);
+    pthread_t th[64];
+    for (long t = 1; t < nthreads; t++)
+        pthread_create(&th[t], NULL, hammer_thread, (void *)t);
+    thread_calls[0] = hammer(seconds);
+    long calls = thread_calls[0];
+    for (int t = 1; t < nthreads; t++) {
+        pthread_join(th[t], NULL);
+        calls += thread_calls[t];
+    }
     printf("calls %d %ld %.0f\n", rank, calls, calls / seconds);
     MPI_Finalize();
     return 0;

@@ -6,10 +6,15 @@
  *                              prints `ns_per_call X`
  *   callcost spin DEPTH ITERS  a fixed amount of arithmetic at depth DEPTH;
  *                              prints `seconds X`
+ *   callcost threads DEPTH N T T threads (MPI_THREAD_MULTIPLE) each make N calls at
+ *                              once; prints `ns_per_call X`, the median over
+ *                              threads of each thread's CPU time per call (CPU
+ *                              time, so that 4 threads on 2 cores still compare)
  * Run the same binary with and without hprof (and with sampling at different
  * rates) and compare: the difference is hprof's cost.
  */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,10 +56,60 @@ static __attribute__((noinline)) void descend(int depth, int spin, long n)
     }
 }
 
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct job { int depth; long n; double ns; } job;
+
+static void *thread_calls(void *arg)
+{
+    job *j = arg;
+    descend(j->depth, 0, j->n / 10);
+    double t = thread_cpu();
+    descend(j->depth, 0, j->n);
+    j->ns = (thread_cpu() - t) * 1e9 / (double)j->n;
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int run_threads(int depth, long n, int nthreads)
+{
+    int provided;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
+    pthread_t th[64];
+    job jobs[64];
+    double ns[64];
+    for (int i = 0; i < nthreads; i++) {
+        jobs[i] = (job){ depth, n, 0 };
+        pthread_create(&th[i], NULL, thread_calls, &jobs[i]);
+    }
+    for (int i = 0; i < nthreads; i++) {
+        pthread_join(th[i], NULL);
+        ns[i] = jobs[i].ns;
+    }
+    qsort(ns, (size_t)nthreads, sizeof ns[0], cmp_double);
+    printf("ns_per_call %.2f\n", ns[nthreads / 2]);
+    MPI_Finalize();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "threads") == 0) {
+        int nthreads = atoi(argv[4]);
+        return run_threads(atoi(argv[2]), atol(argv[3]), nthreads < 1 || nthreads > 64 ? 1 : nthreads);
+    }
     if (argc != 4) {
-        fprintf(stderr, "usage: callcost calls|spin DEPTH N\n");
+        fprintf(stderr, "usage: callcost calls|spin DEPTH N | callcost threads DEPTH N T\n");
         return 2;
     }
     int spin = strcmp(argv[1], "spin") == 0;

@@ -73,6 +73,18 @@ def per_call(exe, lines):
         lines.append("| %d | %s | %s | %s | %.1f ns |" % (depth, fmt(r["none"], "ns"), fmt(r["count"], "ns"),
                                                         fmt(r["paths"], "ns"), extra))
 
+def per_call_threads(exe, lines):
+    lines.append("\n## Per-call cost with concurrent threads (MPI_THREAD_MULTIPLE), depth 10\n")
+    lines.append("Each thread's CPU time per MPI_Barrier(MPI_COMM_SELF), median over threads: it must not grow "
+                 "with the number of threads (no shared cache line written on the hot path).\n")
+    lines.append("| threads | no tool | hprof, call paths | hprof cost per call |")
+    lines.append("|---|---|---|---|")
+    off = {"HPROF_SAMPLING_HZ": "0"}
+    for threads in (1, 4):
+        r, _ = side_by_side([("none", None), ("paths", off)], exe, ["threads", 10, 200000, threads])
+        lines.append("| %d | %s | %s | %.1f ns |" % (threads, fmt(r["none"], "ns"), fmt(r["paths"], "ns"),
+                                                   statistics.median(r["paths"]) - statistics.median(r["none"])))
+
 def per_sample(exe, lines):
     lines.append("\n## 2. Per-sample cost (signal delivery, unwind, tree update), one rank\n")
     lines.append("Fixed arithmetic at the given depth, sampling off vs 1000 Hz. Cost per sample from the run "
@@ -110,6 +122,7 @@ def main():
              % (os.cpu_count(), cpu, platform.platform(), MPI, RUNS),
              "Command: `make bench` (BENCH_RUNS=%d BENCH_MPI=%s)." % (RUNS, MPI)]
     per_call(exe, lines)
+    per_call_threads(exe, lines)
     per_sample(exe, lines)
     text = "\n".join(lines) + "\n"
     print(text)

@@ -37,12 +37,13 @@ int cct_init(cct *t, uint32_t initial_nodes, uint32_t max_nodes)
 {
     memset(t, 0, sizeof *t);
     t->max_nodes = max_nodes;
-    if (cct_reserve(t, initial_nodes) != 0)
+    if (cct_reserve(t, initial_nodes < 2 ? 2 : initial_nodes) != 0)
         return -1;
     t->nnodes = 1;
     t->nodes[0].key = 0;
     t->nodes[0].parent = CCT_NONE;
     cct_node_init_counters(&t->nodes[0]);
+    t->full_node = cct_child(t, CCT_ROOT, CCT_KEY_TREE_FULL);
     return 0;
 }
 

@@ -26,6 +26,7 @@
 #define CCT_KEY_MPI_FN(fn)     (0xFFFF000000000000ull | (uint64_t)(uint32_t)(fn))
 #define CCT_KEY_NOT_UNWOUND    0xFFFE000000000000ull
 #define CCT_KEY_UNWIND_FAILED  0xFFFE000000000001ull
+#define CCT_KEY_TREE_FULL      0xFFFE000000000002ull /* what arrived once the tree was at its cap */
 #define CCT_KEY_IS_MPI_FN(k)   (((k) >> 48) == 0xFFFFull)
 #define CCT_KEY_MPI_FN_ID(k)   ((int)((k) & 0xFFFFFFFFull))
 
@@ -43,7 +44,7 @@ enum cct_counter {
     CCT_NCOUNTERS
 };
 
-/* PAPI events per node (HPROF_METRICS, lib/papi.h): signed deltas, zero from
+/* PAPI events per node (HPROF_METRICS, lib/papi_events.h): signed deltas, zero from
  * the zeroed mapping a node is created in (nodes are never reused). */
 #ifdef HPROF_PAPI
 #define HPROF_MAX_EVENTS 8
@@ -65,6 +66,7 @@ typedef struct cct {
     uint32_t slot_mask;
     uint32_t max_nodes;  /* cap on growth */
     uint64_t overflows;  /* lookups refused for lack of room */
+    uint32_t full_node;  /* the root's (call tree full) child, made at init */
 } cct;
 
 int  cct_init(cct *t, uint32_t initial_nodes, uint32_t max_nodes);
@@ -81,5 +83,11 @@ uint32_t cct_child(cct *t, uint32_t parent, uint64_t key);
 uint32_t cct_path(cct *t, const uint64_t *keys, int n);
 
 void cct_node_init_counters(cct_node *n);
+
+/* node, or the (call tree full) node when node is CCT_NONE. */
+static inline uint32_t cct_or_full(const cct *t, uint32_t node)
+{
+    return node == CCT_NONE ? t->full_node : node;
+}
 
 #endif

@@ -19,7 +19,7 @@ hprof_config_t hprof_config = {
     .thunks = 1,
     .metrics = NULL,
     .verbose = 0,
-    .max_nodes = 1u << 20,
+    .max_nodes = 1u << 18,
 };
 
 static const char *const known_vars[] = {

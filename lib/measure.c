@@ -6,7 +6,7 @@
 #include "measure.h"
 
 #include "cct.h"
-#include "papi.h"
+#include "papi_events.h"
 #include "runtime.h"
 #include "thread.h"
 #include "unwind.h"
@@ -93,9 +93,8 @@ void hprof_record_call(hprof_call *call, const void *wrapper_ret)
         sampler_add_mpi_time(&t->sampling, sampler_clock_ns() - call->start_cpu_ns);
     else
         sampler_add_mpi_time(&t->sampling, ns);
-    if (node == CCT_NONE)
-        return; /* the tree is at its cap: counted in tree.overflows */
-    cct_node *n = &t->tree.nodes[node];
+    /* At the tree's cap the call still counts, under (call tree full). */
+    cct_node *n = &t->tree.nodes[cct_or_full(&t->tree, node)];
     add_call(n, call, ns);
     if (counter >= 0)
         n->counter[counter]++;

@@ -22,7 +22,7 @@
 #include "log.h"
 #include "measure.h"
 #include "own_code.h"
-#include "papi.h"
+#include "papi_events.h"
 #include "thread.h"
 #include "unwind.h"
 
@@ -102,9 +102,8 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
         return;
     }
     if (node == CCT_NONE) {
-        s->full++; /* no room: the time goes to the next counted sample */
-        errno = saved_errno;
-        return;
+        s->full++; /* no room: the sample counts under (call tree full) */
+        node = t->tree.full_node;
     }
     uint64_t weight = take_interval(s, sampler_clock_ns());
     cct_node *n = &t->tree.nodes[node];

@@ -108,11 +108,11 @@ static int grow_values(local_profile *p, int ncnodes)
     int cap = p->values_cnodes ? p->values_cnodes : 256;
     while (cap < ncnodes)
         cap *= 2;
-    size_t per = (size_t)p->nthreads * M_COUNT;
+    size_t nm = (size_t)metrics_nlocal(), per = (size_t)p->nthreads * nm;
     double *v = realloc(p->values, (size_t)cap * per * sizeof(double));
     if (!v)
         return -1;
-    for (size_t i = (size_t)p->values_cnodes * per; i < (size_t)cap * per; i += M_COUNT)
+    for (size_t i = (size_t)p->values_cnodes * per; i < (size_t)cap * per; i += nm)
         metrics_clear(v + i);
     p->values = v;
     p->values_cnodes = cap;
@@ -130,6 +130,8 @@ static int cnode_of(builder *b, const cct *tree, uint32_t id, const int *map)
         region = region_named(b, "(not unwound)", REGION_ARTIFICIAL);
     else if (n->key == CCT_KEY_UNWIND_FAILED)
         region = region_named(b, "(unwind failed)", REGION_ARTIFICIAL);
+    else if (n->key == CCT_KEY_TREE_FULL)
+        region = region_named(b, "(call tree full)", REGION_ARTIFICIAL);
     else if (CCT_KEY_IS_MPI_FN(n->key))
         region = region_named(b, hprof_fn_table[CCT_KEY_MPI_FN_ID(n->key)].name, REGION_MPI);
     else
@@ -144,6 +146,14 @@ static int cnode_of(builder *b, const cct *tree, uint32_t id, const int *map)
     return defs_cnode(b->p->defs, &c);
 }
 
+static int has_counts(const cct_node *n)
+{
+    for (int i = 0; i < CCT_NCOUNTERS; i++)
+        if (i != CCT_MIN_NS && n->counter[i])
+            return 1;
+    return 0;
+}
+
 static int add_thread(builder *b, const hprof_thread *t)
 {
     const cct *tree = &t->tree;
@@ -153,15 +163,21 @@ static int add_thread(builder *b, const hprof_thread *t)
         return -1;
     map[CCT_ROOT] = -1;
     for (uint32_t id = 1; id < nnodes; id++) {
+        if (id == tree->full_node && !has_counts(&tree->nodes[id])) {
+            map[id] = -1; /* never needed: not in the profile */
+            continue;
+        }
         /* Raw ids grow from parents to children, so map[parent] is set. */
         map[id] = cnode_of(b, tree, id, map);
         if (map[id] < -1 || grow_values(b->p, b->p->defs->ncnodes) != 0) {
             free(map);
             return -1;
         }
-        if (map[id] >= 0)
-            metrics_add_counters(local_profile_values(b->p, map[id], t->index),
-                                 tree->nodes[id].counter);
+        if (map[id] >= 0) {
+            double *v = local_profile_values(b->p, map[id], t->index);
+            metrics_add_counters(v, tree->nodes[id].counter);
+            metrics_add_events(v, tree->nodes[id].event);
+        }
     }
     free(map);
     return 0;

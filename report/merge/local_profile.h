@@ -22,7 +22,7 @@ void local_profile_free(local_profile *p);
 
 static inline double *local_profile_values(local_profile *p, int cnode, int thread)
 {
-    return p->values + ((size_t)cnode * (size_t)p->nthreads + (size_t)thread) * M_COUNT;
+    return p->values + ((size_t)cnode * (size_t)p->nthreads + (size_t)thread) * (size_t)metrics_nlocal();
 }
 
 #endif

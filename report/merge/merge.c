@@ -217,7 +217,7 @@ static int define_file(cube_writer *w, const defs *g, const layout *l, const mer
             const def_cnode *c = &g->cnodes[i];
             cnodes[i] = (cube_cnode_def){ c->parent, c->region, defs_str(g, c->cs_file), c->cs_line };
         }
-        cube_defs d = { hprof_metric_defs, M_COUNT, regions, g->nregions, cnodes, g->ncnodes,
+        cube_defs d = { metrics_defs(), metrics_count(), regions, g->nregions, cnodes, g->ncnodes,
                         "machine", l->node_names, l->nnodes, l->procs, l->nprocs,
                         info->attr_keys, info->attr_values, info->nattrs };
         rc = cube_writer_define(w, &d);
@@ -324,7 +324,7 @@ static int collect_values(collector *c, local_profile *lp, const local_index *ix
     int ok = send && (c->rank != 0 || (c->recvcounts && c->displs && c->recv && c->row));
     int all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c->comm);
-    for (int m = 0; all_ok && m < M_COUNT; m++) {
+    for (int m = 0; all_ok && m < metrics_count(); m++) {
         if (c->w && cube_writer_metric_begin(c->w, m) != 0)
             c->w = NULL;
         int cursor = 0;
@@ -349,7 +349,7 @@ static local_profile *empty_profile(void)
     if (p) {
         p->defs = defs_new();
         p->nthreads = 1;
-        p->values = calloc(M_COUNT, sizeof(double));
+        p->values = calloc((size_t)metrics_nlocal(), sizeof(double));
     }
     return p;
 }
@@ -424,6 +424,10 @@ int hprof_merge_and_write(const merge_info *info)
     defs *g = broadcast_defs(comm, rank, unified);
     defs_free(unified);
     int nglobal = g->ncnodes;
+    /* Every PAPI event some rank counted becomes a metric on all ranks. */
+    unsigned long long events = metrics_local_events(), all_events = 0;
+    PMPI_Allreduce(&events, &all_events, 1, MPI_UNSIGNED_LONG_LONG, MPI_BOR, comm);
+    metrics_set_events(all_events);
 
     layout l;
     int rc = gather_layout(comm, rank, size, lp, &l);

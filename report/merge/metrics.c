@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "cct.h"
+#include "papi_events.h"
 
 /* Unique names follow Score-P where the concept exists (shared/design.md). */
 const cube_metric_def hprof_metric_defs[M_COUNT] = {
@@ -35,7 +36,7 @@ const cube_metric_def hprof_metric_defs[M_COUNT] = {
 
 void metrics_clear(double *v)
 {
-    for (int m = 0; m < M_COUNT; m++)
+    for (int m = 0; m < metrics_nlocal(); m++)
         v[m] = 0;
     v[M_MIN_TIME] = INFINITY;
 }
@@ -58,8 +59,52 @@ void metrics_add_counters(double *v, const uint64_t *c)
     v[M_CALLS_NOT_UNWOUND] += (double)c[CCT_CALLS_NOT_UNWOUND];
 }
 
+/* ---- PAPI events ---- */
+
+#define MAX_EVENT_METRICS 64
+static cube_metric_def all_defs[M_COUNT + MAX_EVENT_METRICS];
+static int event_slot[MAX_EVENT_METRICS]; /* file metric M_COUNT + k -> local slot, -1: none */
+static int nmetrics = M_COUNT;
+
+int metrics_nlocal(void) { return M_COUNT + hprof_papi_nevents; }
+
+void metrics_add_events(double *v, const int64_t *ev)
+{
+    for (int i = 0; i < hprof_papi_nevents; i++)
+        v[M_COUNT + i] += (double)ev[i];
+}
+
+uint64_t metrics_local_events(void) { return hprof_papi_counted_mask(); }
+
+void metrics_set_events(uint64_t mask)
+{
+    nmetrics = M_COUNT;
+    for (int j = 0; j < hprof_papi_requested() && j < MAX_EVENT_METRICS; j++) {
+        if (!(mask & (1ull << j)))
+            continue;
+        const char *name = hprof_papi_requested_name(j);
+        all_defs[nmetrics] = (cube_metric_def){ name, name, "INT64", hprof_papi_units(j),
+                                                hprof_papi_description(j), 0, -1 };
+        event_slot[nmetrics - M_COUNT] = hprof_papi_slot(j);
+        nmetrics++;
+    }
+}
+
+int metrics_count(void) { return nmetrics; }
+
+const cube_metric_def *metrics_defs(void)
+{
+    for (int m = 0; m < M_COUNT; m++)
+        all_defs[m] = hprof_metric_defs[m];
+    return all_defs;
+}
+
 double metrics_stored(const double *v, int m)
 {
+    if (m >= M_COUNT) {
+        int slot = m < nmetrics ? event_slot[m - M_COUNT] : -1;
+        return slot >= 0 ? v[M_COUNT + slot] : 0;
+    }
     /* A node never visited has no shortest call: store 0, as Score-P does. */
     if (m == M_MIN_TIME && isinf(v[m]))
         return 0;

@@ -24,7 +24,21 @@ extern const cube_metric_def hprof_metric_defs[M_COUNT];
  * counters of a call-tree node (several raw nodes can fold into one cnode). */
 void metrics_clear(double *values);
 void metrics_add_counters(double *values, const uint64_t *counters);
-/* The value as stored in the file. */
+/* The value as stored in the file (metric: an index into metrics_defs()). */
 double metrics_stored(const double *values, int metric);
+
+/* Beyond the fixed metrics: one per PAPI event (HPROF_METRICS, lib/papi_events.h),
+ * named by the event, described by PAPI. A rank's local values hold
+ * metrics_nlocal() doubles per (cnode, thread): the fixed metrics, then
+ * this rank's events by slot. The file's metric list is agreed on at the
+ * merge: metrics_set_events(OR over ranks of metrics_local_events()) makes
+ * it the fixed metrics, then every event some rank counted, in HPROF_METRICS
+ * order (0 on ranks that did not count it). Until then it is the fixed ones. */
+int metrics_nlocal(void);
+void metrics_add_events(double *values, const int64_t *events);
+uint64_t metrics_local_events(void);
+void metrics_set_events(uint64_t mask);
+int metrics_count(void);
+const cube_metric_def *metrics_defs(void);
 
 #endif

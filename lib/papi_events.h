@@ -1,5 +1,5 @@
 /*
- * papi.h - HPROF_METRICS: PAPI events (presets, native events, Software
+ * papi_events.h - HPROF_METRICS: PAPI events (presets, native events, Software
  * Defined Events sde:::LIBRARY::COUNTER) counted per thread and attributed
  * per call path by the hybrid method, like time:
  *
@@ -27,8 +27,8 @@
  * Built without PAPI (no papi.h at build time), everything here is a no-op
  * and HPROF_METRICS gets a one-line message.
  */
-#ifndef HPROF_PAPI_H
-#define HPROF_PAPI_H
+#ifndef HPROF_PAPI_EVENTS_H
+#define HPROF_PAPI_EVENTS_H
 
 #include <stdint.h>
 

@@ -1,8 +1,8 @@
 /*
- * papi.c - HPROF_METRICS through PAPI (see papi.h for the attribution).
+ * papi_events.c - HPROF_METRICS through PAPI (see papi_events.h for the attribution).
  */
 #define _GNU_SOURCE
-#include "papi.h"
+#include "papi_events.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,26 +89,57 @@ void hprof_papi_thread_stop(hprof_papi_thread *p, int64_t *events) { (void)p; (v
 
 #else /* HPROF_PAPI */
 
+#include <dlfcn.h>
 #include <link.h>
 #include <papi.h>
 #include <pthread.h>
 #include <stdio.h>
 
-/* Weak: a program linked with libhprof.a but not with -lpapi still links,
- * and HPROF_METRICS then says so (libhprof.so always brings libpapi). */
-#pragma weak PAPI_library_init
-#pragma weak PAPI_thread_init
-#pragma weak PAPI_create_eventset
-#pragma weak PAPI_add_named_event
-#pragma weak PAPI_remove_named_event
-#pragma weak PAPI_start
-#pragma weak PAPI_stop
-#pragma weak PAPI_read
-#pragma weak PAPI_cleanup_eventset
-#pragma weak PAPI_destroy_eventset
-#pragma weak PAPI_strerror
-#pragma weak PAPI_event_name_to_code
-#pragma weak PAPI_get_event_info
+/* libhprof.so is linked with libpapi. libhprof.a refers to it weakly, so a
+ * program links without -lpapi (and --as-needed drops a libpapi that only
+ * weak references use): then libpapi is opened at MPI_Init, and HPROF_METRICS
+ * says so in one line if that fails. All calls go through these pointers. */
+#define PAPI_FNS(X) X(PAPI_library_init) X(PAPI_thread_init) X(PAPI_create_eventset) \
+    X(PAPI_add_named_event) X(PAPI_remove_named_event) X(PAPI_start) X(PAPI_stop) X(PAPI_read) \
+    X(PAPI_cleanup_eventset) X(PAPI_destroy_eventset) X(PAPI_strerror) X(PAPI_event_name_to_code) \
+    X(PAPI_get_event_info)
+#define WEAK(f) extern __typeof__(f) f __attribute__((weak));
+#define POINTER(f) static __typeof__(&f) pf_##f;
+PAPI_FNS(WEAK)
+PAPI_FNS(POINTER)
+
+static const char *load_papi(void)
+{
+    if (PAPI_library_init) {
+#define LINKED(f) pf_##f = f;
+        PAPI_FNS(LINKED)
+        return NULL;
+    }
+    static const char *const names[] = { "libpapi.so", "libpapi.so.7.1", "libpapi.so.7.0", "libpapi.so.7",
+                                         "libpapi.so.6.0" };
+    void *h = NULL;
+    for (size_t i = 0; !h && i < sizeof names / sizeof *names; i++)
+        h = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
+    if (!h)
+        return "libpapi is neither linked into this program nor loadable (link with -lpapi)";
+#define LOOKUP(f) if (!(pf_##f = (__typeof__(pf_##f))dlsym(h, #f))) return "libpapi lacks " #f;
+    PAPI_FNS(LOOKUP)
+    return NULL;
+}
+
+#define PAPI_library_init (*pf_PAPI_library_init)
+#define PAPI_thread_init (*pf_PAPI_thread_init)
+#define PAPI_create_eventset (*pf_PAPI_create_eventset)
+#define PAPI_add_named_event (*pf_PAPI_add_named_event)
+#define PAPI_remove_named_event (*pf_PAPI_remove_named_event)
+#define PAPI_start (*pf_PAPI_start)
+#define PAPI_stop (*pf_PAPI_stop)
+#define PAPI_read (*pf_PAPI_read)
+#define PAPI_cleanup_eventset (*pf_PAPI_cleanup_eventset)
+#define PAPI_destroy_eventset (*pf_PAPI_destroy_eventset)
+#define PAPI_strerror (*pf_PAPI_strerror)
+#define PAPI_event_name_to_code (*pf_PAPI_event_name_to_code)
+#define PAPI_get_event_info (*pf_PAPI_get_event_info)
 
 /* Text of libpapi and libsde: a sample interrupted in there is not read. */
 #define MAX_RANGES 16
@@ -167,9 +198,9 @@ void hprof_papi_process_start(void)
     parse_request(hprof_config.metrics);
     if (nrequested == 0)
         return;
-    if (!PAPI_library_init) {
-        hprof_say("HPROF_METRICS: libpapi is not linked into this program (link libhprof.a with "
-                  "-lpapi); no events are counted");
+    const char *why = load_papi();
+    if (why) {
+        hprof_say("HPROF_METRICS: %s; no events are counted", why);
         return;
     }
     int rc = PAPI_library_init(PAPI_VER_CURRENT);

@@ -1,0 +1,68 @@
+/*
+ * limits.c - call trees that would grow without bound.
+ *   limits deep N     recursion to depth N, an MPI call at the bottom
+ *   limits wide D     a binary tree of calls D levels deep, two call sites a
+ *                     level, an MPI call at each of the 2^D leaves: 2^D
+ *                     distinct call paths
+ * Prints `calls RANK N` (MPI calls made) and `hwm RANK KB` (peak memory).
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long calls;
+
+static __attribute__((noinline)) void deep(int n)
+{
+    volatile int guard = n;
+    if (guard > 0) {
+        deep(n - 1);
+        __asm__ volatile("" ::: "memory"); /* no tail call: every frame stays */
+    } else {
+        MPI_Barrier(MPI_COMM_SELF);
+        calls++;
+    }
+}
+
+static __attribute__((noinline)) void wide(int d)
+{
+    volatile int guard = d;
+    if (guard == 0) {
+        MPI_Barrier(MPI_COMM_SELF);
+        calls++;
+        return;
+    }
+    wide(d - 1); /* call site one */
+    __asm__ volatile("" ::: "memory");
+    wide(d - 1); /* call site two */
+    __asm__ volatile("" ::: "memory");
+}
+
+static long peak_kb(void)
+{
+    char line[256];
+    long kb = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0)
+            kb = atol(line + 6);
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+int main(int argc, char **argv)
+{
+    int rank;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (argc > 2 && strcmp(argv[1], "deep") == 0)
+        deep(atoi(argv[2]));
+    else if (argc > 2)
+        wide(atoi(argv[2]));
+    printf("calls %d %ld\nhwm %d %ld\n", rank, calls, rank, peak_kb());
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}

@@ -120,3 +120,5 @@ install: all
 
 clean:
 	rm -rf $(BUILD)
+
+include tools/hprof-view/fuzz.mk

@@ -25,7 +25,7 @@ HPROF_VIEW=$V CHECK_PREFIX="asan: " TEST_TMP=$W/samples bash "$HERE/cube_reader_
 
 # Every sample in every view, clean.
 for f in "$S"/*/*.cubex; do
-    for mode in "" --csv --check; do
+    for mode in "" --csv --check --flat --ranks --mpi --hotspots --header --json --folded "--html -" --no-hide; do
         "$V" $mode "$f" > /dev/null 2> "$W/err"; rc=$?
         if [ $rc -ne 0 ] || grep -q "Sanitizer\|runtime error" "$W/err"; then
             notok "asan: ${f#$S/} ${mode:-tree}" "exit $rc: $(grep -m1 'ERROR\|runtime error' "$W/err")"
@@ -44,6 +44,15 @@ if gcc -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all 
    diff <(sort "$W/exp.csv") <(tail -n +2 "$W/got.csv" | sort) > /dev/null; then
     ok "asan: writer round trip clean"
 else notok "asan: writer round trip" "$(head -c 400 "$W/cc.err" "$W/err")"; fi
+
+# The view tests again with the sanitized viewer.
+for t in view_views view_exports; do
+    mkdir -p "$W/$t"
+    out=$(HPROF_VIEW=$V TEST_TMP=$W/$t bash "$HERE/$t.sh" 2>&1)
+    n=$(grep -c '^ok - ' <<<"$out"); bad=$(grep '^not ok - ' <<<"$out")
+    if [ -z "$bad" ] && [ "$n" -gt 10 ]; then ok "asan: $t.sh passes with the sanitized viewer ($n checks)"
+    else notok "asan: $t.sh" "$(head -n 3 <<<"$bad")"; fi
+done
 
 # Mutations: flipped bytes (headers, XML, index and data), truncations.
 out=$(python3 - "$V" "$W/mut" "$S/call_tree_test/call_tree_test.cubex" "$S/time.p4.n2000.x1.r0/profile.cubex" \
@@ -66,7 +75,7 @@ for src in srcs:
                 b[min(pos, len(b) - 1)] = rng.randrange(256)
         p = os.path.join(d, "m.cubex")
         open(p, "wb").write(b)
-        for args in ([view, "--check", p], [view, p]):
+        for args in ([view, "--check", p], [view, p], [view, "--hotspots", p]):
             r = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             runs += 1
             err = r.stderr.decode(errors="replace")

@@ -1,87 +1,252 @@
 /*
- * hprof-view - show a CUBE4 (.cubex) profile written by hprof (or by
- * Score-P/Scalasca) as an indented call tree or as CSV.
+ * hprof-view - explore a CUBE4 (.cubex) profile written by hprof (or by
+ * Score-P/Scalasca): call tree, flat profile, ranks, MPI summary,
+ * hotspots, diff, and exports (CSV, JSON, collapsed stacks, HTML).
  *
  * Exit status: 0 success, 2 unreadable file or bad usage, 1 output error.
  */
 #include "cube_reader.h"
 #include "view.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-enum mode { MODE_TREE, MODE_CSV, MODE_CSV_IDS, MODE_CHECK };
+#ifndef HPROF_VERSION
+#define HPROF_VERSION "unknown"
+#endif
+
+enum mode {
+    MODE_TREE, MODE_CSV, MODE_CSV_IDS, MODE_CHECK, MODE_FLAT, MODE_RANKS, MODE_MPI,
+    MODE_HOTSPOTS, MODE_DIFF, MODE_HEADER, MODE_INTERVALS, MODE_JSON, MODE_FOLDED, MODE_HTML
+};
 
 static const char usage[] =
-    "usage: hprof-view [--metric NAME[,NAME...]] [--csv] FILE.cubex\n"
+    "usage: hprof-view [VIEW] [OPTIONS] FILE.cubex\n"
+    "       hprof-view --diff [OPTIONS] BEFORE.cubex AFTER.cubex\n"
     "\n"
-    "Prints the call tree of a CUBE4 profile, one line per call path, values\n"
-    "summed over all processes and threads (min/max metrics: min/max).\n"
-    "Default columns: inclusive time with its share of the total, exclusive\n"
-    "time, then visits, bytes_sent and bytes_received (exclusive), each only\n"
-    "when the profile has it. A first line splits the total time into\n"
-    "computation (comp_time), MPI (mpi_time) and the shares under the\n"
-    "(unwind failed) and (not unwound) roots.\n"
+    "Explores a CUBE4 profile written by hprof, Score-P or Scalasca.\n"
     "\n"
-    "  --metric NAME[,NAME]  show these metrics (unique names), inclusive and\n"
-    "                        exclusive; with --csv, only these metrics\n"
-    "  --csv                 print path,rank,thread,metric,exclusive,inclusive:\n"
-    "                        one row per call path, location and metric with a\n"
-    "                        nonzero value; path joins region names with ';'\n"
+    "Views (one; the call tree by default):\n"
+    "  (none)                call tree: inclusive and exclusive values, % of total\n"
+    "  --flat                flat profile by region, like gprof\n"
+    "  --ranks               heaviest call paths over ranks: min/mean/max, the rank\n"
+    "                        of each extreme, imbalance, a per-rank strip\n"
+    "  --mpi                 MPI summary: MPI time per rank, top call sites by time\n"
+    "                        and by bytes sent, message sizes\n"
+    "  --hotspots            ranked findings, each naming the view with details\n"
+    "  --diff                compare two profiles by call path names\n"
+    "  --header              what was measured and the top-level time split\n"
+    "  --intervals           effective sampling interval histogram (hprof files)\n"
+    "Exports:\n"
+    "  --csv                 path,rank,thread,metric,exclusive,inclusive: one row per\n"
+    "                        call path, location and metric with a nonzero value;\n"
+    "                        path joins region names with ';'\n"
     "  --csv-ids             like --csv, keyed by the file's cnode id and the\n"
     "                        location index (cnode,location,metric,...)\n"
+    "  --json                the whole profile as JSON (schema: README)\n"
+    "  --folded              collapsed stacks 'main;solve;MPI_Allreduce 1234' for\n"
+    "                        flame graph tools; seconds are written as microseconds\n"
+    "  --html FILE           one self-contained HTML page: call tree, flame graph,\n"
+    "                        per-rank heat strip, search ('-': standard output)\n"
     "  --check               read every value in the file and report\n"
-    "  --help                this text\n"
+    "Options:\n"
+    "  --metric NAME[,NAME]  metrics to show (unique names; default: time and, in\n"
+    "                        the tree, visits and bytes); the first one orders\n"
+    "  --rank N              values of MPI rank N only (default: summed over ranks)\n"
+    "  --threshold PCT       tree: fold call paths under PCT% of the total into one\n"
+    "                        '[N more]' line (default 0.5; 0 shows all)\n"
+    "  --depth N             tree: show N levels below the roots at most\n"
+    "  --focus REGEX         only the subtrees of regions matching REGEX (with their\n"
+    "                        callers, dimmed, in the tree)\n"
+    "  --hide REGEX          fold frames matching REGEX into their callers (repeatable)\n"
+    "  --no-hide             keep libc/libstdc++/loader/hprof internals, which are\n"
+    "                        folded into the library function the program called by\n"
+    "                        default\n"
+    "  --top N               entries in --ranks, --mpi, --hotspots, --diff (default 10)\n"
+    "  --color[=WHEN]        always, never or auto (default: auto: on a terminal and\n"
+    "                        NO_COLOR unset); --no-color = --color=never\n"
+    "  --help, --version\n"
+    "\n"
+    "Examples:\n"
+    "  hprof-view prof.cubex                      call tree, time split on top\n"
+    "  hprof-view --hotspots prof.cubex           what to look at first\n"
+    "  hprof-view --ranks --top 5 prof.cubex      who is the outlier rank\n"
+    "  hprof-view --rank 0 --focus 'std::endl' prof.cubex\n"
+    "  hprof-view --metric bytes_sent --flat prof.cubex\n"
+    "  hprof-view --diff before.cubex after.cubex\n"
+    "  hprof-view --folded prof.cubex | flamegraph.pl > flame.svg\n"
+    "  hprof-view --html prof.html prof.cubex     then open prof.html in a browser\n"
+    "  hprof-view --json prof.cubex | python3 -m json.tool | less\n"
     "\n"
     "Exit status: 0 done, 2 unreadable file or bad usage, 1 output error.\n";
 
 typedef struct args {
     int mode;
     const char *metrics;    /* the --metric list, NULL if none */
-    const char *path;
+    const char *path, *path2;
+    const char *color;
+    view_opts o;
 } args;
 
 static int bad_usage(const char *msg, const char *arg)
 {
     fprintf(stderr, "hprof-view: %s%s\n", msg, arg ? arg : "");
-    fputs("usage: hprof-view [--metric NAME[,NAME...]] [--csv] FILE.cubex (see --help)\n", stderr);
+    fputs("usage: hprof-view [VIEW] [OPTIONS] FILE.cubex (see --help)\n", stderr);
     return 2;
+}
+
+/* "--name VALUE" or "--name=VALUE": the value, else NULL. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
+{
+    size_t n = strlen(name);
+    const char *s = argv[*i];
+    if (strncmp(s, name, n) != 0)
+        return NULL;
+    if (s[n] == '=')
+        return s + n + 1;
+    if (s[n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int to_number(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v >= lo && v <= hi))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static const struct { const char *flag; int mode; } modes[] = {
+    { "--csv", MODE_CSV }, { "--csv-ids", MODE_CSV_IDS }, { "--check", MODE_CHECK },
+    { "--flat", MODE_FLAT }, { "--ranks", MODE_RANKS }, { "--mpi", MODE_MPI },
+    { "--hotspots", MODE_HOTSPOTS }, { "--diff", MODE_DIFF }, { "--header", MODE_HEADER },
+    { "--intervals", MODE_INTERVALS }, { "--json", MODE_JSON }, { "--folded", MODE_FOLDED },
+    { "--tree", MODE_TREE },
+};
+
+/* Options with a value; returns 1 if s was one, -1 on error (status in *rc). */
+static int value_option(int argc, char **argv, int *i, args *a, int *rc)
+{
+    int missing = 0;
+    const char *v;
+    double d;
+    view_opts *o = &a->o;
+    if ((v = opt_value(argc, argv, i, "--metric", &missing))) {
+        a->metrics = v;
+    } else if ((v = opt_value(argc, argv, i, "--html", &missing))) {
+        a->mode = MODE_HTML;
+        o->out_path = v;
+    } else if ((v = opt_value(argc, argv, i, "--threshold", &missing))) {
+        if (to_number(v, 0, 100, &d) < 0)
+            return *rc = bad_usage("--threshold: a percentage from 0 to 100, not ", v), -1;
+        o->threshold = d;
+    } else if ((v = opt_value(argc, argv, i, "--depth", &missing))) {
+        if (to_number(v, 0, 1e6, &d) < 0 || d != (int)d)
+            return *rc = bad_usage("--depth: a whole number >= 0, not ", v), -1;
+        o->max_depth = (int)d;
+    } else if ((v = opt_value(argc, argv, i, "--rank", &missing))) {
+        if (to_number(v, 0, 1e9, &d) < 0 || d != (int)d)
+            return *rc = bad_usage("--rank: a rank number >= 0, not ", v), -1;
+        o->rank = (int)d;
+    } else if ((v = opt_value(argc, argv, i, "--top", &missing))) {
+        if (to_number(v, 1, 1e6, &d) < 0 || d != (int)d)
+            return *rc = bad_usage("--top: a whole number >= 1, not ", v), -1;
+        o->top = (int)d;
+    } else if ((v = opt_value(argc, argv, i, "--focus", &missing))) {
+        o->focus = v;
+    } else if ((v = opt_value(argc, argv, i, "--hide", &missing))) {
+        if (o->nhide >= VIEW_MAX_HIDE)
+            return *rc = bad_usage("--hide: too many patterns", NULL), -1;
+        o->hide[o->nhide++] = v;
+    } else if (strncmp(argv[*i], "--color=", 8) == 0) {
+        a->color = argv[*i] + 8;
+    } else {
+        if (missing)
+            return *rc = bad_usage("missing value for ", argv[*i]), -1;
+        return 0;
+    }
+    return 1;
 }
 
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, args *a)
 {
     memset(a, 0, sizeof *a);
+    a->o.threshold = 0.5;
+    a->o.max_depth = -1;
+    a->o.rank = -1;
+    a->o.default_hide = 1;
+    a->o.top = 10;
+    a->color = "auto";
+    int rc = 0;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
+        int known = 0;
+        for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
+            if (strcmp(s, modes[k].flag) == 0)
+                a->mode = modes[k].mode, known = 1;
+        if (known)
+            continue;
+        int r = value_option(argc, argv, &i, a, &rc);
+        if (r < 0)
+            return rc;
+        if (r > 0)
+            continue;
         if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
             fputs(usage, stdout);
             return 0;
-        } else if (strcmp(s, "--csv") == 0) {
-            a->mode = MODE_CSV;
-        } else if (strcmp(s, "--check") == 0) {
-            a->mode = MODE_CHECK;
-        } else if (strcmp(s, "--csv-ids") == 0) {
-            a->mode = MODE_CSV_IDS;
-        } else if (strcmp(s, "--metric") == 0) {
-            if (++i >= argc)
-                return bad_usage("--metric needs a list of metric names", NULL);
-            a->metrics = argv[i];
-        } else if (strncmp(s, "--metric=", 9) == 0) {
-            a->metrics = s + 9;
-        } else if (strcmp(s, "--") == 0 && i + 1 < argc && !a->path) {
-            a->path = argv[++i];
+        } else if (strcmp(s, "--version") == 0) {
+            printf("hprof-view %s\n", HPROF_VERSION);
+            return 0;
+        } else if (strcmp(s, "--no-hide") == 0) {
+            a->o.default_hide = 0;
+        } else if (strcmp(s, "--color") == 0) {
+            a->color = "always";
+        } else if (strcmp(s, "--no-color") == 0) {
+            a->color = "never";
+        } else if (strcmp(s, "--") == 0) {
+            for (i++; i < argc; i++) {
+                if (a->path2)
+                    return bad_usage("too many files given: ", argv[i]);
+                *(a->path ? &a->path2 : &a->path) = argv[i];
+            }
         } else if (s[0] == '-' && s[1]) {
             return bad_usage("unknown option ", s);
-        } else if (a->path) {
-            return bad_usage("more than one file given: ", s);
+        } else if (a->path2) {
+            return bad_usage("too many files given: ", s);
         } else {
-            a->path = s;
+            *(a->path ? &a->path2 : &a->path) = s;
         }
     }
     if (!a->path)
         return bad_usage("no file given", NULL);
+    if (a->mode == MODE_DIFF && !a->path2)
+        return bad_usage("--diff needs two files: BEFORE.cubex AFTER.cubex", NULL);
+    if (a->mode != MODE_DIFF && a->path2)
+        return bad_usage("more than one file given: ", a->path2);
+    const char *nc = getenv("NO_COLOR");
+    if (strcmp(a->color, "always") == 0)
+        a->o.color = 1;
+    else if (strcmp(a->color, "auto") == 0)
+        a->o.color = isatty(STDOUT_FILENO);
+    else if (strcmp(a->color, "never") != 0)
+        return bad_usage("--color: always, never or auto, not ", a->color);
+    if (nc && nc[0])
+        a->o.color = 0;
+    if (a->mode != MODE_TREE && a->mode != MODE_FLAT && a->mode != MODE_RANKS && a->mode != MODE_MPI &&
+        a->mode != MODE_HOTSPOTS && a->mode != MODE_DIFF && a->mode != MODE_HEADER && a->mode != MODE_INTERVALS)
+        a->o.color = 0;     /* exports are data */
     return -1;
 }
 
@@ -122,25 +287,51 @@ static void print_notes(const cube_profile *p, const char *path)
         fprintf(stderr, "hprof-view: %s: note: %s\n", path, p->notes[i]);
 }
 
+static int dispatch(cube_profile *p, int mode, const view_opts *o, FILE *out)
+{
+    switch (mode) {
+    case MODE_CSV: return view_csv(p, o, out);
+    case MODE_CSV_IDS: return view_csv_ids(p, o, out);
+    case MODE_CHECK: return view_check(p, o, out);
+    case MODE_FLAT: return view_flat(p, o, out);
+    case MODE_RANKS: return view_ranks(p, o, out);
+    case MODE_MPI: return view_mpi(p, o, out);
+    case MODE_HOTSPOTS: return view_hotspots(p, o, out);
+    case MODE_DIFF: return view_diff(p, o, out);
+    case MODE_HEADER: return view_header_only(p, o, out);
+    case MODE_INTERVALS: return view_intervals(p, o, out);
+    case MODE_JSON: return view_json(p, o, out);
+    case MODE_FOLDED: return view_folded(p, o, out);
+    case MODE_HTML: return view_html(p, o, out);
+    default: return view_tree(p, o, out);
+    }
+}
+
 static int run_view(cube_profile *p, const args *a, const view_opts *o)
 {
-    int rc;
-    if (a->mode == MODE_CSV)
-        rc = view_csv(p, o, stdout);
-    else if (a->mode == MODE_CSV_IDS)
-        rc = view_csv_ids(p, o, stdout);
-    else if (a->mode == MODE_CHECK)
-        rc = view_check(p, o, stdout);
-    else
-        rc = view_tree(p, o, stdout);
-    if (rc == VIEW_BAD_FILE) {  /* before any output: views load first */
-        fprintf(stderr, "hprof-view: %s: %s\n", a->path, o->err);
-        return 2;
-    }
-    if (fflush(stdout) != 0 || ferror(stdout) || rc < 0) {
-        fprintf(stderr, "hprof-view: cannot write output\n");
+    FILE *out = stdout;
+    int to_file = a->mode == MODE_HTML && strcmp(o->out_path, "-") != 0;
+    if (to_file && !(out = fopen(o->out_path, "w"))) {
+        fprintf(stderr, "hprof-view: cannot create %s: %s\n", o->out_path, strerror(errno));
         return 1;
     }
+    int rc = dispatch(p, a->mode, o, out);
+    if (rc == VIEW_BAD_FILE || rc == VIEW_BAD_USAGE) {  /* before any output: views load first */
+        fprintf(stderr, "hprof-view: %s: %s\n", rc == VIEW_BAD_FILE && o->err[0] == '@' ? o->path_b : a->path,
+                o->err[0] == '@' ? o->err + 1 : o->err);
+        if (to_file)
+            fclose(out), remove(o->out_path);
+        return 2;
+    }
+    int bad = fflush(out) != 0 || ferror(out) || rc < 0;
+    if (to_file && fclose(out) != 0)
+        bad = 1;
+    if (bad) {
+        fprintf(stderr, "hprof-view: cannot write output%s%s\n", to_file ? " to " : "", to_file ? o->out_path : "");
+        return 1;
+    }
+    if (to_file)
+        fprintf(stderr, "hprof-view: wrote %s\n", o->out_path);
     return 0;
 }
 
@@ -150,20 +341,35 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
-    char err[512];
-    cube_profile *p = cube_open(a.path, err, sizeof err);
+    char err[512] = "";
+    cube_profile *p = cube_open(a.path, err, sizeof err), *pb = NULL;
     if (!p) {
         fprintf(stderr, "hprof-view: %s: %s\n", a.path, err);
+        return 2;
+    }
+    if (a.path2 && !(pb = cube_open(a.path2, err, sizeof err))) {
+        fprintf(stderr, "hprof-view: %s: %s\n", a.path2, err);
+        cube_close(p);
         return 2;
     }
     int *metrics, nmetrics;
     rc = resolve_metrics(p, &a, &metrics, &nmetrics);
     if (rc < 0) {
         print_notes(p, a.path);
-        view_opts o = { a.path, metrics, nmetrics, err, sizeof err };
-        rc = run_view(p, &a, &o);
+        if (pb)
+            print_notes(pb, a.path2);
+        view_opts *o = &a.o;
+        o->path = a.path;
+        o->metrics = metrics;
+        o->nmetrics = nmetrics;
+        o->err = err;
+        o->errlen = sizeof err;
+        o->path_b = a.path2;
+        o->pb = pb;
+        rc = run_view(p, &a, o);
     }
     free(metrics);
     cube_close(p);
+    cube_close(pb);
     return rc;
 }

@@ -1,11 +1,14 @@
 /*
- * view_tree.c - the call tree: one line per cnode, indented by depth,
- * children ordered by the first column's inclusive value (largest first),
- * values combined over all locations. A one-line time split (computation,
- * MPI, unwind problems) heads it when the profile has hprof's metrics.
+ * view_tree.c - the call tree: one line per call path of the view tree,
+ * indented by depth, children ordered by the first column's inclusive
+ * value (largest first), values combined over the selected locations.
+ * Children under --threshold percent of the total are folded into one
+ * "more" line; --depth stops descending; with --focus, callers of the
+ * focused subtrees are shown dimmed for context.
  */
-#include "view.h"
+#include "vtree.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +17,16 @@ typedef struct column {
     int inclusive;
     int percent;        /* print share of the metric's total instead */
 } column;
+
+typedef struct tree_ctx {
+    vtree *t;
+    const view_opts *o;
+    FILE *out;
+    column *cols;
+    int ncols;
+    double *totals;     /* [metric] */
+    int key;            /* metric the order and threshold use, -1 none */
+} tree_ctx;
 
 static int add_metric_cols(column *cols, int n, int m, int with_percent)
 {
@@ -28,13 +41,13 @@ static int add_metric_cols(column *cols, int n, int m, int with_percent)
  * as they are counted at the call path itself). */
 static int default_columns(const cube_profile *p, column *cols)
 {
-    int n = 0, t = cube_find_metric(p, "time");
-    if (t >= 0 && p->metrics[t].loadable)
+    int n = 0, t = view_metric(p, "time");
+    if (t >= 0)
         n = add_metric_cols(cols, n, t, 1);
     static const char *const extra[] = { "visits", "bytes_sent", "bytes_received" };
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
-        int m = cube_find_metric(p, extra[i]);
-        if (m >= 0 && p->metrics[m].loadable)
+        int m = view_metric(p, extra[i]);
+        if (m >= 0)
             cols[n++] = (column){ m, 0, 0 };
     }
     for (int m = 0; n == 0 && m < p->nmetrics; m++)   /* not an hprof profile */
@@ -53,169 +66,185 @@ static int choose_columns(const cube_profile *p, const view_opts *o, column *col
     return n;
 }
 
-static double metric_total(const cube_profile *p, int m)
+static void print_header(const tree_ctx *x)
 {
-    double t = 0;
-    for (int r = 0; r < p->nroots; r++)
-        t += cube_value_all_locs(p, m, p->roots[r], 1);
-    return t;
-}
-
-/* Inclusive value over the whole run of the root regions with this name. */
-static double root_named(const cube_profile *p, int m, const char *name)
-{
-    double t = 0;
-    for (int r = 0; r < p->nroots; r++)
-        if (strcmp(cube_cnode_name(p, p->roots[r]), name) == 0)
-            t += cube_value_all_locs(p, m, p->roots[r], 1);
-    return t;
-}
-
-static double share(double part, double total)
-{
-    return total != 0 ? 100.0 * part / total : 0.0;
-}
-
-static void print_split(const cube_profile *p, FILE *out)
-{
-    int t = cube_find_metric(p, "time");
-    if (t < 0 || !p->metrics[t].loadable)
-        return;
-    if (cube_find_metric(p, "comp_time") < 0 && cube_find_metric(p, "mpi_time") < 0)
-        return;             /* not an hprof profile: nothing to split */
-    double total = metric_total(p, t);
-    fprintf(out, "time: total %.4f s", total);
-    static const char *const parts[][2] = { { "comp_time", "computation" }, { "mpi_time", "MPI" } };
-    for (int i = 0; i < 2; i++) {
-        int m = cube_find_metric(p, parts[i][0]);
-        if (m < 0 || !p->metrics[m].loadable)
-            continue;
-        double v = metric_total(p, m);
-        fprintf(out, ", %s %.4f s (%.1f%%)", parts[i][1], v, share(v, total));
-    }
-    static const char *const roots[] = { "(unwind failed)", "(not unwound)" };
-    for (int i = 0; i < 2; i++)
-        fprintf(out, ", %s %.1f%%", roots[i], share(root_named(p, t, roots[i]), total));
-    fputc('\n', out);
-}
-
-static void print_header(const cube_profile *p, const column *cols, int ncols, FILE *out)
-{
-    for (int i = 0; i < ncols; i++) {
-        const cube_metric *m = &p->metrics[cols[i].metric];
+    const cube_profile *p = x->t->p;
+    for (int i = 0; i < x->ncols; i++) {
+        const cube_metric *m = &p->metrics[x->cols[i].metric];
         char h[64];
-        if (cols[i].percent) {
-            fprintf(out, "%7s ", "%");
+        if (x->cols[i].percent) {
+            fprintf(x->out, "%7s ", "%");
             continue;
         }
-        snprintf(h, sizeof h, "%s %.50s", cols[i].inclusive ? "incl" : "excl",
+        snprintf(h, sizeof h, "%s %.50s", x->cols[i].inclusive ? "incl" : "excl",
                  m->uniq_name ? m->uniq_name : "?");
-        fprintf(out, "%14s ", h);
+        fprintf(x->out, "%14s ", h);
     }
-    fputs(" call path\n", out);
+    fputs(" call path\n", x->out);
 }
 
-static void print_cell(const cube_profile *p, const column *col, const double *totals,
-                       int c, FILE *out)
+static void print_number(FILE *out, const cube_metric *m, double v)
 {
-    const cube_metric *m = &p->metrics[col->metric];
-    double v = cube_value_all_locs(p, col->metric, c, col->inclusive);
-    if (col->percent)
-        fprintf(out, "%6.1f%%", share(v, totals[col->metric]));
-    else if (m->is_integer)
+    if (m->is_integer)
         fprintf(out, "%14.0f", v);
     else if (m->uom && strcmp(m->uom, "sec") == 0)
         fprintf(out, "%14.6f", v);
     else
         fprintf(out, "%14.6g", v);
-    fputc(' ', out);
 }
 
-static void print_line(const cube_profile *p, const column *cols, int ncols,
-                       const double *totals, int c, FILE *out)
+static void print_cell(const tree_ctx *x, const column *col, int v)
 {
-    for (int i = 0; i < ncols; i++)
-        print_cell(p, &cols[i], totals, c, out);
-    fprintf(out, " %*s%s", 2 * p->cnodes[c].depth, "", cube_cnode_name(p, c));
-    const cube_cnode *n = &p->cnodes[c];
-    if (n->mod && n->mod[0] && n->line > 0)
-        fprintf(out, " (%s:%ld)", n->mod, n->line);
-    else if (n->line > 0)
-        fprintf(out, " (line %ld)", n->line);
-    fputc('\n', out);
+    const cube_profile *p = x->t->p;
+    const vmetric *vm = &x->t->vm[col->metric];
+    double val = col->inclusive ? vm->incl[v] : vm->excl[v];
+    if (col->percent) {
+        double s = view_share(val, x->totals[col->metric]);
+        const char *c = s >= 10 ? C_RED : s >= 1 ? C_YELLOW : C_DIM;
+        fprintf(x->out, "%s%6.1f%%%s", view_c(x->o, c), s, view_c(x->o, C_RESET));
+    } else {
+        print_number(x->out, &p->metrics[col->metric], val);
+    }
+    fputc(' ', x->out);
 }
 
-typedef struct keyed { double key; int idx; } keyed;
-
-static int by_key_desc(const void *a, const void *b)
+static void print_line(const tree_ctx *x, int v, int hidden_children)
 {
-    const keyed *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? 1 : -1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
+    const vtree *t = x->t;
+    const view_opts *o = x->o;
+    int context = !t->v[v].in_focus;
+    for (int i = 0; i < x->ncols; i++)
+        print_cell(x, &x->cols[i], v);
+    const char *nc = context ? C_DIM : t->v[v].is_mpi ? C_MAGENTA : t->v[v].depth == 0 ? C_BOLD : NULL;
+    fprintf(x->out, " %*s%s%s%s", 2 * t->v[v].depth, "", nc ? view_c(o, nc) : "", vt_name(t, v),
+            nc ? view_c(o, C_RESET) : "");
+    char site[512];
+    if (vt_site(t, v, site, sizeof site)[0])
+        fprintf(x->out, " %s(%s)%s", view_c(o, C_DIM), site, view_c(o, C_RESET));
+    if (hidden_children)
+        fprintf(x->out, " %s[+%d below depth %d]%s", view_c(o, C_DIM), hidden_children, o->max_depth,
+                view_c(o, C_RESET));
+    fputc('\n', x->out);
 }
 
-/* Pushes the nodes (children of parent, or the roots when parent < 0)
- * so that the largest key is popped first. */
-static int push_sorted(const cube_profile *p, const column *key, int parent,
-                       int *stack, int *sp, keyed *tmp)
+/* The folded children of one node, as one line. */
+static void print_more(const tree_ctx *x, int depth, int n, double sum)
+{
+    for (int i = 0; i < x->ncols; i++) {
+        const column *c = &x->cols[i];
+        if (c->metric == x->key && c->inclusive && !c->percent)
+            print_number(x->out, &x->t->p->metrics[c->metric], sum), fputc(' ', x->out);
+        else if (c->metric == x->key && c->percent)
+            fprintf(x->out, "%6.1f%% ", view_share(sum, x->totals[c->metric]));
+        else
+            fprintf(x->out, "%*s ", c->percent ? 7 : 14, "");
+    }
+    fprintf(x->out, " %*s%s[%d more under %g%%]%s\n", 2 * depth, "", view_c(x->o, C_DIM), n,
+            x->o->threshold, view_c(x->o, C_RESET));
+}
+
+static int count_visible_children(const vtree *t, int v)
 {
     int n = 0;
-    if (parent < 0)
-        for (int r = 0; r < p->nroots; r++)
-            tmp[n++].idx = p->roots[r];
-    else
-        for (int c = p->cnodes[parent].first_child; c >= 0; c = p->cnodes[c].next_sibling)
-            tmp[n++].idx = c;
-    for (int i = 0; i < n; i++)
-        tmp[i].key = key ? cube_value_all_locs(p, key->metric, tmp[i].idx, 1) : 0;
-    qsort(tmp, (size_t)n, sizeof *tmp, by_key_desc);
-    for (int i = n - 1; i >= 0; i--)
-        stack[(*sp)++] = tmp[i].idx;
+    for (int c = t->v[v].first_child; c >= 0; c = t->v[c].next_sibling)
+        n += t->v[c].visible;
     return n;
 }
 
-/* Loads what the columns and the split line need. */
-static int load_needed(cube_profile *p, const view_opts *o, const column *cols, int ncols)
+/* Depth-first with an explicit stack (call trees can be very deep). An
+ * entry >= 0 prints a node; -1 - k prints the "more" line recorded at k. */
+typedef struct more { int depth, n; double sum; } more;
+
+typedef struct walker {
+    int *stack, sp;
+    int *kids;
+    more *mores;
+    int nmores;
+} walker;
+
+/* Pushes the shown children of v (roots for v < 0), largest on top, and
+ * beneath them the line for the folded ones. */
+static void push_children(const tree_ctx *x, walker *w, int v)
 {
-    static const char *const split[] = { "time", "comp_time", "mpi_time" };
-    for (int i = 0; i < ncols; i++)
-        if (view_load(p, o, cols[i].metric) < 0)
-            return VIEW_BAD_FILE;
-    for (int i = 0; i < 3; i++) {
-        int m = cube_find_metric(p, split[i]);
-        if (m >= 0 && view_load(p, o, m) < 0)
-            return VIEW_BAD_FILE;
+    const vtree *t = x->t;
+    const double *key = x->key >= 0 ? t->vm[x->key].incl : NULL;
+    double limit = x->key >= 0 ? fabs(x->totals[x->key]) * x->o->threshold / 100.0 : 0;
+    int n = vt_sorted_children(t, v, key, w->kids), folded = 0, nshow = 0;
+    double fsum = 0;
+    for (int i = 0; i < n; i++) {
+        int c = w->kids[i];
+        if (!t->v[c].visible)
+            continue;
+        /* a caller of a focused node is never folded */
+        if (key && x->o->threshold > 0 && fabs(key[c]) < limit && t->v[c].in_focus) {
+            folded++;
+            fsum += key[c];
+            continue;
+        }
+        w->kids[nshow++] = c;
     }
+    if (folded) {
+        w->mores[w->nmores] = (more){ v >= 0 ? t->v[v].depth + 1 : 0, folded, fsum };
+        w->stack[w->sp++] = -1 - w->nmores++;
+    }
+    for (int i = nshow - 1; i >= 0; i--)
+        w->stack[w->sp++] = w->kids[i];
+}
+
+static int walk(tree_ctx *x)
+{
+    vtree *t = x->t;
+    const view_opts *o = x->o;
+    size_t cap = 2 * (size_t)t->nv + 2;
+    walker w = { malloc(sizeof(int) * cap), 0, malloc(sizeof(int) * cap), malloc(sizeof(more) * cap), 0 };
+    if (!w.stack || !w.kids || !w.mores) {
+        free(w.stack), free(w.kids), free(w.mores);
+        return VIEW_FAILED;
+    }
+    push_children(x, &w, -1);
+    while (w.sp > 0) {
+        int e = w.stack[--w.sp];
+        if (e < 0) {
+            const more *m = &w.mores[-1 - e];
+            print_more(x, m->depth, m->n, m->sum);
+            continue;
+        }
+        int deep = o->max_depth >= 0 && t->v[e].depth >= o->max_depth;
+        print_line(x, e, deep ? count_visible_children(t, e) : 0);
+        if (!deep)
+            push_children(x, &w, e);
+    }
+    free(w.stack), free(w.kids), free(w.mores);
     return 0;
 }
 
 int view_tree(cube_profile *p, const view_opts *o, FILE *out)
 {
-    column *cols = malloc(sizeof *cols * (size_t)(3 * (p->nmetrics + o->nmetrics) + 4));
-    double *totals = calloc((size_t)p->nmetrics + 1, sizeof *totals);
-    int *stack = malloc(sizeof *stack * (size_t)(p->ncnodes + 1));
-    keyed *tmp = malloc(sizeof *tmp * (size_t)(p->ncnodes + 1));
-    int rc = (cols && totals && stack && tmp) ? 0 : VIEW_FAILED, ncols = 0;
+    vtree t;
+    tree_ctx x = { &t, o, out, NULL, 0, NULL, -1 };
+    int rc = vt_build(&t, p, o);
+    x.cols = malloc(sizeof *x.cols * (size_t)(3 * (p->nmetrics + o->nmetrics) + 4));
+    x.totals = calloc((size_t)p->nmetrics + 1, sizeof *x.totals);
+    if (rc == 0 && (!x.cols || !x.totals))
+        rc = VIEW_FAILED;
     if (rc == 0) {
-        ncols = choose_columns(p, o, cols);
-        rc = load_needed(p, o, cols, ncols);
+        x.ncols = choose_columns(p, o, x.cols);
+        for (int i = 0; i < x.ncols && rc == 0; i++)
+            rc = vt_metric(&t, x.cols[i].metric);
     }
     if (rc == 0) {
-        int sp = 0;
-        for (int m = 0; m < p->nmetrics; m++)
-            totals[m] = metric_total(p, m);
-        fprintf(out, "%s: %d processes, %d locations, %d call paths\n", o->path,
-                p->nprocs, p->nlocs, p->ncnodes);
-        print_split(p, out);
-        print_header(p, cols, ncols, out);
-        push_sorted(p, ncols ? &cols[0] : NULL, -1, stack, &sp, tmp);
-        while (sp > 0) {    /* explicit stack: call trees can be very deep */
-            int c = stack[--sp];
-            print_line(p, cols, ncols, totals, c, out);
-            push_sorted(p, ncols ? &cols[0] : NULL, c, stack, &sp, tmp);
-        }
+        for (int i = 0; i < x.ncols; i++)
+            x.totals[x.cols[i].metric] = vt_total(&t, x.cols[i].metric);
+        x.key = x.ncols ? x.cols[0].metric : -1;
+        rc = vt_header(&t, out);
     }
-    free(cols), free(totals), free(stack), free(tmp);
+    if (rc == 0) {
+        if (o->focus)
+            fprintf(out, "focus: call paths under regions matching '%s' (callers dimmed)\n", o->focus);
+        print_header(&x);
+        rc = walk(&x);
+    }
+    vt_free(&t);
+    free(x.cols), free(x.totals);
     return rc;
 }

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 void view_print_value(FILE *out, const cube_metric *m, double v)
 {
@@ -65,4 +66,109 @@ int view_check(cube_profile *p, const view_opts *o, FILE *out)
             o->path, p->ncnodes, p->nlocs, n, p->nmetrics);
     free(list);
     return 0;
+}
+
+void view_print_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
+        switch (*c) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        case '<': fputs("\\u003c", out); break;   /* safe inside an HTML <script> */
+        default:
+            if (*c < 0x20 || *c == 0x7f)
+                fprintf(out, "\\u%04x", *c);
+            else
+                fputc(*c, out);
+        }
+    }
+    fputc('"', out);
+}
+
+void view_print_json_number(FILE *out, double v, int is_integer)
+{
+    if (!isfinite(v))
+        fputs("null", out);
+    else if (v == 0)
+        fputc('0', out);
+    else if (is_integer || (v == floor(v) && fabs(v) < 1e15))
+        fprintf(out, "%.0f", v);
+    else
+        fprintf(out, "%.17g", v);
+}
+
+int view_metric(const cube_profile *p, const char *name)
+{
+    int m = cube_find_metric(p, name);
+    return m >= 0 && p->metrics[m].loadable ? m : -1;
+}
+
+int view_main_metric(const cube_profile *p, const view_opts *o)
+{
+    if (o->nmetrics > 0)
+        return o->metrics[0];
+    int m = view_metric(p, "time");
+    for (int i = 0; m < 0 && i < p->nmetrics; i++)
+        if (p->metrics[i].loadable)
+            m = i;
+    return m;
+}
+
+double view_share(double part, double total)
+{
+    return total != 0 ? 100.0 * part / total : 0.0;
+}
+
+const char *view_fmt(char *buf, size_t len, const cube_metric *m, double v)
+{
+    const char *u = m->uom ? m->uom : "";
+    double a = fabs(v);
+    if (strcmp(u, "sec") == 0) {
+        if (a == 0)
+            snprintf(buf, len, "0 s");
+        else if (a < 1e-3)
+            snprintf(buf, len, "%.1f us", v * 1e6);
+        else if (a < 1)
+            snprintf(buf, len, "%.2f ms", v * 1e3);
+        else
+            snprintf(buf, len, "%.3f s", v);
+    } else if (strcmp(u, "bytes") == 0) {
+        static const char *const unit[] = { "B", "kB", "MB", "GB", "TB", "PB" };
+        int i = 0;
+        while (a >= 1000 && i < 5)
+            a /= 1000, v /= 1000, i++;
+        snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", v, unit[i]);
+    } else if (m->is_integer || (v == floor(v) && a < 1e15)) {
+        snprintf(buf, len, "%.0f", v);
+    } else {
+        snprintf(buf, len, "%.4g", v);
+    }
+    return buf;
+}
+
+int view_region_is_mpi(const cube_profile *p, int region)
+{
+    if (region < 0)
+        return 0;
+    const cube_region *r = &p->regions[region];
+    if (r->role && strcmp(r->role, "artificial") == 0)
+        return 0;       /* Score-P's PARALLEL and the like */
+    if (r->paradigm && strcmp(r->paradigm, "mpi") == 0)
+        return 1;
+    return r->name && strncmp(r->name, "MPI_", 4) == 0 && (!r->paradigm || !r->paradigm[0]);
+}
+
+const char *view_c(const view_opts *o, const char *code)
+{
+    static char buf[8][16];
+    static int next;
+    if (!o->color)
+        return "";
+    char *b = buf[next++ & 7];
+    snprintf(b, sizeof buf[0], "\033[%sm", code);
+    return b;
 }

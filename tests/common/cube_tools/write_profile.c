@@ -62,7 +62,8 @@ static const cube_metric_def metrics[NMET] = {
 };
 
 static const char *const nodes[] = { "node-a", "node-b" };
-static const cube_process_def procs[NPROC] = { { 0, 0, 2 }, { 1, 1, 1 }, { 2, 0, 2 } };
+static const cube_process_def procs[NPROC] = { { .rank = 0, .node = 0, .nthreads = 2 }, { .rank = 1, .node = 1, .nthreads = 1 },
+                                                { .rank = 2, .node = 0, .nthreads = 2 } };
 static const int loc_rank[NLOC] = { 0, 0, 1, 2, 2 }, loc_thread[NLOC] = { 0, 1, 0, 0, 1 };
 static const char *const attr_keys[] = { "hprof::note" }, *const attr_values[] = { "a \"b\" <c> & d" };
 
@@ -277,7 +278,7 @@ static int big(const char *out)
         mt[m] = (cube_metric_def){ mnames[m], mnames[m], m % 2 ? "UINT64" : "DOUBLE", "occ", "", 0, -1 };
     }
     for (int p = 0; p < BP; p++)
-        pr[p] = (cube_process_def){ p, 0, 1 };
+        pr[p] = (cube_process_def){ .rank = p, .node = 0, .nthreads = 1 };
     cube_defs d = { mt, BM, rg, 100, cn, BN, "m", host, 1, pr, BP, NULL, NULL, 0 };
     cube_writer *w = cube_writer_create(out, 1, err, sizeof err);
     if (!w || cube_writer_define(w, &d) < 0)

@@ -1,0 +1,206 @@
+/*
+ * view_header.c - what was measured (hprof's run attributes, or what a
+ * Score-P file says about itself), the split of the total time, and the
+ * effective sampling interval histogram (--intervals).
+ */
+#include "vtree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NHIST 41
+
+static double root_named(const vtree *t, int m, const char *name)
+{
+    double s = 0;
+    for (int r = 0; r < t->nroots; r++)
+        if (strcmp(vt_name(t, t->roots[r]), name) == 0)
+            s += t->vm[m].incl[t->roots[r]];
+    return s;
+}
+
+/* "time: total 85.0000 s, computation 48.7500 s (57.4%), MPI ..." */
+static int split_line(vtree *t, FILE *out)
+{
+    cube_profile *p = t->p;
+    int tm = view_metric(p, "time"), comp = view_metric(p, "comp_time"), mpi = view_metric(p, "mpi_time");
+    if (tm < 0 || (comp < 0 && mpi < 0))
+        return 0;           /* not an hprof profile: nothing to split */
+    int rc = vt_metric(t, tm);
+    if (rc == 0 && comp >= 0)
+        rc = vt_metric(t, comp);
+    if (rc == 0 && mpi >= 0)
+        rc = vt_metric(t, mpi);
+    if (rc)
+        return rc;
+    const view_opts *o = t->o;
+    double total = vt_total(t, tm);
+    fprintf(out, "%stime:%s total %.4f s", view_c(o, C_BOLD), view_c(o, C_RESET), total);
+    const int parts[2] = { comp, mpi };
+    static const char *const names[2] = { "computation", "MPI" };
+    for (int i = 0; i < 2; i++) {
+        if (parts[i] < 0)
+            continue;
+        double v = vt_total(t, parts[i]);
+        fprintf(out, ", %s %.4f s (%.1f%%)", names[i], v, view_share(v, total));
+    }
+    static const char *const roots[] = { "(unwind failed)", "(not unwound)" };
+    for (int i = 0; i < 2; i++)
+        fprintf(out, ", %s %.1f%%", roots[i], view_share(root_named(t, tm, roots[i]), total));
+    fputc('\n', out);
+    return 0;
+}
+
+static void attr_line(const cube_profile *p, FILE *out, const char *label, const char *key)
+{
+    const char *v = cube_attr_get(p, key);
+    if (v && v[0])
+        fprintf(out, "%-10s %s\n", label, v);
+}
+
+int vt_header(vtree *t, FILE *out)
+{
+    cube_profile *p = t->p;
+    const view_opts *o = t->o;
+    int maxthreads = 0;
+    for (int l = 0; l < p->nlocs; l++)
+        if (p->locs[l].thread + 1 > maxthreads)
+            maxthreads = p->locs[l].thread + 1;
+    fprintf(out, "%s%s%s: %d processes, %d locations, %d call paths\n", view_c(o, C_BOLD), o->path,
+            view_c(o, C_RESET), p->nprocs, p->nlocs, p->ncnodes);
+    const char *ver = cube_attr_get(p, "hprof::version");
+    if (ver) {
+        attr_line(p, out, "command", "hprof::command");
+        fprintf(out, "%-10s %d ranks, %d threads in all (up to %d per rank)\n", "ranks", p->nprocs,
+                p->nlocs, maxthreads);
+        const char *hz = cube_attr_get(p, "hprof::sampling_hz"), *clk = cube_attr_get(p, "hprof::sampling_clock");
+        if (hz) {
+            if (strcmp(hz, "0") == 0)
+                fprintf(out, "%-10s off\n", "sampling");
+            else
+                fprintf(out, "%-10s %s Hz, %s clock", "sampling", hz, clk ? clk : "?");
+            const char *cnt = cube_attr_get(p, "hprof::samples_counted");
+            if (strcmp(hz, "0") != 0 && cnt) {
+                const char *mpi = cube_attr_get(p, "hprof::samples_in_mpi");
+                const char *drop = cube_attr_get(p, "hprof::samples_dropped");
+                const char *fail = cube_attr_get(p, "hprof::samples_unwind_failed");
+                fprintf(out, "; samples: %s counted, %s in MPI, %s dropped, %s failed to unwind",
+                        cnt, mpi ? mpi : "?", drop ? drop : "?", fail ? fail : "?");
+            }
+            if (strcmp(hz, "0") != 0)
+                fputc('\n', out);
+        }
+        attr_line(p, out, "date", "hprof::date");
+        fprintf(out, "%-10s hprof %s\n", "version", ver);
+    } else {
+        const char *creator = cube_attr_get(p, "Creator");
+        fprintf(out, "%-10s %s (CUBE %s)\n", "written by", creator ? creator : "unknown tool",
+                p->version ? p->version : "?");
+        fprintf(out, "%-10s %d ranks, %d threads in all (up to %d per rank)\n", "ranks", p->nprocs,
+                p->nlocs, maxthreads);
+    }
+    if (o->rank >= 0)
+        fprintf(out, "%-10s rank %d only\n", "showing", o->rank);
+    return split_line(t, out);
+}
+
+int view_header_only(cube_profile *p, const view_opts *o, FILE *out)
+{
+    vtree t;
+    int rc = vt_build(&t, p, o);
+    if (rc == 0)
+        rc = vt_header(&t, out);
+    vt_free(&t);
+    return rc;
+}
+
+/* Parses NHIST counts; 0 on success. */
+static int parse_hist(const char *s, double *h)
+{
+    char *end;
+    for (int i = 0; i < NHIST; i++) {
+        h[i] = strtod(s, &end);
+        if (end == s || !isfinite(h[i]) || h[i] < 0)
+            return -1;
+        s = end;
+    }
+    return 0;
+}
+
+static void hist_stats(const double *h, double *n, double *mean, double *p95)
+{
+    double sum = 0, w = 0;
+    for (int i = 0; i < NHIST; i++) {
+        sum += h[i];
+        w += h[i] * (i == NHIST - 1 ? 5.0 : (i + 0.5) / 8);
+    }
+    *n = sum;
+    *mean = sum > 0 ? w / sum : 0;
+    double acc = 0;
+    *p95 = 0;
+    for (int i = 0; i < NHIST && sum > 0; i++) {
+        acc += h[i];
+        if (acc >= 0.95 * sum) {
+            *p95 = i == NHIST - 1 ? 5.0 : (i + 1) / 8.0;
+            break;
+        }
+    }
+}
+
+int view_intervals(cube_profile *p, const view_opts *o, FILE *out)
+{
+    const char *s = cube_attr_get(p, "hprof::interval_histogram");
+    double h[NHIST];
+    if (!s || parse_hist(s, h) < 0) {
+        snprintf(o->err, o->errlen, "--intervals: the profile has no interval histogram (hprof::interval_histogram)");
+        return VIEW_BAD_USAGE;
+    }
+    const char *hz = cube_attr_get(p, "hprof::sampling_hz");
+    double nominal = hz ? atof(hz) : 0;
+    double n, mean, p95, max = 0;
+    hist_stats(h, &n, &mean, &p95);
+    int last = 0;
+    for (int i = 0; i < NHIST; i++) {
+        if (h[i] > max)
+            max = h[i];
+        if (h[i] > 0)
+            last = i;
+    }
+    fprintf(out, "%s: effective sampling interval / nominal interval", o->path);
+    if (nominal > 0)
+        fprintf(out, " (%.0f Hz: %.3f ms)", nominal, 1e3 / nominal);
+    fprintf(out, ", %.0f samples\n", n);
+    fprintf(out, "%-14s %10s %6s\n", "interval/nom.", "samples", "%");
+    for (int i = 0; i < NHIST; i++) {
+        if (i > last && i != NHIST - 1)
+            continue;
+        char range[32];
+        if (i == NHIST - 1)
+            snprintf(range, sizeof range, ">= 5");
+        else
+            snprintf(range, sizeof range, "[%.3f,%.3f)", i / 8.0, (i + 1) / 8.0);
+        int bar = max > 0 ? (int)lround(40.0 * h[i] / max) : 0;
+        fprintf(out, "%-14s %10.0f %5.1f%% %s", range, h[i], view_share(h[i], n), view_c(o, C_CYAN));
+        for (int b = 0; b < bar; b++)
+            fputc('#', out);
+        fprintf(out, "%s\n", view_c(o, C_RESET));
+    }
+    fprintf(out, "mean %.3f, p95 %.3f (x nominal interval)\n", mean, p95);
+    int header = 0;
+    for (int r = 0; r < (1 << 20); r++) {
+        char key[64];
+        snprintf(key, sizeof key, "hprof::interval_histogram::rank::%d", r);
+        const char *rs = cube_attr_get(p, key);
+        if (!rs)
+            break;
+        double rh[NHIST], rn, rmean, rp95;
+        if (parse_hist(rs, rh) < 0)
+            continue;
+        hist_stats(rh, &rn, &rmean, &rp95);
+        if (!header++)
+            fprintf(out, "\n%6s %10s %8s %8s\n", "rank", "samples", "mean", "p95");
+        fprintf(out, "%6d %10.0f %8.3f %8.3f\n", r, rn, rmean, rp95);
+    }
+    return 0;
+}

@@ -1,0 +1,168 @@
+/*
+ * view_html.c - one self-contained HTML page (no network access, no
+ * external scripts): the page from html/report.html with the view tree's
+ * data inlined as JSON:
+ *   {"file", "header": [lines], "ranks": [rank numbers],
+ *    "metrics": [{"name", "unit", "integer"}],
+ *    "nodes": {"name": [], "parent": [], "site": [], "mpi": []},
+ *    "values": {metric: {"incl": [], "excl": [], "ranks": [node * nranks + r]}}}
+ * Values are combined over the selected locations; "ranks" holds each
+ * node's inclusive value per rank (all ranks) for the heat strip.
+ */
+#include "view_html.h"
+#include "vtree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int choose_metrics(const cube_profile *p, const view_opts *o, int *ml)
+{
+    int n = 0;
+    for (int i = 0; i < o->nmetrics; i++)
+        ml[n++] = o->metrics[i];
+    if (n)
+        return n;
+    static const char *const pref[] = { "time", "mpi_time", "comp_time", "visits", "bytes_sent",
+                                        "bytes_received", "samples" };
+    for (size_t i = 0; i < sizeof pref / sizeof pref[0]; i++)
+        if (view_metric(p, pref[i]) >= 0)
+            ml[n++] = view_metric(p, pref[i]);
+    for (int m = 0; m < p->nmetrics && n < 8; m++) {
+        int dup = 0;
+        for (int k = 0; k < n; k++)
+            dup |= ml[k] == m;
+        if (!dup && p->metrics[m].loadable)
+            ml[n++] = m;
+    }
+    return n;
+}
+
+static void header_lines(vtree *t, FILE *out)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (mem) {
+        vt_header(t, mem);
+        fclose(mem);
+    }
+    fputs("\"header\": [", out);
+    int first = 1;
+    for (char *save = NULL, *line = buf ? strtok_r(buf, "\n", &save) : NULL; line;
+         line = strtok_r(NULL, "\n", &save)) {
+        fputs(first ? "" : ", ", out);
+        view_print_json_string(out, line);
+        first = 0;
+    }
+    fputs("],\n", out);
+    free(buf);
+}
+
+static void number_array(FILE *out, const double *v, size_t n)
+{
+    fputc('[', out);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputc(',', out);
+        if (v[i] == 0)
+            fputc('0', out);
+        else
+            fprintf(out, "%.9g", v[i]);
+    }
+    fputc(']', out);
+}
+
+static void print_data(vtree *t, const int *ml, int nm, FILE *out)
+{
+    cube_profile *p = t->p;
+    fputs("{\"file\": ", out);
+    view_print_json_string(out, t->o->path);
+    fputs(",\n", out);
+    header_lines(t, out);
+    fputs("\"ranks\": [", out);
+    for (int i = 0; i < p->nprocs; i++)
+        fprintf(out, "%s%d", i ? "," : "", p->procs[i].rank);
+    fputs("],\n\"metrics\": [", out);
+    for (int k = 0; k < nm; k++) {
+        const cube_metric *m = &p->metrics[ml[k]];
+        fputs(k ? ", {\"name\": " : "{\"name\": ", out);
+        view_print_json_string(out, m->uniq_name);
+        fputs(", \"unit\": ", out);
+        view_print_json_string(out, m->uom);
+        fprintf(out, ", \"integer\": %s}", m->is_integer ? "true" : "false");
+    }
+    /* nodes: only those in focus (and their callers); indexes renumbered */
+    int *idx = malloc(sizeof *idx * ((size_t)t->nv + 1)), n = 0;
+    for (int v = 0; idx && v < t->nv; v++)
+        idx[v] = t->v[v].visible ? n++ : -1;
+    fputs("],\n\"nodes\": {\"name\": [", out);
+    for (int v = 0, k = 0; idx && v < t->nv; v++)
+        if (idx[v] >= 0) {
+            fputs(k++ ? "," : "", out);
+            view_print_json_string(out, vt_name(t, v));
+        }
+    fputs("],\n\"parent\": [", out);
+    for (int v = 0, k = 0; idx && v < t->nv; v++)
+        if (idx[v] >= 0)
+            fprintf(out, "%s%d", k++ ? "," : "", t->v[v].parent >= 0 ? idx[t->v[v].parent] : -1);
+    fputs("],\n\"site\": [", out);
+    for (int v = 0, k = 0; idx && v < t->nv; v++)
+        if (idx[v] >= 0) {
+            char site[512];
+            fputs(k++ ? "," : "", out);
+            view_print_json_string(out, vt_site(t, v, site, sizeof site));
+        }
+    fputs("],\n\"mpi\": [", out);
+    for (int v = 0, k = 0; idx && v < t->nv; v++)
+        if (idx[v] >= 0)
+            fprintf(out, "%s%d", k++ ? "," : "", t->v[v].is_mpi);
+    fputs("]},\n\"values\": {", out);
+    double *tmp = malloc(sizeof *tmp * ((size_t)t->nv * (size_t)(p->nprocs > 0 ? p->nprocs : 1) + 1));
+    for (int k = 0; k < nm && tmp && idx; k++) {
+        int m = ml[k];
+        fputs(k ? ",\n" : "\n", out);
+        view_print_json_string(out, p->metrics[m].uniq_name);
+        for (int pass = 0; pass < 2; pass++) {
+            const double *src = pass ? t->vm[m].excl : t->vm[m].incl;
+            size_t j = 0;
+            for (int v = 0; v < t->nv; v++)
+                if (idx[v] >= 0)
+                    tmp[j++] = src[v];
+            fputs(pass ? ", \"excl\": " : ": {\"incl\": ", out);
+            number_array(out, tmp, j);
+        }
+        size_t j = 0;
+        for (int v = 0; v < t->nv; v++)
+            if (idx[v] >= 0)
+                for (int i = 0; i < p->nprocs; i++)
+                    tmp[j++] = vt_proc_value(t, m, v, i, 1);
+        fputs(",\n \"ranks\": ", out);
+        number_array(out, tmp, j);
+        fputc('}', out);
+    }
+    fputs("}}", out);
+    free(tmp);
+    free(idx);
+}
+
+int view_html(cube_profile *p, const view_opts *o, FILE *out)
+{
+    vtree t;
+    int rc = vt_build(&t, p, o);
+    int *ml = malloc(sizeof *ml * ((size_t)p->nmetrics + (size_t)o->nmetrics + 8));
+    int nm = 0;
+    if (rc == 0 && !ml)
+        rc = VIEW_FAILED;
+    if (rc == 0)
+        nm = choose_metrics(p, o, ml);
+    for (int k = 0; k < nm && rc == 0; k++)
+        rc = vt_metric_locs(&t, ml[k]);
+    if (rc == 0) {
+        fputs(view_html_head, out);
+        print_data(&t, ml, nm, out);
+        fputs(view_html_tail, out);
+    }
+    free(ml);
+    vt_free(&t);
+    return rc;
+}

@@ -1,0 +1,249 @@
+/*
+ * view_mpi.c - the MPI summary, what a mpiP user reads first: MPI time and
+ * its share per rank, the top MPI call sites by time and by bytes sent,
+ * and message size statistics per MPI function (bytes per call).
+ *
+ * MPI time: hprof's mpi_time metric where the profile has it, else the
+ * time of the outermost MPI call paths (Score-P files).
+ */
+#include "vtree.h"
+#include "view_stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Outermost MPI vnodes: an MPI call inside an MPI call counts once. */
+static int outer_mpi(const vtree *t, int v)
+{
+    if (!t->v[v].is_mpi || !t->v[v].in_focus)
+        return 0;
+    for (int a = t->v[v].parent; a >= 0; a = t->v[a].parent)
+        if (t->v[a].is_mpi)
+            return 0;
+    return 1;
+}
+
+/* MPI time and application time of process i (all its threads). */
+static void proc_times(const vtree *t, int tm, int mpi, int i, double *app, double *in_mpi)
+{
+    *app = *in_mpi = 0;
+    for (int r = 0; r < t->nroots; r++)
+        *app += vt_proc_value(t, tm, t->roots[r], i, 1);
+    if (mpi >= 0) {
+        for (int r = 0; r < t->nroots; r++)
+            *in_mpi += vt_proc_value(t, mpi, t->roots[r], i, 1);
+    } else {
+        for (int v = 0; v < t->nv; v++)
+            if (outer_mpi(t, v))
+                *in_mpi += vt_proc_value(t, tm, v, i, 1);
+    }
+}
+
+static void per_rank(const vtree *t, const view_opts *o, int tm, int mpi, FILE *out)
+{
+    const cube_profile *p = t->p;
+    double sapp = 0, smpi = 0;
+    fprintf(out, "%sMPI time per rank%s%s\n", view_c(o, C_BOLD), view_c(o, C_RESET),
+            mpi >= 0 ? " (mpi_time)" : " (time in MPI call paths)");
+    fprintf(out, "%6s %12s %12s %7s\n", "rank", "app time", "MPI time", "MPI%");
+    int n = p->nprocs, shown = 0;
+    double lo = 1e300, hi = -1;
+    int lo_r = 0, hi_r = 0;
+    for (int i = 0; i < n; i++) {
+        double app, in;
+        proc_times(t, tm, mpi, i, &app, &in);
+        sapp += app;
+        smpi += in;
+        double s = view_share(in, app);
+        if (s < lo)
+            lo = s, lo_r = i;
+        if (s > hi)
+            hi = s, hi_r = i;
+        if (n <= 64 || i < 8 || i >= n - 4) {
+            fprintf(out, "%6d %12.6f %12.6f %6.2f%%\n", p->procs[i].rank, app, in, s);
+            shown++;
+        } else if (i == 8) {
+            fprintf(out, "%6s\n", "...");
+        }
+    }
+    fprintf(out, "%6s %12.6f %12.6f %6.2f%%\n", "*", sapp, smpi, view_share(smpi, sapp));
+    if (n > 1)
+        fprintf(out, "MPI%% lowest on rank %d (%.2f%%), highest on rank %d (%.2f%%)\n", p->procs[lo_r].rank, lo,
+                p->procs[hi_r].rank, hi);
+    (void)shown;
+}
+
+static void site_label(const vtree *t, int v, FILE *out)
+{
+    char site[512];
+    int par = t->v[v].parent;
+    fprintf(out, "%s%s%s", par >= 0 ? vt_name(t, par) : "", par >= 0 ? " > " : "", vt_name(t, v));
+    if (vt_site(t, v, site, sizeof site)[0])
+        fprintf(out, " (%s)", site);
+}
+
+static void top_by_time(const vtree *t, const view_opts *o, int tm, int visits, double app, double mpi_total,
+                        int *top, FILE *out)
+{
+    const cube_profile *p = t->p;
+    int n = view_top_nodes(t, t->vm[tm].incl, 1, o->top, top);
+    fprintf(out, "\n%stop %d MPI call sites by time%s\n", view_c(o, C_BOLD), n, view_c(o, C_RESET));
+    fprintf(out, "%3s %12s %7s %7s %10s %11s %6s %6s  %s\n", "#", "time", "app%", "MPI%", "calls", "time/call",
+            "imbal", "max@", "caller > call (site)");
+    for (int i = 0; i < n; i++) {
+        int v = top[i];
+        double tv = t->vm[tm].incl[v], calls = visits >= 0 ? t->vm[visits].excl[v] : 0;
+        rank_stats s;
+        rank_stats_of(t, tm, v, 1, &s);
+        char a[32];
+        fprintf(out, "%3d %12.6f %6.2f%% %6.2f%% %10.0f %11s %5.1f%% %6d  ", i + 1, tv, view_share(tv, app),
+                view_share(tv, mpi_total), calls,
+                calls > 0 ? view_fmt(a, sizeof a, &p->metrics[tm], tv / calls) : "-", 100 * s.imbalance,
+                p->procs[s.max_rank].rank);
+        site_label(t, v, out);
+        fputc('\n', out);
+    }
+}
+
+static void top_by_bytes(const vtree *t, const view_opts *o, int sent, int visits, int *top, FILE *out)
+{
+    const cube_profile *p = t->p;
+    int n = view_top_nodes(t, t->vm[sent].excl, 1, o->top, top);
+    double total = vt_total(t, sent);
+    fprintf(out, "\n%stop %d MPI call sites by bytes sent%s\n", view_c(o, C_BOLD), n, view_c(o, C_RESET));
+    if (n == 0) {
+        fprintf(out, "(no bytes sent)\n");
+        return;
+    }
+    fprintf(out, "%3s %14s %7s %10s %12s  %s\n", "#", "bytes sent", "sent%", "calls", "bytes/call",
+            "caller > call (site)");
+    for (int i = 0; i < n; i++) {
+        int v = top[i];
+        double b = t->vm[sent].excl[v], calls = visits >= 0 ? t->vm[visits].excl[v] : 0;
+        char a[32];
+        fprintf(out, "%3d %14.0f %6.2f%% %10.0f %12s  ", i + 1, b, view_share(b, total), calls,
+                calls > 0 ? view_fmt(a, sizeof a, &p->metrics[sent], b / calls) : "-");
+        site_label(t, v, out);
+        fputc('\n', out);
+    }
+}
+
+typedef struct msg_row {
+    const char *name;
+    double calls, sent, recv, min_avg, max_avg;
+    int seen;
+} msg_row;
+
+static int by_sent(const void *a, const void *b)
+{
+    const msg_row *x = a, *y = b;
+    if (x->sent + x->recv != y->sent + y->recv)
+        return x->sent + x->recv < y->sent + y->recv ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* Bytes per call per MPI function; min/max over call sites and ranks of
+ * the mean message size of a (site, rank). */
+static int message_sizes(const vtree *t, const view_opts *o, int sent, int recv, int visits, FILE *out)
+{
+    const cube_profile *p = t->p;
+    msg_row *rows = calloc((size_t)p->nregions + 1, sizeof *rows);
+    if (!rows)
+        return VIEW_FAILED;
+    int nrows = 0;
+    for (int v = 0; v < t->nv; v++) {
+        if (!t->v[v].is_mpi || !t->v[v].in_focus)
+            continue;
+        const char *name = vt_name(t, v);
+        int k = 0;
+        while (k < nrows && strcmp(rows[k].name, name) != 0)
+            k++;
+        if (k == nrows)
+            rows[nrows++].name = name;
+        msg_row *r = &rows[k];
+        double s = sent >= 0 ? t->vm[sent].excl[v] : 0, rv = recv >= 0 ? t->vm[recv].excl[v] : 0;
+        r->calls += t->vm[visits].excl[v];
+        r->sent += s;
+        r->recv += rv;
+        for (int i = 0; i < p->nprocs; i++) {
+            double c = vt_proc_value(t, visits, v, i, 0);
+            double b = (sent >= 0 ? vt_proc_value(t, sent, v, i, 0) : 0) + (recv >= 0 ? vt_proc_value(t, recv, v, i, 0) : 0);
+            if (c <= 0 || b <= 0)
+                continue;
+            double avg = b / c;
+            if (!r->seen || avg < r->min_avg)
+                r->min_avg = avg;
+            if (!r->seen || avg > r->max_avg)
+                r->max_avg = avg;
+            r->seen = 1;
+        }
+    }
+    qsort(rows, (size_t)nrows, sizeof *rows, by_sent);
+    fprintf(out, "\n%smessage sizes per MPI function%s (bytes per call; min/max: over call sites and ranks)\n",
+            view_c(o, C_BOLD), view_c(o, C_RESET));
+    fprintf(out, "%-24s %10s %14s %14s %12s %12s %12s\n", "function", "calls", "bytes sent", "bytes recvd",
+            "mean", "min", "max");
+    int shown = 0;
+    for (int k = 0; k < nrows; k++) {
+        msg_row *r = &rows[k];
+        if (r->sent + r->recv <= 0)
+            continue;
+        double mean = r->calls > 0 ? (r->sent + r->recv) / r->calls : 0;
+        fprintf(out, "%-24s %10.0f %14.0f %14.0f %12.1f %12.1f %12.1f\n", r->name, r->calls, r->sent, r->recv,
+                mean, r->min_avg, r->max_avg);
+        shown++;
+    }
+    if (!shown)
+        fprintf(out, "(no bytes counted)\n");
+    free(rows);
+    return 0;
+}
+
+int view_mpi(cube_profile *p, const view_opts *o, FILE *out)
+{
+    vtree t;
+    int rc = vt_build(&t, p, o);
+    int tm = view_metric(p, "time"), mpi = view_metric(p, "mpi_time"), visits = view_metric(p, "visits");
+    int sent = view_metric(p, "bytes_sent"), recv = view_metric(p, "bytes_received");
+    int *top = malloc(sizeof *top * (size_t)(p->ncnodes + 1));
+    if (rc == 0 && !top)
+        rc = VIEW_FAILED;
+    if (rc == 0 && tm < 0) {
+        rc = vt_header(&t, out);
+        if (rc == 0)
+            fprintf(out, "\nthe profile has no time metric: no MPI summary\n");
+        free(top);
+        vt_free(&t);
+        return rc;
+    }
+    const int need[] = { tm, mpi, visits, sent, recv };
+    for (int i = 0; i < 5 && rc == 0; i++)
+        if (need[i] >= 0)
+            rc = vt_metric_locs(&t, need[i]);
+    int any = 0;
+    for (int v = 0; v < t.nv; v++)
+        any |= t.v[v].is_mpi;
+    if (rc == 0)
+        rc = vt_header(&t, out);
+    if (rc == 0 && !any) {
+        fprintf(out, "\nno MPI call paths in this profile\n");
+    } else if (rc == 0) {
+        fputc('\n', out);
+        per_rank(&t, o, tm, mpi, out);
+        double app = vt_total(&t, tm), mpi_total = 0;
+        if (mpi >= 0)
+            mpi_total = vt_total(&t, mpi);
+        else
+            for (int v = 0; v < t.nv; v++)
+                if (outer_mpi(&t, v))
+                    mpi_total += t.vm[tm].incl[v];
+        top_by_time(&t, o, tm, visits, app, mpi_total, top, out);
+        if (sent >= 0)
+            top_by_bytes(&t, o, sent, visits, top, out);
+        if (visits >= 0 && (sent >= 0 || recv >= 0))
+            rc = message_sizes(&t, o, sent, recv, visits, out);
+    }
+    free(top);
+    vt_free(&t);
+    return rc;
+}

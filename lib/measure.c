@@ -5,6 +5,7 @@
  */
 #include "measure.h"
 
+#include "abandon.h"
 #include "cct.h"
 #include "papi_events.h"
 #include "runtime.h"
@@ -16,6 +17,10 @@ void hprof_call_begin(hprof_call *call, int fn)
     call->fn = fn;
     call->measured = 0;
     call->nested = 0;
+    if (!hprof_active)
+        return;
+    if (fn == hprof_abort_fn)
+        abandon_measurement("MPI_Abort");
     if (!hprof_active)
         return;
     hprof_thread *t = hprof_thread_enter();
@@ -51,7 +56,7 @@ static void add_call(cct_node *n, const hprof_call *call, uint64_t ns)
 
 /* The node for this call: its unwound path, or an artificial root when the
  * function is not unwound or the unwind fails. */
-static uint32_t call_node(cct *tree, int fn, const void *wrapper_ret, int *counter)
+static uint32_t call_node(cct *tree, int fn, int *counter)
 {
     uint64_t keys[UNWIND_MAX_FRAMES + 1];
     *counter = -1;
@@ -61,7 +66,7 @@ static uint32_t call_node(cct *tree, int fn, const void *wrapper_ret, int *count
             return CCT_NONE;
         return cct_child(tree, cct_child(tree, CCT_ROOT, CCT_KEY_NOT_UNWOUND), CCT_KEY_MPI_FN(fn));
     }
-    int n = unwind_mpi_path(keys + 1, UNWIND_MAX_FRAMES, wrapper_ret);
+    int n = unwind_mpi_path(keys + 1, UNWIND_MAX_FRAMES);
     if (n <= 0) {
         *counter = CCT_UNWIND_FAILURES;
         if (cct_reserve(tree, 2) != 0)
@@ -74,13 +79,13 @@ static uint32_t call_node(cct *tree, int fn, const void *wrapper_ret, int *count
     return cct_path(tree, keys, n + 1);
 }
 
-/* Records a finished call on the calling thread; wrapper_ret locates the
- * wrapper's frame on the stack. Shared with hprof_runtime_start. */
-void hprof_record_call(hprof_call *call, const void *wrapper_ret)
+/* Records a finished call on the calling thread. Shared with
+ * hprof_runtime_start. */
+void hprof_record_call(hprof_call *call)
 {
     hprof_thread *t = hprof_self;
     int counter;
-    uint32_t node = call_node(&t->tree, call->fn, wrapper_ret, &counter);
+    uint32_t node = call_node(&t->tree, call->fn, &counter);
     /* The call's event counts: exact, from the read at its entry to now. */
     if (hprof_papi_nevents)
         hprof_papi_call_end(&t->papi, node == CCT_NONE ? NULL : t->tree.nodes[node].event);
@@ -103,7 +108,7 @@ void hprof_record_call(hprof_call *call, const void *wrapper_ret)
 void hprof_call_end(hprof_call *call)
 {
     if (call->measured) {
-        hprof_record_call(call, __builtin_return_address(0));
+        hprof_record_call(call);
         hprof_self->depth--;
     } else if (call->nested) {
         hprof_self->depth--;

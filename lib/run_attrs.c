@@ -126,12 +126,8 @@ static void add_sampling(run_attrs *a, int rank, int size)
     free(all);
 }
 
-void run_attrs_collect(run_attrs *a)
+static void add_common(run_attrs *a, int size)
 {
-    memset(a, 0, sizeof *a);
-    int rank, size;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
     char buf[4096];
     add(a, "hprof::version", HPROF_VERSION);
     command_line(buf, sizeof buf);
@@ -143,7 +139,30 @@ void run_attrs_collect(run_attrs *a)
     add_u64(a, "hprof::ranks", (unsigned long long)size);
     add_u64(a, "hprof::sampling_hz", (unsigned long long)hprof_config.sampling_hz);
     add(a, "hprof::sampling_clock", hprof_config.sampling_clock == HPROF_CLOCK_CPU ? "cpu" : "wall");
+}
+
+void run_attrs_collect(run_attrs *a)
+{
+    memset(a, 0, sizeof *a);
+    int rank, size;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    add_common(a, size);
     add_sampling(a, rank, size);
+}
+
+void run_attrs_local(run_attrs *a, int nranks)
+{
+    memset(a, 0, sizeof *a);
+    add_common(a, nranks);
+    unsigned long long stats[NSTATS], hist[NHIST];
+    char buf[NHIST * 24];
+    local_stats(stats, hist);
+    add_u64(a, "hprof::samples_counted", stats[ST_COUNTED]);
+    add_u64(a, "hprof::samples_in_mpi", stats[ST_IN_MPI]);
+    add_u64(a, "hprof::samples_dropped", stats[ST_BUSY] + stats[ST_FULL]);
+    histogram_text(buf, sizeof buf, hist);
+    add(a, "hprof::interval_histogram", buf);
 }
 
 void run_attrs_free(run_attrs *a)

@@ -18,6 +18,8 @@ typedef struct run_attrs {
 /* Collective over MPI_COMM_WORLD (PMPI only). Rank 0 gets the full set;
  * other ranks a valid, possibly shorter one. */
 void run_attrs_collect(run_attrs *a);
+/* This rank's own attrs, without any communication (for fallback files). */
+void run_attrs_local(run_attrs *a, int nranks);
 void run_attrs_free(run_attrs *a);
 
 #endif

@@ -7,8 +7,11 @@
 #include "runtime.h"
 
 #include <mpi.h>
+#include <string.h>
 
+#include "abandon.h"
 #include "cct.h"
+#include "fn_table.h"
 #include "log.h"
 #include "measure.h"
 #include "merge.h"
@@ -23,8 +26,18 @@ volatile int hprof_active;
 unsigned char *hprof_fn_nounwind;
 
 static int started;
+int hprof_abort_fn = -1;
+#define abort_fn hprof_abort_fn
 
-void hprof_record_call(hprof_call *call, const void *wrapper_ret);
+static int fn_index(const char *name)
+{
+    for (int i = 0; i < hprof_fn_count; i++)
+        if (strcmp(hprof_fn_table[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+void hprof_record_call(hprof_call *call);
 
 void hprof_runtime_start(int fn, uint64_t start_ns)
 {
@@ -41,13 +54,17 @@ void hprof_runtime_start(int fn, uint64_t start_ns)
         hprof_say("out of memory at start-up; measurement is off");
         return;
     }
+    int nranks = 1;
+    PMPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    abandon_arm(rank, nranks);
+    abort_fn = fn_index("MPI_Abort");
     hprof_active = 1;
     /* The init call itself is recorded like any MPI call, and the window
      * opens at its entry. */
     hprof_call call = { .start_ns = start_ns, .fn = fn, .measured = 1,
                         .start_cpu_ns = sampler_clock_ns() };
     t->depth++;
-    hprof_record_call(&call, __builtin_return_address(0));
+    hprof_record_call(&call);
     t->depth--;
     hprof_papi_process_start();
     if (sampler_process_start() == 0)
@@ -58,10 +75,10 @@ void hprof_runtime_start(int fn, uint64_t start_ns)
 
 /* The node of the function that called MPI_Finalize: the last interval of
  * the window is spent there. */
-static uint32_t finalize_caller_node(hprof_thread *t, const void *wrapper_ret)
+static uint32_t finalize_caller_node(hprof_thread *t)
 {
     uint64_t ips[UNWIND_MAX_FRAMES];
-    int n = unwind_mpi_path(ips, UNWIND_MAX_FRAMES, wrapper_ret);
+    int n = unwind_mpi_path(ips, UNWIND_MAX_FRAMES);
     if (n <= 0 || cct_reserve(&t->tree, (uint32_t)n) != 0)
         return CCT_NONE;
     return cct_path(&t->tree, ips, n);
@@ -78,7 +95,7 @@ static void report_window(const hprof_thread *t)
                   s->counted ? (double)s->handler_ns * 1e-3 / (double)s->counted : 0.0);
 }
 
-static void stop_sampling(const void *wrapper_ret)
+static void stop_sampling(void)
 {
     hprof_thread *self = hprof_self;
     uint64_t wall = hprof_now_ns();
@@ -94,7 +111,7 @@ static void stop_sampling(const void *wrapper_ret)
     }
     if (self) {
         self->depth++; /* keep the handler out while we touch the tree */
-        uint32_t node = finalize_caller_node(self, wrapper_ret);
+        uint32_t node = finalize_caller_node(self);
         sampler_thread_stop(self, sampler_clock_ns(), node);
         self->depth--;
     }
@@ -106,7 +123,7 @@ void hprof_runtime_stop(void)
 {
     if (!hprof_active)
         return;
-    stop_sampling(__builtin_return_address(0));
+    stop_sampling();
     hprof_active = 0;
     run_attrs attrs;
     run_attrs_collect(&attrs);

@@ -10,5 +10,7 @@
 extern volatile int hprof_active;
 /* Per MPI function: 1 if its calls are timed and counted but not unwound. */
 extern unsigned char *hprof_fn_nounwind;
+/* The table index of MPI_Abort: its wrapper writes the fallback profile first. */
+extern int hprof_abort_fn;
 
 #endif

@@ -16,12 +16,11 @@
 
 /* Fills ips[] with the return addresses of the frames above the MPI wrapper
  * that called into hprof: ips[0] is the MPI call site in the program,
- * ips[n-1] the outermost frame. wrapper_ret is the return address into the
- * wrapper (__builtin_return_address(0) of the runtime function the wrapper
- * called); the frames up to it are hprof's own and are skipped.
- * Returns n >= 1, or 0 if the unwind failed (wrapper_ret not found, or the
- * stack is deeper than max frames). */
-int unwind_mpi_path(uint64_t *ips, int max, const void *wrapper_ret);
+ * ips[n-1] the outermost frame. The frames in hprof's own code (the
+ * wrappers, the runtime: lib/own_code.h) are skipped, whatever the compiler
+ * did to them (inlining, tail calls). Returns n >= 1, or 0 if the unwind
+ * failed (no frame outside hprof, or the stack is deeper than max). */
+int unwind_mpi_path(uint64_t *ips, int max);
 
 /* The call path of an interrupted context (a signal's ucontext): ips[0] is
  * the interrupted instruction, ips[1..n-1] return addresses. Async-signal

@@ -10,31 +10,24 @@
 
 #include <ucontext.h>
 
+#include "own_code.h"
 #include "unwind.h"
 
-/* How many of hprof's own frames can lie between the capture and the
- * wrapper: unwind_mpi_path, hprof_call_end (or hprof_runtime_start), plus
- * slack for compilers that keep helper frames. */
-#define OWN_FRAMES_MAX 8
+/* How many frames can lie between the capture and the interrupted or
+ * calling code: hprof's own, the signal trampoline. */
+#define OWN_FRAMES_MAX 16
 
-int unwind_mpi_path(uint64_t *ips, int max, const void *wrapper_ret)
+int unwind_mpi_path(uint64_t *ips, int max)
 {
     void *buf[UNWIND_MAX_FRAMES];
     int limit = max + OWN_FRAMES_MAX < UNWIND_MAX_FRAMES ? max + OWN_FRAMES_MAX : UNWIND_MAX_FRAMES;
     int n = unw_backtrace(buf, limit);
     if (n <= 0 || n >= limit)
         return 0;
-    /* buf[i] == wrapper_ret is the wrapper's own frame; buf[i + 1] is the
-     * return address in the wrapper's caller, the MPI call site, which opens
-     * the path. */
-    int start = -1;
-    for (int i = 0; i < n && i < OWN_FRAMES_MAX; i++) {
-        if (buf[i] == wrapper_ret) {
-            start = i + 1;
-            break;
-        }
-    }
-    if (start < 0 || start >= n)
+    int start = 0;
+    while (start < n && start < OWN_FRAMES_MAX && own_code((uint64_t)(uintptr_t)buf[start]))
+        start++;
+    if (start == 0 || start >= n || start >= OWN_FRAMES_MAX)
         return 0;
     int count = 0;
     for (int i = start; i < n; i++)

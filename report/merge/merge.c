@@ -18,6 +18,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "output_name.h"
+#include "profile_file.h"
 
 #define TAG_DEFS 4711
 #define HOST_LEN 64
@@ -191,40 +192,6 @@ static void free_layout(layout *l)
     free(l->hosts);
     free(l->node_names);
     free(l->procs);
-}
-
-/* ---- definitions for the writer ------------------------------------------ */
-
-static const char *paradigm_of(int kind)
-{
-    return kind == REGION_MPI ? "mpi" : kind == REGION_ARTIFICIAL ? "measurement" : "sampling";
-}
-
-static int define_file(cube_writer *w, const defs *g, const layout *l, const merge_info *info)
-{
-    cube_region_def *regions = calloc((size_t)g->nregions + 1, sizeof *regions);
-    cube_cnode_def *cnodes = calloc((size_t)g->ncnodes + 1, sizeof *cnodes);
-    int rc = -1;
-    if (regions && cnodes) {
-        for (int i = 0; i < g->nregions; i++) {
-            const def_region *r = &g->regions[i];
-            regions[i] = (cube_region_def){
-                defs_str(g, r->name), defs_str(g, r->mangled), defs_str(g, r->module),
-                defs_str(g, r->file), r->begin_line, -1, paradigm_of(r->kind),
-                r->kind == REGION_ARTIFICIAL ? "artificial" : "function", NULL };
-        }
-        for (int i = 0; i < g->ncnodes; i++) {
-            const def_cnode *c = &g->cnodes[i];
-            cnodes[i] = (cube_cnode_def){ c->parent, c->region, defs_str(g, c->cs_file), c->cs_line };
-        }
-        cube_defs d = { metrics_defs(), metrics_count(), regions, g->nregions, cnodes, g->ncnodes,
-                        "machine", l->node_names, l->nnodes, l->procs, l->nprocs,
-                        info->attr_keys, info->attr_values, info->nattrs };
-        rc = cube_writer_define(w, &d);
-    }
-    free(regions);
-    free(cnodes);
-    return rc;
 }
 
 /* ---- values ------------------------------------------------------------------ */
@@ -434,7 +401,7 @@ int hprof_merge_and_write(const merge_info *info)
     char path[4096] = "";
     cube_writer *w;
     int opened = open_output(comm, rank, size, info, path, sizeof path, &w);
-    int defined = opened && (rank != 0 || (rc == 0 && define_file(w, g, &l, info) == 0));
+    int defined = opened && (rank != 0 || (rc == 0 && profile_file_define(w, g, l.node_names, l.nnodes, l.procs, l.nprocs, info->attr_keys, info->attr_values, info->nattrs) == 0));
     PMPI_Bcast(&defined, 1, MPI_INT, 0, comm);
     rc = defined ? write_values(comm, rank, w, &l, g, lp, nglobal) : -1;
     if (rank == 0 && opened)

@@ -10,7 +10,7 @@ ROOT=$(cd "$PROGS/../../.." && pwd)
 CHECK_CSV="python3 $PROGS/check_csv.py"
 MPI_TIMEOUT=${MPI_TIMEOUT:-60}
 CFLAGS_TEST="-g -O0"
-HPROF_LINK_LIBS="-lunwind -ldw -lelf -lz -ldl -lpthread"
+HPROF_LINK_LIBS="-lunwind -ldw -lelf -lz -ldl -lpthread -lm"
 N_FAILED=0
 
 ok()    { echo "ok - $1"; }
@@ -51,7 +51,8 @@ build_static() { local cc=$1 src=$2 out=$3; shift 3
 # 'not ok - NAME' with the compiler's output, returns 1
 build_or_fail() { local n=$1 out=$5; shift
     if "$@"; then return 0; fi
-    notok "$n" "build failed: $(oneline "$out.build.log" 300)"
+    local msg; msg=$(grep -iE 'error|undefined' "$out.build.log" | head -n 4 | tr '\n' ' ' | cut -c1-400)
+    notok "$n" "build failed: ${msg:-$(oneline "$out.build.log" 300)}"
     return 1
 }
 

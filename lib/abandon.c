@@ -1,0 +1,118 @@
+#define _GNU_SOURCE
+#include "abandon.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fallback.h"
+#include "log.h"
+#include "run_attrs.h"
+#include "runtime.h"
+#include "sampler.h"
+#include "thread.h"
+
+static int my_rank, my_nranks;
+static volatile int abandoning;
+
+static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+#define NFATAL (int)(sizeof fatal_signals / sizeof fatal_signals[0])
+
+void abandon_measurement(const char *reason)
+{
+    if (!hprof_active || __atomic_exchange_n(&abandoning, 1, __ATOMIC_SEQ_CST))
+        return;
+    hprof_active = 0;
+    for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
+        t->depth++; /* no more samples anywhere */
+        hprof_thread_close(t, sampler_clock_ns());
+    }
+    run_attrs attrs;
+    run_attrs_local(&attrs, my_nranks);
+    char path[4096], err[512];
+    if (fallback_write(my_rank, my_nranks, hprof_config.output, reason, attrs.keys, attrs.values, attrs.count,
+                       path, sizeof path, err, sizeof err) == 0)
+        hprof_say("%s: MPI_Finalize not reached; wrote this rank's partial profile %s "
+                  "(every rank that got this far wrote its own .rankN.cubex)", reason, path);
+    else
+        hprof_say("%s: MPI_Finalize not reached; partial profile not written: %s", reason, err);
+    run_attrs_free(&attrs);
+}
+
+static void at_exit(void)
+{
+    abandon_measurement("exit without MPI_Finalize");
+}
+
+/* A forked child is not the measured process: it never samples or writes. */
+static void in_child(void)
+{
+    hprof_active = 0;
+    abandoning = 1;
+}
+
+/* The handlers that were there before ours (the MPI library's crash
+ * reporters, say), called after the fallback profile is written. */
+static struct sigaction previous[NFATAL];
+
+static int fatal_index(int sig)
+{
+    for (int i = 0; i < NFATAL; i++)
+        if (fatal_signals[i] == sig)
+            return i;
+    return -1;
+}
+
+static void on_fatal(int sig, siginfo_t *info, void *ucontext)
+{
+    /* Whatever happens below, the process dies as it would have: the
+     * previous action is back in place and an alarm ends a write that got
+     * stuck on a lock the interrupted code held. */
+    int i = fatal_index(sig);
+    struct sigaction prev = previous[i];
+    sigaction(sig, &prev, NULL);
+    signal(SIGALRM, SIG_DFL);
+    alarm(10);
+    abandon_measurement(strsignal(sig));
+    alarm(0);
+    if (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN) {
+        raise(sig);
+    } else if (prev.sa_flags & SA_SIGINFO) {
+        prev.sa_sigaction(sig, info, ucontext);
+    } else {
+        prev.sa_handler(sig);
+    }
+}
+
+static int crash_signal(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT;
+}
+
+void abandon_arm(int rank, int nranks)
+{
+    my_rank = rank;
+    my_nranks = nranks;
+    atexit(at_exit);
+    pthread_atfork(NULL, NULL, in_child);
+    for (int i = 0; i < NFATAL; i++) {
+        int sig = fatal_signals[i];
+        if (sigaction(sig, NULL, &previous[i]) != 0 || previous[i].sa_handler == SIG_IGN)
+            continue;
+        /* A handler of the program's own for a signal it may survive (SIGTERM,
+         * SIGINT, SIGHUP) is left alone; crash signals are chained: the MPI
+         * libraries install crash reporters, and they still run after us. */
+        int is_default = previous[i].sa_handler == SIG_DFL && !(previous[i].sa_flags & SA_SIGINFO);
+        if (!is_default && !crash_signal(sig))
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_fatal;
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, NULL);
+    }
+}

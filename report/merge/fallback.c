@@ -1,0 +1,106 @@
+#define _GNU_SOURCE
+#include "fallback.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cube_writer.h"
+#include "local_profile.h"
+#include "metrics.h"
+#include "profile_file.h"
+
+/* <output without .cubex>.rank<R>.cubex, or hprof-<prog>-<P>p.rank<R>[.N].cubex;
+ * an existing file is never replaced. */
+static cube_writer *create_file(int rank, int nranks, const char *output, char *path, int pathlen,
+                                char *err, int errlen)
+{
+    char stem[4096];
+    if (output) {
+        snprintf(stem, sizeof stem, "%s", output);
+        size_t n = strlen(stem);
+        if (n > 6 && strcmp(stem + n - 6, ".cubex") == 0)
+            stem[n - 6] = '\0';
+    } else {
+        snprintf(stem, sizeof stem, "hprof-%s-%dp", program_invocation_short_name, nranks);
+    }
+    for (int i = 0; i < 1000; i++) {
+        if (i == 0)
+            snprintf(path, (size_t)pathlen, "%s.rank%d.cubex", stem, rank);
+        else
+            snprintf(path, (size_t)pathlen, "%s.rank%d.%d.cubex", stem, rank, i);
+        if (access(path, F_OK) == 0)
+            continue;
+        cube_writer *w = cube_writer_create(path, 0, err, (size_t)errlen);
+        if (w || access(path, F_OK) != 0)
+            return w;
+    }
+    snprintf(err, (size_t)errlen, "no free name like %s.rank%d.N.cubex", stem, rank);
+    return NULL;
+}
+
+static int write_values(cube_writer *w, local_profile *lp)
+{
+    double *row = calloc((size_t)lp->nthreads + 1, sizeof(double));
+    int rc = row ? 0 : -1;
+    for (int m = 0; rc == 0 && m < metrics_count(); m++) {
+        rc = cube_writer_metric_begin(w, m);
+        for (int c = 0; rc == 0 && c < lp->defs->ncnodes; c++) {
+            for (int t = 0; t < lp->nthreads; t++)
+                row[t] = metrics_stored(local_profile_values(lp, c, t), m);
+            rc = cube_writer_metric_row(w, c, row);
+        }
+        if (rc == 0)
+            rc = cube_writer_metric_end(w);
+    }
+    free(row);
+    return rc;
+}
+
+int fallback_write(int rank, int nranks, const char *output, const char *reason,
+                   const char *const *attr_keys, const char *const *attr_values, int nattrs,
+                   char *path, int pathlen, char *err, int errlen)
+{
+    err[0] = '\0';
+    local_profile *lp = local_profile_build();
+    if (!lp) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        return -1;
+    }
+    metrics_set_events(metrics_local_events());
+    cube_writer *w = create_file(rank, nranks, output, path, pathlen, err, errlen);
+    if (!w) {
+        local_profile_free(lp);
+        return -1;
+    }
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    const char *nodes[1] = { host };
+    cube_process_def proc = { rank, 0, lp->nthreads, (const char *const *)lp->thread_names };
+    const char **keys = calloc((size_t)nattrs + 1, sizeof *keys);
+    const char **values = calloc((size_t)nattrs + 1, sizeof *values);
+    int rc = -1;
+    if (keys && values) {
+        for (int i = 0; i < nattrs; i++) {
+            keys[i] = attr_keys[i];
+            values[i] = attr_values[i];
+        }
+        keys[nattrs] = "hprof::partial";
+        values[nattrs] = reason;
+        rc = profile_file_define(w, lp->defs, nodes, 1, &proc, 1, keys, values, nattrs + 1);
+    }
+    if (rc == 0)
+        rc = write_values(w, lp);
+    free(keys);
+    free(values);
+    local_profile_free(lp);
+    if (rc != 0) {
+        if (!err[0])
+            snprintf(err, (size_t)errlen, "writing the profile failed");
+        cube_writer_abort(w);
+        return -1;
+    }
+    return cube_writer_commit(w, err, (size_t)errlen);
+}

@@ -106,6 +106,46 @@ def per_sample(exe, lines):
     lines.append("\nAt 100 Hz the run-time estimate is %.4f%% of run time at depth 10 and %.4f%% at depth 50 "
                  "(goal: under 0.1%%)." % (costs[10] * 100 * 100, costs[50] * 100 * 100))
 
+# ---- PAPI counters (issue 6) ------------------------------------------------------
+
+def papi_cost(lines):
+    """Cost of HPROF_METRICS: two PAPI_read per MPI call, one per sample; with
+    PAPI Software Defined Events, the counters these machines have."""
+    lines.append("\n## 3. PAPI counters (HPROF_METRICS): reading SDE counters, one rank\n")
+    exe = os.path.join(OUT, "papi_cost")
+    try:
+        sh(["mpicc." + MPI, "-O2", "-g", os.path.join(ROOT, "bench", "papi_cost.c"), "-o", exe, "-lsde"])
+    except subprocess.CalledProcessError:
+        lines.append("Skipped: bench/papi_cost.c needs libsde (Debian: libpapi-dev).")
+        return
+    if "libpapi" not in sh(["ldd", LIB]).stdout:
+        lines.append("Skipped: %s was built without PAPI (install libpapi-dev, `make clean all`)." % LIB)
+        return
+    events = lambda n: ",".join("sde:::hprofbench::C%d" % i for i in range(n))
+    lines.append("MPI_Barrier(MPI_COMM_SELF) at depth 10, sampling off; each call reads the counters at "
+                 "its entry and its end. Cost above hprof without HPROF_METRICS.\n")
+    lines.append("| events | hprof, no events | hprof with the events | cost per call |")
+    lines.append("|---|---|---|---|")
+    off = {"HPROF_SAMPLING_HZ": "0"}
+    variants = [("0", off)] + [(str(n), dict(off, HPROF_METRICS=events(n))) for n in (1, 4, 8)]
+    r, _ = side_by_side(variants, exe, ["calls", 200000])
+    base = statistics.median(r["0"])
+    for n in (1, 4, 8):
+        lines.append("| %d | %s | %s | %.1f ns |" % (n, fmt(r["0"], "ns"), fmt(r[str(n)], "ns"),
+                                                  statistics.median(r[str(n)]) - base))
+    lines.append("\nPer sample (1000 Hz, fixed arithmetic at depth 10): time inside the handler, which "
+                 "reads the counters once per counted sample.\n")
+    lines.append("| events | in the handler |")
+    lines.append("|---|---|")
+    on = {"HPROF_SAMPLING_HZ": "1000", "HPROF_VERBOSE": "1"}
+    handler = {n: [] for n in (0, 4)}
+    for _ in range(RUNS):
+        for n in (0, 4):
+            run(exe, ["spin", 200000000], dict(on, HPROF_METRICS=events(n)) if n else on)
+            handler[n].append(run.handler_us)
+    for n in (0, 4):
+        lines.append("| %d | %s |" % (n, fmt(handler[n], "us")))
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     if not os.path.exists(LIB):
@@ -124,6 +164,7 @@ def main():
     per_call(exe, lines)
     per_call_threads(exe, lines)
     per_sample(exe, lines)
+    papi_cost(lines)
     text = "\n".join(lines) + "\n"
     print(text)
     with open(os.path.join(ROOT, "bench", "RESULTS.md"), "w") as f:

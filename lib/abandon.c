@@ -2,6 +2,7 @@
 #include "abandon.h"
 
 #include <pthread.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "run_attrs.h"
 #include "runtime.h"
 #include "sampler.h"
+#include "signal_chain.h"
 #include "thread.h"
 
 static int my_rank, my_nranks;
@@ -20,6 +22,40 @@ static volatile int abandoning;
 
 static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 #define NFATAL (int)(sizeof fatal_signals / sizeof fatal_signals[0])
+
+/* The writer: a detached grandchild, so that the dying rank goes on dying
+ * at once (the launcher sees the same exit, at the same moment, as without
+ * hprof) and the launcher's clean-up of the rank does not take the write
+ * with it. The grandchild has this process's memory as it was. */
+static void write_in_background(const char *reason)
+{
+    pid_t child = fork();
+    if (child < 0) {
+        hprof_say("%s: MPI_Finalize not reached; partial profile not written: fork failed", reason);
+        return;
+    }
+    if (child > 0) {
+        waitpid(child, NULL, 0);
+        hprof_say("%s: MPI_Finalize not reached; each rank that got this far writes its own "
+                  "partial profile (.rank%d.cubex for this one) in the background", reason, my_rank);
+        return;
+    }
+    setsid();
+    if (fork() != 0)
+        _exit(0);
+    signal_chain_release();
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    real_sigaction(SIGPIPE, &ign, NULL); /* the launcher may be gone */
+    run_attrs attrs;
+    run_attrs_local(&attrs, my_nranks);
+    char path[4096], err[512];
+    if (fallback_write(my_rank, my_nranks, hprof_config.output, reason, attrs.keys, attrs.values, attrs.count,
+                       path, sizeof path, err, sizeof err) != 0)
+        hprof_verbose(1, "partial profile not written: %s", err);
+    _exit(0);
+}
 
 void abandon_measurement(const char *reason)
 {
@@ -30,16 +66,7 @@ void abandon_measurement(const char *reason)
         t->depth++; /* no more samples anywhere */
         hprof_thread_close(t, sampler_clock_ns());
     }
-    run_attrs attrs;
-    run_attrs_local(&attrs, my_nranks);
-    char path[4096], err[512];
-    if (fallback_write(my_rank, my_nranks, hprof_config.output, reason, attrs.keys, attrs.values, attrs.count,
-                       path, sizeof path, err, sizeof err) == 0)
-        hprof_say("%s: MPI_Finalize not reached; wrote this rank's partial profile %s "
-                  "(every rank that got this far wrote its own .rankN.cubex)", reason, path);
-    else
-        hprof_say("%s: MPI_Finalize not reached; partial profile not written: %s", reason, err);
-    run_attrs_free(&attrs);
+    write_in_background(reason);
 }
 
 static void at_exit(void)
@@ -50,8 +77,11 @@ static void at_exit(void)
 /* A forked child is not the measured process: it never samples or writes. */
 static void in_child(void)
 {
+    if (abandoning)
+        return; /* our own fallback writer: it keeps what it needs */
     hprof_active = 0;
     abandoning = 1;
+    signal_chain_release();
 }
 
 /* The handlers that were there before ours (the MPI library's crash
@@ -73,8 +103,11 @@ static void on_fatal(int sig, siginfo_t *info, void *ucontext)
      * stuck on a lock the interrupted code held. */
     int i = fatal_index(sig);
     struct sigaction prev = previous[i];
-    sigaction(sig, &prev, NULL);
-    signal(SIGALRM, SIG_DFL);
+    real_sigaction(sig, &prev, NULL);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    real_sigaction(SIGALRM, &dfl, NULL);
     alarm(10);
     abandon_measurement(strsignal(sig));
     alarm(0);
@@ -100,7 +133,7 @@ void abandon_arm(int rank, int nranks)
     pthread_atfork(NULL, NULL, in_child);
     for (int i = 0; i < NFATAL; i++) {
         int sig = fatal_signals[i];
-        if (sigaction(sig, NULL, &previous[i]) != 0 || previous[i].sa_handler == SIG_IGN)
+        if (real_sigaction(sig, NULL, &previous[i]) != 0 || previous[i].sa_handler == SIG_IGN)
             continue;
         /* A handler of the program's own for a signal it may survive (SIGTERM,
          * SIGINT, SIGHUP) is left alone; crash signals are chained: the MPI
@@ -113,6 +146,6 @@ void abandon_arm(int rank, int nranks)
         sa.sa_sigaction = on_fatal;
         sa.sa_flags = SA_SIGINFO | SA_NODEFER;
         sigemptyset(&sa.sa_mask);
-        sigaction(sig, &sa, NULL);
+        real_sigaction(sig, &sa, NULL);
     }
 }

@@ -19,7 +19,6 @@ static char *requested[MAX_REQUESTED];
 static int slot_of[MAX_REQUESTED];          /* -1: not counted on this rank */
 static char *description[MAX_REQUESTED];
 static char *units[MAX_REQUESTED];
-static const char *counted[HPROF_MAX_EVENTS]; /* names by slot */
 
 /* HPROF_METRICS split at commas, blanks trimmed, duplicates and empty
  * entries dropped. */
@@ -141,6 +140,9 @@ static const char *load_papi(void)
 #define PAPI_event_name_to_code (*pf_PAPI_event_name_to_code)
 #define PAPI_get_event_info (*pf_PAPI_get_event_info)
 
+static const char *counted[HPROF_MAX_EVENTS]; /* names by slot */
+static pthread_t init_thread;                /* the thread that called MPI_Init */
+
 /* Text of libpapi and libsde: a sample interrupted in there is not read. */
 #define MAX_RANGES 16
 static struct { uint64_t lo, hi; } ranges[MAX_RANGES];
@@ -214,6 +216,7 @@ void hprof_papi_process_start(void)
         return;
     }
     dl_iterate_phdr(note_ranges, NULL);
+    init_thread = pthread_self();
     int es = PAPI_NULL;
     if ((rc = PAPI_create_eventset(&es)) != PAPI_OK) {
         hprof_say("HPROF_METRICS: no PAPI event set (%s); no events are counted", PAPI_strerror(rc));
@@ -264,9 +267,16 @@ void hprof_papi_thread_start(hprof_papi_thread *p)
     p->on = 0;
     if (!hprof_papi_nevents)
         return;
+    /* SDE events only on the MPI_Init thread (see papi_events.h). */
+    int main_thread = pthread_equal(pthread_self(), init_thread), n = 0;
+    for (int i = 0; i < hprof_papi_nevents; i++)
+        if (main_thread || strncmp(counted[i], "sde:::", 6) != 0)
+            p->slot[n++] = (unsigned char)i;
+    if (n == 0)
+        return;
     int es = PAPI_NULL, rc = PAPI_create_eventset(&es);
-    for (int i = 0; rc == PAPI_OK && i < hprof_papi_nevents; i++)
-        rc = PAPI_add_named_event(es, counted[i]);
+    for (int k = 0; rc == PAPI_OK && k < n; k++)
+        rc = PAPI_add_named_event(es, counted[p->slot[k]]);
     if (rc == PAPI_OK)
         rc = PAPI_start(es);
     if (rc == PAPI_OK)
@@ -276,6 +286,7 @@ void hprof_papi_thread_start(hprof_papi_thread *p)
         return;
     }
     memset(p->mpi_since, 0, sizeof p->mpi_since);
+    p->nread = n;
     p->eventset = es;
     p->on = 1;
 }
@@ -294,11 +305,11 @@ void hprof_papi_call_end(hprof_papi_thread *p, int64_t *events)
         p->read_failures++; /* the call's counts go to the next sample */
         return;
     }
-    for (int i = 0; i < hprof_papi_nevents; i++) {
-        long long d = now[i] - p->call_start[i];
+    for (int k = 0; k < p->nread; k++) {
+        long long d = now[k] - p->call_start[k];
         if (events)
-            events[i] += d;
-        p->mpi_since[i] += d;
+            events[p->slot[k]] += d;
+        p->mpi_since[k] += d;
     }
 }
 
@@ -310,11 +321,11 @@ static void take_interval(hprof_papi_thread *p, int64_t *events)
         p->read_failures++;
         return;
     }
-    for (int i = 0; i < hprof_papi_nevents; i++) {
+    for (int k = 0; k < p->nread; k++) {
         if (events)
-            events[i] += now[i] - p->last[i] - p->mpi_since[i];
-        p->last[i] = now[i];
-        p->mpi_since[i] = 0;
+            events[p->slot[k]] += now[k] - p->last[k] - p->mpi_since[k];
+        p->last[k] = now[k];
+        p->mpi_since[k] = 0;
     }
 }
 

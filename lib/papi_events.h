@@ -24,6 +24,14 @@
  * not read (its counts stay in the interval of the next counted sample), so
  * the handler never waits on a lock its own thread holds. See README.md.
  *
+ * SDE counters are process-wide (a library's variables, the same from any
+ * thread), and PAPI 7 does not count one SDE counter right in several
+ * running event sets (starting a set on another thread shifts the values
+ * the first one reads). So SDE events are in the set of the thread that
+ * called MPI_Init only: per-rank totals stay exact, and increments made by
+ * other threads show up on that thread's call paths. Other events count
+ * per thread. Arrays below are indexed by position in the thread's set.
+ *
  * Built without PAPI (no papi.h at build time), everything here is a no-op
  * and HPROF_METRICS gets a one-line message.
  */
@@ -38,6 +46,8 @@ typedef struct hprof_papi_thread {
     int eventset;            /* the thread's PAPI event set */
     int on;                  /* set running: reads are valid */
     int call_ok;             /* the read at the current MPI call's entry worked */
+    int nread;               /* events in the thread's set */
+    unsigned char slot[HPROF_MAX_EVENTS];  /* set position -> slot in the nodes' events */
     long long call_start[HPROF_MAX_EVENTS];  /* read at the entry of the current measured call */
     long long last[HPROF_MAX_EVENTS];        /* read at the last counted sample (or the start) */
     long long mpi_since[HPROF_MAX_EVENTS];   /* consumed inside MPI calls since then */

@@ -67,10 +67,9 @@ void hprof_runtime_start(int fn, uint64_t start_ns)
     hprof_record_call(&call);
     t->depth--;
     hprof_papi_process_start();
-    if (sampler_process_start() == 0)
-        sampler_thread_start(t, start_ns); /* starts the thread's PAPI events too */
-    else
-        hprof_papi_thread_start(&t->papi);
+    sampler_process_start();
+    /* Opens the window (sampled or not) and starts the thread's PAPI events. */
+    sampler_thread_start(t, start_ns);
 }
 
 /* The node of the function that called MPI_Finalize: the last interval of

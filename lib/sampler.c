@@ -22,6 +22,7 @@
 #include "log.h"
 #include "measure.h"
 #include "own_code.h"
+#include "signal_chain.h"
 #include "papi_events.h"
 #include "thread.h"
 #include "unwind.h"
@@ -29,6 +30,7 @@
 static int sample_signal = SIGPROF;
 static struct sigaction previous;
 static int installed;
+static const int timer_marker; /* its address tells our timer's signals from others */
 
 uint64_t sampler_clock_ns(void)
 {
@@ -81,6 +83,10 @@ static uint32_t sample_node(hprof_thread *t, void *ucontext, int *failed, int *i
 
 static void on_sample(int sig, siginfo_t *info, void *ucontext)
 {
+    if (info->si_code != SI_TIMER || info->si_value.sival_ptr != (void *)&timer_marker) {
+        signal_chain_forward(sig, info, ucontext); /* the program's, not ours */
+        return;
+    }
     int saved_errno = errno;
     hprof_thread *t = hprof_self;
     hprof_sampling *s = t ? &t->sampling : NULL;
@@ -128,7 +134,7 @@ static int program_uses_sigprof(void)
 {
     struct sigaction sa;
     struct itimerval it;
-    if (sigaction(SIGPROF, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
+    if (real_sigaction(SIGPROF, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
         return 1;
     return getitimer(ITIMER_PROF, &it) == 0 && (it.it_value.tv_sec || it.it_value.tv_usec);
 }
@@ -148,10 +154,11 @@ int sampler_process_start(void)
     sa.sa_sigaction = on_sample;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(sample_signal, &sa, &previous) != 0) {
+    if (real_sigaction(sample_signal, &sa, &previous) != 0) {
         hprof_say("cannot install the sampling handler (%s); sampling is off", strerror(errno));
         return -1;
     }
+    signal_chain_take(sample_signal, &previous);
     installed = 1;
     return 0;
 }
@@ -172,6 +179,7 @@ void sampler_thread_start(hprof_thread *t, uint64_t window_start_ns)
     memset(&ev, 0, sizeof ev);
     ev.sigev_notify = SIGEV_THREAD_ID;
     ev.sigev_signo = sample_signal;
+    ev.sigev_value.sival_ptr = (void *)&timer_marker;
     ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
     clockid_t clock = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? CLOCK_MONOTONIC
                                                                        : CLOCK_THREAD_CPUTIME_ID;

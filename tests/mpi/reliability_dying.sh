@@ -14,10 +14,20 @@ status_of() { # how binary
     cat "run-$2-$1/rc"
 }
 
+# Fallback profiles are written by detached processes after the ranks died:
+# wait (10 s at most) until no hprof process of this run is left.
+wait_writers() {
+    for _ in $(seq 100); do
+        pgrep -f "$PWD/dying" >/dev/null || pgrep -x dying >/dev/null || return 0
+        sleep 0.1
+    done
+}
+
 for how in exit abort segv kill fork; do
     want=$(status_of $how plain)
     got=$(status_of $how dying)
     dir=run-dying-$how
+    wait_writers
     if [ "$got" = 124 ]; then echo "not ok - $how: hung (killed by the test's timeout)"; continue; fi
     # The launcher's own status can differ between its kill paths; a non-zero
     # status must stay non-zero and a specific one must stay that one.

@@ -1,0 +1,27 @@
+/*
+ * signal_chain.h - the program keeps its signals. While hprof samples on a
+ * signal, the program's sigaction()/signal() calls for that signal are
+ * recorded instead of replacing hprof's handler, and every instance of the
+ * signal that is not hprof's own timer (the program's ITIMER_PROF, a kill)
+ * is passed to the handler the program asked for, or gets the action it
+ * asked for (ignore, default).
+ */
+#ifndef HPROF_SIGNAL_CHAIN_H
+#define HPROF_SIGNAL_CHAIN_H
+
+#include <signal.h>
+
+/* libc's own sigaction, for hprof's internal use. */
+int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+/* From now on sig is hprof's; program_action is what the program had. */
+void signal_chain_take(int sig, const struct sigaction *program_action);
+
+/* Gives the signal back to plain libc handling (a child that is no longer
+ * measured). */
+void signal_chain_release(void);
+
+/* Delivers a signal that is not hprof's to the program's action. */
+void signal_chain_forward(int sig, siginfo_t *info, void *ucontext);
+
+#endif

@@ -1,0 +1,36 @@
+#!/bin/bash
+# The program's own signal handling and MPI calls outside MPI_Init..Finalize
+# behave exactly as without hprof.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+src="$here/reliability/signals.c"
+$MPICC -g -O1 "$src" -o plain -lpthread || { echo "not ok - build signals.c"; exit 1; }
+$MPICC -g -O1 "$src" -o sig -lpthread -L"$HPROF_LIBDIR" -lhprof -Wl,-rpath,"$HPROF_LIBDIR" || { echo "not ok - build"; exit 1; }
+
+run() { # name binary mode -> out.$name, rc.$name
+    HPROF_SAMPLING_HZ=1000 timeout 60 $MPIRUN -np 2 ./$2 $3 >out.$1 2>err.$1
+    echo $? >rc.$1
+}
+for mode in prof segv blocked early; do
+    run plain-$mode plain $mode
+    run hprof-$mode sig $mode
+    a=$(cat rc.plain-$mode) b=$(cat rc.hprof-$mode)
+    [ "$b" != 124 ] && [ "$a" = "$b" ] && echo "ok - $mode: exit status $b as without hprof" \
+        || echo "not ok - $mode: exit status $b, without hprof $a"
+    case $mode in
+    prof)
+        awk '$1 == "own" { n++; if ($3 < 5 || $3 > 60) bad = 1 } END { exit !(n == 2 && !bad) }' out.hprof-$mode \
+            && echo "ok - prof: the program's SIGPROF handler gets its own 50 Hz signals only: $(tr '\n' ' ' <out.hprof-$mode)" \
+            || echo "not ok - prof: program's handler counts: $(tr '\n' ' ' <out.hprof-$mode) (without hprof: $(tr '\n' ' ' <out.plain-$mode))"
+        ;;
+    *)
+        if diff <(sort out.plain-$mode) <(sort out.hprof-$mode) >/dev/null; then
+            echo "ok - $mode: the program's output is unchanged"
+        else
+            echo "not ok - $mode: output differs: $(tr '\n' ' ' <out.hprof-$mode) vs $(tr '\n' ' ' <out.plain-$mode)"
+        fi
+        ;;
+    esac
+done
+grep -v '^hprof: ' err.hprof-early | grep -q . && echo "not ok - early: extra stderr: $(cat err.hprof-early)" \
+    || echo "ok - early: nothing but hprof's own lines on stderr"

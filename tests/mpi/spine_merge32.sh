@@ -15,7 +15,7 @@ profile_run_check "merge32 run" merge32 "$prof" merge32.csv "$rc" || { show merg
 ok "merge32 run"
 note "merge32: merge+write $(wrote_field merge32.err merge) s, $(wrote_field merge32.err bytes) bytes, $(wrote_field merge32.err paths) call paths, $(wrote_field merge32.err ranks) ranks"
 if [ "$(grep -c '^hprof: wrote ' merge32.err)" -eq 1 ] && [ "$(wrote_field merge32.err ranks)" = "$NP" ]; then
-    ok "merge32 finalize line says $NP ranks"
+    ok "merge32 finalize line says $NP ranks (merge+write $(wrote_field merge32.err merge) s)"
 else
     notok "merge32 finalize line says $NP ranks" "$(grep '^hprof:' merge32.err | head -n 3 | tr '\n' '|')"
 fi

@@ -1,7 +1,7 @@
 #!/bin/bash
 # spine_size: the profile's size does not grow with the run's length: 10x
-# the iterations gives the same size within 5% (sampling off, and sampling
-# on at the default rate).
+# the iterations gives the same size within 5% (sampling off; with sampling
+# on at the default rate, within 5% after allowing for new call paths).
 . "$(dirname "$0")/progs/lib.sh"
 require_built "size build"
 build_or_fail "size build" build_shared "$MPICC" "$PROGS/app.c" app || finish
@@ -22,10 +22,22 @@ size_case() { # LABEL HZ
     s1=$(stat -c %s "$label-$SHORT.cubex") s2=$(stat -c %s "$label-$LONG.cubex")
     p1=$(wrote_field "$label-$SHORT.err" paths) p2=$(wrote_field "$label-$LONG.err" paths)
     note "size $label: $SHORT iterations $s1 bytes ($p1 call paths), $LONG iterations $s2 bytes ($p2 call paths)"
-    if awk -v a="$s1" -v b="$s2" 'BEGIN { d = b - a; if (d < 0) d = -d; exit !(d <= 0.05 * a) }'; then
-        ok "size $label: 10x iterations, same size within 5%"
+    if [ "$hz" = 0 ]; then
+        if awk -v a="$s1" -v b="$s2" 'BEGIN { d = b - a; if (d < 0) d = -d; exit !(d <= 0.05 * a) }'; then
+            ok "size $label: 10x iterations, same size within 5%"
+        else
+            notok "size $label: 10x iterations, same size within 5%" "$s1 bytes for $SHORT iterations, $s2 bytes for $LONG"
+        fi
     else
-        notok "size $label: 10x iterations, same size within 5%" "$s1 bytes for $SHORT iterations, $s2 bytes for $LONG"
+        # with sampling, which rare call paths get a sample (printf's first
+        # buffer allocation, lazy binding, ...) is chance: allow the long run
+        # its extra distinct call paths, never growth with the samples (10x)
+        if [ -n "$p1" ] && [ -n "$p2" ] && awk -v a="$s1" -v b="$s2" -v pa="$p1" -v pb="$p2" \
+            'BEGIN { f = pb > pa ? pb / pa : 1; exit !(b <= 1.05 * a * f) }'; then
+            ok "size $label: 10x iterations, no growth beyond new call paths (5%)"
+        else
+            notok "size $label: 10x iterations, no growth beyond new call paths (5%)" "$s1 bytes ($p1 call paths) for $SHORT iterations, $s2 bytes ($p2 call paths) for $LONG"
+        fi
     fi
     if [ "$hz" = 0 ]; then
         if [ -n "$p1" ] && [ "$p1" = "$p2" ]; then

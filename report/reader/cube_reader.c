@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -178,8 +179,62 @@ cube_profile *cube_open(const char *path, char *err, size_t errlen)
     return p;
 }
 
+/* A ratio's values per cnode and location, from its loaded operands. */
+static int load_ratio(cube_profile *p, int metric, char *err, size_t errlen)
+{
+    int num = p->metrics[metric].num, den = p->metrics[metric].den;
+    if (cube_load_metric(p, num, err, errlen) < 0 || cube_load_metric(p, den, err, errlen) < 0)
+        return -1;
+    cube_metric *m = &p->metrics[metric];
+    const cube_metric *a = &p->metrics[num], *b = &p->metrics[den];
+    size_t cells = (size_t)p->ncnodes * (size_t)p->nlocs;
+    m->excl = malloc(cells * sizeof(double) + 1);
+    m->incl = malloc(cells * sizeof(double) + 1);
+    if (!m->excl || !m->incl)
+        return cr_err(err, errlen, "out of memory");
+    for (size_t i = 0; i < cells; i++) {
+        double ae = a->excl ? a->excl[i] : 0, be = b->excl ? b->excl[i] : 0;
+        double ai = a->incl ? a->incl[i] : 0, bi = b->incl ? b->incl[i] : 0;
+        m->excl[i] = be != 0 ? ae / be : NAN;
+        m->incl[i] = bi != 0 ? ai / bi : NAN;
+    }
+    m->loaded = 1;
+    return 0;
+}
+
+int cube_add_ratio(cube_profile *p, int num, int den)
+{
+    cube_metric *ms = realloc(p->metrics, sizeof *ms * ((size_t)p->nmetrics + 1));
+    if (!ms)
+        return -1;
+    p->metrics = ms;
+    cube_metric *m = &ms[p->nmetrics];
+    memset(m, 0, sizeof *m);
+    size_t len = strlen(ms[num].uniq_name) + strlen(ms[den].uniq_name) + 2;
+    m->uniq_name = malloc(len);
+    m->disp_name = malloc(len);
+    m->dtype = strdup("DOUBLE");
+    m->uom = strdup("");
+    m->descr = strdup("derived ratio");
+    m->url = strdup("");
+    if (!m->uniq_name || !m->disp_name || !m->dtype || !m->uom || !m->descr || !m->url)
+        return -1;
+    snprintf(m->uniq_name, len, "%s/%s", ms[num].uniq_name, ms[den].uniq_name);
+    snprintf(m->disp_name, len, "%s/%s", ms[num].uniq_name, ms[den].uniq_name);
+    m->id = -1;
+    m->kind = CUBE_KIND_EXCLUSIVE;
+    m->aggr = CUBE_AGGR_RATIO;
+    m->parent = -1;
+    m->loadable = 1;
+    m->num = num;
+    m->den = den;
+    return p->nmetrics++;
+}
+
 int cube_load_metric(cube_profile *p, int metric, char *err, size_t errlen)
 {
+    if (p->metrics[metric].aggr == CUBE_AGGR_RATIO)
+        return p->metrics[metric].loaded ? 0 : load_ratio(p, metric, err, errlen);
     cube_metric *m = &p->metrics[metric];
     source *s = p->src;
     if (m->loaded || !m->loadable)
@@ -216,6 +271,8 @@ static void *load_worker(void *arg)
         pthread_mutex_unlock(&j->lock);
         if (m >= j->p->nmetrics)
             return NULL;
+        if (j->p->metrics[m].aggr == CUBE_AGGR_RATIO)
+            continue; /* after its operands, below */
         if (cube_load_metric(j->p, m, err, sizeof err) < 0) {
             pthread_mutex_lock(&j->lock);
             if (!j->failed)
@@ -240,7 +297,12 @@ int cube_load_all(cube_profile *p, char *err, size_t errlen)
     for (int i = 0; i < started; i++)
         pthread_join(t[i], NULL);
     pthread_mutex_destroy(&j.lock);
-    return j.failed ? cr_err(err, errlen, "%s", j.err) : 0;
+    if (j.failed)
+        return cr_err(err, errlen, "%s", j.err);
+    for (int m = 0; m < p->nmetrics; m++)
+        if (p->metrics[m].aggr == CUBE_AGGR_RATIO && cube_load_metric(p, m, err, errlen) < 0)
+            return -1;
+    return 0;
 }
 
 static void free_metric(cube_metric *m)
@@ -300,6 +362,10 @@ double cube_value(const cube_profile *p, int metric, int cnode, int loc, int inc
 double cube_value_all_locs(const cube_profile *p, int metric, int cnode, int inclusive)
 {
     const cube_metric *m = &p->metrics[metric];
+    if (m->aggr == CUBE_AGGR_RATIO) {
+        double b = cube_value_all_locs(p, m->den, cnode, inclusive);
+        return b != 0 ? cube_value_all_locs(p, m->num, cnode, inclusive) / b : NAN;
+    }
     const double *v = inclusive ? m->incl : m->excl;
     if (!v || p->nlocs == 0)
         return 0.0;

@@ -20,7 +20,7 @@
 #include <stddef.h>
 
 /* How values combine along the call tree and across locations. */
-enum cube_aggr { CUBE_AGGR_SUM, CUBE_AGGR_MIN, CUBE_AGGR_MAX };
+enum cube_aggr { CUBE_AGGR_SUM, CUBE_AGGR_MIN, CUBE_AGGR_MAX, CUBE_AGGR_RATIO };
 
 /* How the file stores a metric (the metric's type attribute). */
 enum cube_kind { CUBE_KIND_EXCLUSIVE, CUBE_KIND_INCLUSIVE, CUBE_KIND_SIMPLE, CUBE_KIND_DERIVED };
@@ -36,6 +36,7 @@ typedef struct cube_metric {
     int loaded;             /* 1: values usable (excl/incl NULL means all zero) */
     const char *note;       /* why not loadable (static string), else NULL */
     double *excl, *incl;    /* [cnode * nlocs + loc] */
+    int num, den;           /* CUBE_AGGR_RATIO: the metrics divided; -1 otherwise */
 } cube_metric;
 
 typedef struct cube_region {
@@ -102,6 +103,11 @@ void cube_close(cube_profile *p);
 int cube_load_metric(cube_profile *p, int metric, char *err, size_t errlen);
 /* Loads every loadable metric, several at a time. */
 int cube_load_all(cube_profile *p, char *err, size_t errlen);
+
+/* Adds the derived metric "A/B" (sum of A over sum of B wherever values are
+ * combined; per location A/B, NaN where B is 0). Returns its index, or -1
+ * when out of memory. Metric pointers taken before are invalid after. */
+int cube_add_ratio(cube_profile *p, int num, int den);
 
 /* Metric index by unique name, -1 if absent. */
 int cube_find_metric(const cube_profile *p, const char *uniq_name);

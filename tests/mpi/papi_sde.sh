@@ -35,6 +35,15 @@ fi
 if HPROF_METRICS="$EV,$BAD" HPROF_SAMPLING_HZ=1000 \
         profile_run "papi_sde: run" run run.cubex run.csv 2 ./app 20 30 15; then
     $CHECK "papi_sde" run.cubex run.csv run.out 2 $TOL
+    # A derived ratio: IN_OP per MPI_Reduce_local call is exactly 3 + rank.
+    "$HPROF_VIEW" --csv --metric sde:::hproftest::IN_OP/visits run.cubex >ratio.csv 2>ratio.err
+    check "papi_sde: --metric A/B gives the ratio per call path (IN_OP per MPI_Reduce_local = 3 + rank)" \
+        "$(oneline ratio.csv 300) $(oneline ratio.err)" \
+        awk -F, '$1 == "main;reduce_locally;MPI_Reduce_local" && $4 == "sde:::hproftest::IN_OP/visits" {
+                     n++; if ($5 != 3 + $2) bad = 1 } END { exit !(n == 2 && !bad) }' ratio.csv
+    "$HPROF_VIEW" --metric sde:::hproftest::IN_OP/visits --threshold 0 run.cubex >ratio.txt 2>&1
+    check "papi_sde: the tree view shows the ratio column" "$(oneline ratio.txt 300)" \
+        grep -q 'sde:::hproftest::IN_OP/visits' ratio.txt
     lines=$(grep -c 'HPROF_METRICS' run.err)
     line=$(grep 'HPROF_METRICS' run.err | head -n 1)
     good=1

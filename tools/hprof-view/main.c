@@ -250,8 +250,26 @@ static int parse_args(int argc, char **argv, args *a)
     return -1;
 }
 
+/* NAME, or A/B: a ratio of two metrics. Event names may hold '/' themselves
+ * (coretemp:::hwmon0/temp1_input), so the whole name is tried first, then
+ * each '/' where both sides name metrics. */
+static int find_metric_or_ratio(cube_profile *p, const char *name)
+{
+    int m = cube_find_metric(p, name);
+    if (m >= 0)
+        return m;
+    for (const char *slash = strchr(name, '/'); slash; slash = strchr(slash + 1, '/')) {
+        char *num = strndup(name, (size_t)(slash - name));
+        int a = num ? cube_find_metric(p, num) : -1, b = cube_find_metric(p, slash + 1);
+        free(num);
+        if (a >= 0 && b >= 0 && p->metrics[a].loadable && p->metrics[b].loadable)
+            return cube_add_ratio(p, a, b);
+    }
+    return -1;
+}
+
 /* Resolves the --metric list to metric indexes; exit status on error. */
-static int resolve_metrics(const cube_profile *p, const args *a, int **out, int *n)
+static int resolve_metrics(cube_profile *p, const args *a, int **out, int *n)
 {
     *n = 0;
     *out = NULL;
@@ -262,7 +280,7 @@ static int resolve_metrics(const cube_profile *p, const args *a, int **out, int 
     int rc = (list && idx) ? -1 : 1;
     for (char *save = NULL, *t = list ? strtok_r(list, ",", &save) : NULL; t && rc < 0;
          t = strtok_r(NULL, ",", &save)) {
-        int m = cube_find_metric(p, t);
+        int m = find_metric_or_ratio(p, t);
         if (m < 0 || !p->metrics[m].loadable) {
             fprintf(stderr, "hprof-view: %s: %s metric %s\n", a->path,
                     m < 0 ? "no" : "cannot show", t);

@@ -5,6 +5,8 @@
  */
 #include "view.h"
 
+#include <math.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +56,7 @@ static void print_rows(FILE *out, const cube_profile *p, const int *ml, int nm,
         for (int k = 0; k < nm; k++) {
             const cube_metric *m = &p->metrics[ml[k]];
             double ex = cube_value(p, ml[k], c, l, 0), in = cube_value(p, ml[k], c, l, 1);
-            if (ex == 0 && in == 0)
+            if ((ex == 0 || isnan(ex)) && (in == 0 || isnan(in)))
                 continue;
             if (ids) {
                 fprintf(out, "%d,%d,", p->cnodes[c].id, l);

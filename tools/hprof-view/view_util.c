@@ -7,6 +7,8 @@
 
 void view_print_value(FILE *out, const cube_metric *m, double v)
 {
+    if (isnan(v))
+        return; /* a ratio over nothing: an empty field */
     if (m->is_integer)
         fprintf(out, "%.0f", v);
     else
@@ -127,6 +129,10 @@ const char *view_fmt(char *buf, size_t len, const cube_metric *m, double v)
 {
     const char *u = m->uom ? m->uom : "";
     double a = fabs(v);
+    if (isnan(v)) {
+        snprintf(buf, len, "-");
+        return buf;
+    }
     if (strcmp(u, "sec") == 0) {
         if (a == 0)
             snprintf(buf, len, "0 s");

@@ -274,11 +274,42 @@ static inline void combine(double *acc, double v, int aggr, int first)
         *acc = v;
 }
 
+/* A ratio combines as the ratio of its operands' combined values. */
+static double ratio(double a, double b) { return b != 0 ? a / b : NAN; }
+
+static int vt_ratio(vtree *t, int m, int locs)
+{
+    const cube_metric *mt = &t->p->metrics[m];
+    int rc = locs ? vt_metric_locs(t, mt->num) : vt_metric(t, mt->num);
+    if (!rc)
+        rc = locs ? vt_metric_locs(t, mt->den) : vt_metric(t, mt->den);
+    if (rc)
+        return rc;
+    vmetric *vm = &t->vm[m], *a = &t->vm[mt->num], *b = &t->vm[mt->den];
+    size_t n = locs ? (size_t)t->nv * (size_t)t->p->nlocs : (size_t)t->nv;
+    double *ex = malloc(sizeof *ex * (n + 1)), *in = malloc(sizeof *in * (n + 1));
+    if (!ex || !in) {
+        free(ex), free(in);
+        return VIEW_FAILED;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ex[i] = ratio(locs ? a->lexcl[i] : a->excl[i], locs ? b->lexcl[i] : b->excl[i]);
+        in[i] = ratio(locs ? a->lincl[i] : a->incl[i], locs ? b->lincl[i] : b->incl[i]);
+    }
+    if (locs)
+        vm->lexcl = ex, vm->lincl = in;
+    else
+        vm->excl = ex, vm->incl = in;
+    return 0;
+}
+
 int vt_metric(vtree *t, int m)
 {
     vmetric *vm = &t->vm[m];
     if (vm->excl)
         return 0;
+    if (t->p->metrics[m].aggr == CUBE_AGGR_RATIO)
+        return vt_ratio(t, m, 0);
     cube_profile *p = t->p;
     if (cube_load_metric(p, m, t->o->err, t->o->errlen) < 0)
         return VIEW_BAD_FILE;
@@ -321,6 +352,8 @@ int vt_metric_locs(vtree *t, int m)
     vmetric *vm = &t->vm[m];
     if (rc || vm->lexcl)
         return rc;
+    if (t->p->metrics[m].aggr == CUBE_AGGR_RATIO)
+        return vt_ratio(t, m, 1);
     cube_profile *p = t->p;
     const cube_metric *mt = &p->metrics[m];
     size_t nl = (size_t)p->nlocs, cells = (size_t)t->nv * nl + 1;
@@ -355,6 +388,9 @@ int vt_metric_locs(vtree *t, int m)
 
 double vt_total(const vtree *t, int m)
 {
+    const cube_metric *mt = &t->p->metrics[m];
+    if (mt->aggr == CUBE_AGGR_RATIO)
+        return ratio(vt_total(t, mt->num), vt_total(t, mt->den));
     const double *in = t->vm[m].incl;
     int aggr = t->p->metrics[m].aggr;
     double acc = 0;
@@ -365,6 +401,9 @@ double vt_total(const vtree *t, int m)
 
 double vt_proc_value(const vtree *t, int m, int v, int proc, int inclusive)
 {
+    const cube_metric *mt = &t->p->metrics[m];
+    if (mt->aggr == CUBE_AGGR_RATIO)
+        return ratio(vt_proc_value(t, mt->num, v, proc, inclusive), vt_proc_value(t, mt->den, v, proc, inclusive));
     const double *a = inclusive ? t->vm[m].lincl : t->vm[m].lexcl;
     const cube_profile *p = t->p;
     if (!a)

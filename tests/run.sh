@@ -7,13 +7,13 @@
 # Closes with the line 'N passed, N failed'.
 #
 # Environment given to tests/mpi scripts:
-#   HPROF_MPI   openmpi | mpich       HPROF_LIBDIR  build/<mpi>
-#   MPICC MPICXX MPIF90 MPIRUN        HPROF_VIEW    build/tools/hprof-view
+#   TEST_MPI   openmpi | mpich       TEST_LIBDIR  build/<mpi>
+#   MPICC MPICXX MPIF90 MPIRUN        TEST_VIEW    build/tools/hprof-view
 #   TEST_TMP    a scratch folder of the script's own
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-export HPROF_VIEW=${HPROF_VIEW:-$ROOT/build/tools/hprof-view}
+export TEST_VIEW=${TEST_VIEW:-$ROOT/build/tools/hprof-view}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_btl=self,vader OMPI_MCA_plm_rsh_agent=
@@ -47,7 +47,7 @@ for s in tests/common/*.sh; do
     run_script common "$s"
 done
 for mpi in "$@"; do
-    export HPROF_MPI=$mpi HPROF_LIBDIR=$ROOT/build/$mpi
+    export TEST_MPI=$mpi TEST_LIBDIR=$ROOT/build/$mpi
     export MPICC=mpicc.$mpi MPICXX=mpicxx.$mpi MPIF90=mpif90.$mpi
     if [ "$mpi" = openmpi ]; then export MPIRUN="mpirun.openmpi --oversubscribe";
     else export MPIRUN="mpirun.mpich"; fi

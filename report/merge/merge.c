@@ -322,13 +322,18 @@ static local_profile *empty_profile(void)
 }
 
 /* Rank 0 opens the output and every rank learns whether that worked. */
+/* The writer keeps reporting into err until commit or abort. */
+static char writer_err[512];
+
 static int open_output(MPI_Comm comm, int rank, int size, const merge_info *info, char *path,
                        size_t pathlen, cube_writer **w)
 {
-    char err[512] = "";
+    char *err = writer_err;
+    size_t errlen = sizeof writer_err;
+    err[0] = '\0';
     *w = NULL;
     if (rank == 0) {
-        *w = output_create(info->output, size, path, pathlen, err, sizeof err);
+        *w = output_create(info->output, size, path, pathlen, err, errlen);
         if (!*w)
             hprof_say("profile not written: %s", err);
     }
@@ -342,6 +347,8 @@ static int finish_output(cube_writer *w, int ok, const char *path, int ncnodes, 
 {
     char err[512] = "";
     long long bytes = cube_writer_bytes(w);
+    if (!ok)
+        snprintf(err, sizeof err, "%s", writer_err); /* the write that failed said why */
     if (ok && cube_writer_commit(w, err, sizeof err) == 0) {
         hprof_say("wrote %s (%lld bytes, %d call paths, %d ranks) merge+write %.3f s", path, bytes,
                   ncnodes, size, PMPI_Wtime() - t0);

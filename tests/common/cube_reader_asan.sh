@@ -21,7 +21,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99
 
 mkdir -p "$W/samples"
-HPROF_VIEW=$V CHECK_PREFIX="asan: " TEST_TMP=$W/samples bash "$HERE/cube_reader_samples.sh"
+TEST_VIEW=$V CHECK_PREFIX="asan: " TEST_TMP=$W/samples bash "$HERE/cube_reader_samples.sh"
 
 # Every sample in every view, clean.
 for f in "$S"/*/*.cubex; do
@@ -48,7 +48,7 @@ else notok "asan: writer round trip" "$(head -c 400 "$W/cc.err" "$W/err")"; fi
 # The view tests again with the sanitized viewer.
 for t in view_views view_exports; do
     mkdir -p "$W/$t"
-    out=$(HPROF_VIEW=$V TEST_TMP=$W/$t bash "$HERE/$t.sh" 2>&1)
+    out=$(TEST_VIEW=$V TEST_TMP=$W/$t bash "$HERE/$t.sh" 2>&1)
     n=$(grep -c '^ok - ' <<<"$out"); bad=$(grep '^not ok - ' <<<"$out")
     if [ -z "$bad" ] && [ "$n" -gt 10 ]; then ok "asan: $t.sh passes with the sanitized viewer ($n checks)"
     else notok "asan: $t.sh" "$(head -n 3 <<<"$bad")"; fi

@@ -2,12 +2,12 @@
 # CUBE reader checks over the Score-P samples in /work/shared/cube-samples
 # (or $CUBE_SAMPLES): values against the reference CSVs, every sample
 # loads, broken files give exit status 2 and one line on stderr.
-# HPROF_VIEW picks the viewer (cube_reader_asan.sh passes a sanitized one);
+# TEST_VIEW picks the viewer (cube_reader_asan.sh passes a sanitized one);
 # CHECK_PREFIX prefixes the check names.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-VIEW=${HPROF_VIEW:-$ROOT/build/tools/hprof-view}
+VIEW=${TEST_VIEW:-$ROOT/build/tools/hprof-view}
 S=${CUBE_SAMPLES:-/work/shared/cube-samples}
 P=${CHECK_PREFIX:-}
 TOOLS=$HERE/cube_tools

@@ -10,7 +10,7 @@
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-VIEW=${HPROF_VIEW:-$ROOT/build/tools/hprof-view}
+VIEW=${TEST_VIEW:-$ROOT/build/tools/hprof-view}
 W=${TEST_TMP:-$(mktemp -d)}
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1: $2"; }

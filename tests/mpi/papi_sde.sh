@@ -14,7 +14,7 @@ EV="sde:::hproftest::WORK, sde:::hproftest::IN_OP,sde:::hproftest::UNUSED"
 BAD="PAPI_NO_SUCH_PRESET,nosuchcomponent:::X"
 TOL=0.10   # sampling error allowed on the sampled paths (1000 Hz, ~1 s)
 
-if ! ldd "$HPROF_LIBDIR/libhprof.so" | grep -q libpapi; then
+if ! ldd "$TEST_LIBDIR/libhprof.so" | grep -q libpapi; then
     # No PAPI in this build (no libpapi-dev when it was built).
     build_or_fail "papi_sde: build without PAPI" build_shared "$MPICC" "$PAPI_DIR/sde_app.c" nosde -DNO_SDE \
         || finish
@@ -27,7 +27,7 @@ if ! ldd "$HPROF_LIBDIR/libhprof.so" | grep -q libpapi; then
 fi
 
 # ---- shared library (the usual link), 2 ranks, 1000 Hz ------------------------
-if ! $MPICC $CFLAGS_TEST "$PAPI_DIR/sde_app.c" -o app -L"$HPROF_LIBDIR" -lhprof -Wl,-rpath,"$HPROF_LIBDIR" -lsde \
+if ! $MPICC $CFLAGS_TEST "$PAPI_DIR/sde_app.c" -o app -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" -lsde \
         >app.build.log 2>&1; then
     notok "papi_sde: build" "$(oneline app.build.log 300)"
     finish
@@ -36,12 +36,12 @@ if HPROF_METRICS="$EV,$BAD" HPROF_SAMPLING_HZ=1000 \
         profile_run "papi_sde: run" run run.cubex run.csv 2 ./app 20 30 15; then
     $CHECK "papi_sde" run.cubex run.csv run.out 2 $TOL
     # A derived ratio: IN_OP per MPI_Reduce_local call is exactly 3 + rank.
-    "$HPROF_VIEW" --csv --metric sde:::hproftest::IN_OP/visits run.cubex >ratio.csv 2>ratio.err
+    "$TEST_VIEW" --csv --metric sde:::hproftest::IN_OP/visits run.cubex >ratio.csv 2>ratio.err
     check "papi_sde: --metric A/B gives the ratio per call path (IN_OP per MPI_Reduce_local = 3 + rank)" \
         "$(oneline ratio.csv 300) $(oneline ratio.err)" \
         awk -F, '$1 == "main;reduce_locally;MPI_Reduce_local" && $4 == "sde:::hproftest::IN_OP/visits" {
                      n++; if ($5 != 3 + $2) bad = 1 } END { exit !(n == 2 && !bad) }' ratio.csv
-    "$HPROF_VIEW" --metric sde:::hproftest::IN_OP/visits --threshold 0 run.cubex >ratio.txt 2>&1
+    "$TEST_VIEW" --metric sde:::hproftest::IN_OP/visits --threshold 0 run.cubex >ratio.txt 2>&1
     check "papi_sde: the tree view shows the ratio column" "$(oneline ratio.txt 300)" \
         grep -q 'sde:::hproftest::IN_OP/visits' ratio.txt
     lines=$(grep -c 'HPROF_METRICS' run.err)
@@ -66,7 +66,7 @@ if HPROF_METRICS="$BAD" HPROF_SAMPLING_HZ=100 profile_run "papi_sde: only bad ev
 fi
 
 # ---- threads: SDE counters are process-wide, per-rank totals stay exact ----------
-if $MPICC $CFLAGS_TEST "$PAPI_DIR/sde_threads.c" -o thr -L"$HPROF_LIBDIR" -lhprof -Wl,-rpath,"$HPROF_LIBDIR" \
+if $MPICC $CFLAGS_TEST "$PAPI_DIR/sde_threads.c" -o thr -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" \
         -lsde -lpthread >thr.build.log 2>&1; then
     if HPROF_METRICS="sde:::hprofthr::WORK,sde:::hprofthr::IN_OP" HPROF_SAMPLING_HZ=1000 \
             profile_run "papi_sde: threads run" thr thr.cubex thr.csv 2 ./thr; then
@@ -92,7 +92,7 @@ else
 fi
 
 # ---- static library, linked without -lpapi (libpapi is opened at MPI_Init) -------
-if $MPICC $CFLAGS_TEST "$PAPI_DIR/sde_app.c" -o app_static "$HPROF_LIBDIR/libhprof.a" $HPROF_LINK_LIBS -lm -lsde \
+if $MPICC $CFLAGS_TEST "$PAPI_DIR/sde_app.c" -o app_static "$TEST_LIBDIR/libhprof.a" $HPROF_LINK_LIBS -lm -lsde \
         >app_static.build.log 2>&1; then
     if HPROF_METRICS="$EV" HPROF_SAMPLING_HZ=1000 \
             profile_run "papi_sde: static run" st st.cubex st.csv 2 ./app_static 20 30 15; then

@@ -7,7 +7,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src="$here/reliability/dying.c"
 $MPICC -g -O1 "$src" -o plain || { echo "not ok - build dying.c"; exit 1; }
-$MPICC -g -O1 "$src" -o dying -L"$HPROF_LIBDIR" -lhprof -Wl,-rpath,"$HPROF_LIBDIR" || { echo "not ok - build"; exit 1; }
+$MPICC -g -O1 "$src" -o dying -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" || { echo "not ok - build"; exit 1; }
 
 status_of() { # how binary
     mkdir -p "run-$2-$1" && (cd "run-$2-$1" && timeout 90 $MPIRUN -np 3 ../$2 "$1" >out 2>err; echo $? >rc)
@@ -49,7 +49,7 @@ for how in exit abort segv kill fork; do
         # The rank that exits, aborts or crashes writes before dying.
         case $how in exit) need=hprof-dying-3p.rank0.cubex ;; *) need=hprof-dying-3p.rank1.cubex ;; esac
         if [ -s "$dir/$need" ]; then
-            v=$("$HPROF_VIEW" --csv "$dir/$need" | awk -F, '$1 == "main;work;MPI_Allreduce" && $4 == "visits" { print $5 }')
+            v=$("$TEST_VIEW" --csv "$dir/$need" | awk -F, '$1 == "main;work;MPI_Allreduce" && $4 == "visits" { print $5 }')
             p=$(tar xOf "$dir/$need" anchor.xml | grep -c 'hprof::partial')
             [ "$v" = 50 ] && [ "$p" = 1 ] && echo "ok - $how: $need readable, 50 MPI_Allreduce visits, marked partial" \
                 || echo "not ok - $how: $need: visits '$v', partial marks $p"

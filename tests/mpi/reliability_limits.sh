@@ -4,7 +4,7 @@
 # recorded in the profile, not lost and not a crash.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-$MPICC -g -O1 "$here/reliability/limits.c" -o limits -L"$HPROF_LIBDIR" -lhprof -Wl,-rpath,"$HPROF_LIBDIR" \
+$MPICC -g -O1 "$here/reliability/limits.c" -o limits -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" \
     || { echo "not ok - build limits.c"; exit 1; }
 ulimit -s unlimited 2>/dev/null || ulimit -s 1048576
 
@@ -12,7 +12,7 @@ HPROF_OUTPUT=deep.cubex HPROF_SAMPLING_HZ=1000 timeout 120 $MPIRUN -np 1 ./limit
 rc=$?
 if [ $rc -eq 0 ] && [ -s deep.cubex ]; then
     echo "ok - recursion to depth 100000 under 1 kHz sampling: no crash, profile written"
-    v=$("$HPROF_VIEW" --csv deep.cubex | awk -F, '$1 ~ /MPI_Barrier$/ && $4 == "visits" { s += $5 } END { print s + 0 }')
+    v=$("$TEST_VIEW" --csv deep.cubex | awk -F, '$1 ~ /MPI_Barrier$/ && $4 == "visits" { s += $5 } END { print s + 0 }')
     [ "$v" = 1 ] && echo "ok - the deep call is counted once (under (unwind failed): too deep to unwind)" \
         || echo "not ok - deep call counted $v times"
 else
@@ -25,7 +25,7 @@ HPROF_OUTPUT=wide.cubex HPROF_MAX_CALLPATHS=100000 HPROF_SAMPLING_HZ=100 timeout
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s wide.cubex ]; then echo "not ok - wide: exit $rc"; tail -3 wide.err; exit 0; fi
 echo "ok - a million distinct call paths: no crash, profile written"
-"$HPROF_VIEW" --csv wide.cubex >wide.csv
+"$TEST_VIEW" --csv wide.cubex >wide.csv
 python3 - wide.csv wide.out <<'PY'
 import csv, sys
 visits = full = 0

@@ -5,7 +5,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src="$here/reliability/signals.c"
 $MPICC -g -O1 "$src" -o plain -lpthread || { echo "not ok - build signals.c"; exit 1; }
-$MPICC -g -O1 "$src" -o sig -lpthread -L"$HPROF_LIBDIR" -lhprof -Wl,-rpath,"$HPROF_LIBDIR" || { echo "not ok - build"; exit 1; }
+$MPICC -g -O1 "$src" -o sig -lpthread -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" || { echo "not ok - build"; exit 1; }
 
 run() { # name binary mode -> out.$name, rc.$name
     HPROF_SAMPLING_HZ=1000 timeout 60 $MPIRUN -np 2 ./$2 $3 >out.$1 2>err.$1

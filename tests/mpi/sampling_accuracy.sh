@@ -9,7 +9,7 @@ ok() { echo "ok - $*"; }
 notok() { echo "not ok - $*"; }
 
 build() { # name source
-    $MPICC -g -O2 "$here/sampling/$2" -o "$1" -L"$HPROF_LIBDIR" -lhprof -Wl,-rpath,"$HPROF_LIBDIR" \
+    $MPICC -g -O2 "$here/sampling/$2" -o "$1" -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" \
         || { notok "build $2"; exit 1; }
 }
 build groundtruth groundtruth.c
@@ -23,7 +23,7 @@ run_groundtruth() { # clock
     if [ $rc -ne 0 ] || [ ! -s gt-$clock.cubex ]; then
         notok "groundtruth ($clock clock) ran and wrote a profile: exit $rc"; cat gt-$clock.err; return
     fi
-    "$HPROF_VIEW" --csv gt-$clock.cubex >gt-$clock.csv
+    "$TEST_VIEW" --csv gt-$clock.cubex >gt-$clock.csv
     python3 "$check" gt-$clock.csv gt-$clock.out gt-$clock.err 1000 "$clock" | sed "s/^\(ok\|not ok\) - /\1 - $clock clock: /"
 }
 run_groundtruth wall
@@ -31,7 +31,7 @@ run_groundtruth cpu
 
 # Sampling off: no computation time and no samples anywhere.
 HPROF_OUTPUT=off.cubex HPROF_SAMPLING_HZ=0 timeout 120 $MPIRUN -np 2 ./groundtruth 0.2 >/dev/null 2>off.err
-if "$HPROF_VIEW" --csv off.cubex >off.csv 2>/dev/null && ! grep -qE ',(comp_time|samples),' off.csv \
+if "$TEST_VIEW" --csv off.cubex >off.csv 2>/dev/null && ! grep -qE ',(comp_time|samples),' off.csv \
    && grep -q ',mpi_time,' off.csv; then
     ok "HPROF_SAMPLING_HZ=0: no samples, no computation time, MPI still measured"
 else
@@ -47,5 +47,5 @@ if [ $rc -eq 0 ] && [ -s stress.cubex ]; then
 else
     notok "stress: exit $rc"; tail -5 stress.err
 fi
-"$HPROF_VIEW" --csv stress.cubex >stress.csv 2>/dev/null
+"$TEST_VIEW" --csv stress.cubex >stress.csv 2>/dev/null
 python3 "$here/sampling/check_invariant.py" stress.csv stress.err stress

@@ -3,7 +3,7 @@
 # samples on another signal, says so in one line, and still samples.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-$MPICC -g -O2 "$here/sampling/own_sigprof.c" -o own -L"$HPROF_LIBDIR" -lhprof -Wl,-rpath,"$HPROF_LIBDIR" \
+$MPICC -g -O2 "$here/sampling/own_sigprof.c" -o own -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" \
     || { echo "not ok - build own_sigprof.c"; exit 1; }
 HPROF_OUTPUT=own.cubex HPROF_SAMPLING_HZ=200 timeout 60 $MPIRUN -np 2 ./own >own.out 2>own.err
 rc=$?
@@ -16,6 +16,6 @@ if awk '$1 == "own" && $3 < 10 { bad = 1 } $1 == "own" { n++ } END { exit !(n ==
 else
     echo "not ok - the program's handler lost its signals: $(cat own.out)"
 fi
-samples=$("$HPROF_VIEW" --csv own.cubex 2>/dev/null | awk -F, '$4 == "samples" && $1 ~ /;work[^;]*$/ { s += $6 } END { print s + 0 }')
+samples=$("$TEST_VIEW" --csv own.cubex 2>/dev/null | awk -F, '$4 == "samples" && $1 ~ /;work[^;]*$/ { s += $6 } END { print s + 0 }')
 [ "$samples" -gt 20 ] && echo "ok - hprof still sampled the program ($samples samples in work)" \
     || echo "not ok - hprof took only $samples samples in work"

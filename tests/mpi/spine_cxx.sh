@@ -60,7 +60,7 @@ else
 fi
 # the text view (by visits: the default view hides nodes under 0.5% of the
 # time) shows the demangled template name too
-if timeout 60 "$HPROF_VIEW" --metric visits "$prof" > cxx.view 2>&1 && grep -qF "$HD" cxx.view; then
+if timeout 60 "$TEST_VIEW" --metric visits "$prof" > cxx.view 2>&1 && grep -qF "$HD" cxx.view; then
     ok "cxx text view shows $HD"
 else
     notok "cxx text view shows $HD" "$(head -c 300 cxx.view)"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/progs/lib.sh"
 require_built "launcher build"
 unset HPROF_OUTPUT
-LIB=$HPROF_LIBDIR/libhprof.so
+LIB=$TEST_LIBDIR/libhprof.so
 ITERS=20
 
 build_or_fail "launcher build app" build_plain "$MPICC" "$PROGS/app.c" app || finish

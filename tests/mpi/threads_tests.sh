@@ -6,14 +6,14 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 ok() { echo "ok - $*"; }
 notok() { echo "not ok - $*"; }
-link=(-L"$HPROF_LIBDIR" -lhprof -Wl,-rpath,"$HPROF_LIBDIR")
+link=(-L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR")
 
 # --- 4 threads x known MPI_Sendrecv counts and sizes -------------------------
 $MPICC -g -O2 "$here/threads/multiple.c" -o multiple -lpthread "${link[@]}" || { notok "build multiple.c"; exit 1; }
 HPROF_OUTPUT=multiple.cubex HPROF_SAMPLING_HZ=0 timeout 120 $MPIRUN -np 2 ./multiple >multiple.out 2>multiple.err
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s multiple.cubex ]; then notok "multiple: exit $rc"; cat multiple.err; else
-"$HPROF_VIEW" --csv multiple.cubex >multiple.csv
+"$TEST_VIEW" --csv multiple.cubex >multiple.csv
 python3 - multiple.csv <<'PY'
 import csv, sys
 per = {}  # (rank, thread) -> {metric: value} on worker;exchange;MPI_Sendrecv
@@ -40,7 +40,7 @@ OMP_WAIT_POLICY=passive HPROF_OUTPUT=openmp.cubex HPROF_SAMPLING_HZ=1000 HPROF_V
     timeout 120 $MPIRUN -np 1 ./openmp >openmp.out 2>openmp.err
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s openmp.cubex ]; then notok "openmp: exit $rc"; cat openmp.err; else
-"$HPROF_VIEW" --csv openmp.cubex >openmp.csv
+"$TEST_VIEW" --csv openmp.cubex >openmp.csv
 python3 - openmp.csv openmp.out <<'PY'
 import csv, math, sys
 work, serial, samples = {}, {}, {}
@@ -87,7 +87,7 @@ HPROF_OUTPUT=short.cubex HPROF_SAMPLING_HZ=1000 timeout 300 $MPIRUN -np 2 ./shor
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s short.cubex ]; then notok "short: exit $rc"; tail -5 short.err; else
 ok "short: 1000 short-lived threads per rank, no crash"
-"$HPROF_VIEW" --csv short.cubex >short.csv
+"$TEST_VIEW" --csv short.cubex >short.csv
 python3 - short.csv short.out <<'PY'
 import csv, sys
 visits, locs = {}, {}
@@ -111,6 +111,6 @@ HPROF_OUTPUT=stress4.cubex HPROF_SAMPLING_HZ=10000 HPROF_VERBOSE=2 timeout 120 $
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s stress4.cubex ]; then notok "stress, 4 threads: exit $rc"; tail -5 stress4.err; else
 ok "stress, 4 threads: $(awk '/^calls 0/{printf "%d", $4}' stress4.out) MPI calls/s per rank at 10 kHz sampling"
-"$HPROF_VIEW" --csv stress4.cubex >stress4.csv
+"$TEST_VIEW" --csv stress4.cubex >stress4.csv
 python3 "$here/sampling/check_invariant.py" stress4.csv stress4.err "stress, 4 threads"
 fi

@@ -1,14 +1,14 @@
 #!/bin/bash
-# wrappers_generate: the wrapper generator for one MPI library ($HPROF_MPI):
+# wrappers_generate: the wrapper generator for one MPI library ($TEST_MPI):
 # it runs and wraps every exported MPI_ function (but the documented
 # exceptions), the generated code compiles without warnings, libhprof.so
 # exports every wrapper (C and Fortran spellings), and the request table
 # passes its unit test. Prints 'ok - NAME' / 'not ok - NAME: reason'.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-HPROF_MPI=${HPROF_MPI:-openmpi}
-MPICC=${MPICC:-mpicc.$HPROF_MPI}
-HPROF_LIBDIR=${HPROF_LIBDIR:-$ROOT/build/$HPROF_MPI}
+TEST_MPI=${TEST_MPI:-openmpi}
+MPICC=${MPICC:-mpicc.$TEST_MPI}
+TEST_LIBDIR=${TEST_LIBDIR:-$ROOT/build/$TEST_MPI}
 T=${TEST_TMP:-$(mktemp -d)}
 ok()    { echo "ok - $1"; }
 notok() { echo "not ok - $1: $2"; }
@@ -16,9 +16,9 @@ G=$T/gen
 
 # 1. the generator
 if python3 "$ROOT/wrappers/gen_wrappers.py" --mpicc "$MPICC" --outdir "$G" > "$T/gen.log" 2>&1; then
-    ok "generator runs ($HPROF_MPI)"
+    ok "generator runs ($TEST_MPI)"
 else
-    notok "generator runs ($HPROF_MPI)" "$(tr '\n' ' ' < "$T/gen.log" | cut -c1-300)"
+    notok "generator runs ($TEST_MPI)" "$(tr '\n' ' ' < "$T/gen.log" | cut -c1-300)"
     exit 0
 fi
 cat "$T/gen.log"
@@ -63,7 +63,7 @@ done
 [ $warn = 0 ] && ok "generated and support code compiles without warnings (-Wall -Wextra)"
 
 # 3. every wrapper is exported by libhprof.so
-so=$HPROF_LIBDIR/libhprof.so
+so=$TEST_LIBDIR/libhprof.so
 if [ ! -e "$so" ]; then
     notok "wrappers exported by libhprof.so" "$so not built"
 else

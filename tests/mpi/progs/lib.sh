@@ -1,8 +1,8 @@
 #!/bin/bash
 # Shared helpers for the tests/mpi/spine_*.sh end-to-end tests.
 # Source it:  . "$(dirname "$0")/progs/lib.sh"
-# Needs the environment that tests/run.sh gives (HPROF_MPI, HPROF_LIBDIR,
-# MPICC, MPICXX, MPIF90, MPIRUN, HPROF_VIEW); runs in the current directory
+# Needs the environment that tests/run.sh gives (TEST_MPI, TEST_LIBDIR,
+# MPICC, MPICXX, MPIF90, MPIRUN, TEST_VIEW); runs in the current directory
 # (the harness's scratch folder $TEST_TMP).
 set -u
 PROGS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -25,9 +25,9 @@ oneline() { tr '\n' ' ' < "$1" | cut -c1-${2:-400}; }
 # require_built NAME: print one 'not ok' and exit if the build is missing
 require_built() {
     local miss=""
-    [ -f "$HPROF_LIBDIR/libhprof.so" ] || miss="$miss $HPROF_LIBDIR/libhprof.so"
-    [ -f "$HPROF_LIBDIR/libhprof.a" ] || miss="$miss $HPROF_LIBDIR/libhprof.a"
-    [ -x "$HPROF_VIEW" ] || miss="$miss $HPROF_VIEW"
+    [ -f "$TEST_LIBDIR/libhprof.so" ] || miss="$miss $TEST_LIBDIR/libhprof.so"
+    [ -f "$TEST_LIBDIR/libhprof.a" ] || miss="$miss $TEST_LIBDIR/libhprof.a"
+    [ -x "$TEST_VIEW" ] || miss="$miss $TEST_VIEW"
     if [ -n "$miss" ]; then
         notok "$1" "not built:$miss"
         exit 0
@@ -41,10 +41,10 @@ require_built() {
 build_plain()  { local cc=$1 src=$2 out=$3; shift 3
     $cc $CFLAGS_TEST "$@" "$src" -o "$out" >"$out.build.log" 2>&1; }
 build_shared() { local cc=$1 src=$2 out=$3; shift 3
-    $cc $CFLAGS_TEST "$@" "$src" -o "$out" -L"$HPROF_LIBDIR" -lhprof \
-        -Wl,-rpath,"$HPROF_LIBDIR" >"$out.build.log" 2>&1; }
+    $cc $CFLAGS_TEST "$@" "$src" -o "$out" -L"$TEST_LIBDIR" -lhprof \
+        -Wl,-rpath,"$TEST_LIBDIR" >"$out.build.log" 2>&1; }
 build_static() { local cc=$1 src=$2 out=$3; shift 3
-    $cc $CFLAGS_TEST "$@" "$src" -o "$out" "$HPROF_LIBDIR/libhprof.a" \
+    $cc $CFLAGS_TEST "$@" "$src" -o "$out" "$TEST_LIBDIR/libhprof.a" \
         $HPROF_LINK_LIBS >"$out.build.log" 2>&1; }
 
 # build_or_fail NAME builder args...: runs the builder, on failure prints
@@ -56,9 +56,9 @@ build_or_fail() { local n=$1 out=$5; shift
     return 1
 }
 
-# The harness's own variables (HPROF_MPI, HPROF_LIBDIR, HPROF_VIEW) are not
+# The harness's own variables (TEST_MPI, TEST_LIBDIR, TEST_VIEW) are not
 # hprof settings: keep them out of the programs' environment.
-CLEAN_ENV="env -u HPROF_MPI -u HPROF_LIBDIR -u HPROF_VIEW"
+CLEAN_ENV="env -u TEST_MPI -u TEST_LIBDIR -u TEST_VIEW"
 
 # run_mpi LOG NP CMD... : runs $MPIRUN -np NP CMD under a timeout, stdout
 # to LOG.out, stderr to LOG.err; returns mpirun's status (124: timeout).
@@ -67,11 +67,11 @@ run_mpi() { local log=$1 np=$2; shift 2
     $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" $MPIRUN -np "$np" "$@" >"$log.out" 2>"$log.err" </dev/null; }
 # same with libhprof.so preloaded into the ranks only (env passed by mpirun)
 run_mpi_preload() { local log=$1 np=$2; shift 2
-    if [ "$HPROF_MPI" = openmpi ]; then
-        $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" $MPIRUN -np "$np" -x LD_PRELOAD="$HPROF_LIBDIR/libhprof.so" \
+    if [ "$TEST_MPI" = openmpi ]; then
+        $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" $MPIRUN -np "$np" -x LD_PRELOAD="$TEST_LIBDIR/libhprof.so" \
             "$@" >"$log.out" 2>"$log.err" </dev/null
     else
-        $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" $MPIRUN -np "$np" -genv LD_PRELOAD "$HPROF_LIBDIR/libhprof.so" \
+        $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" $MPIRUN -np "$np" -genv LD_PRELOAD "$TEST_LIBDIR/libhprof.so" \
             "$@" >"$log.out" 2>"$log.err" </dev/null
     fi
 }
@@ -90,7 +90,7 @@ wrote_field() {
 }
 
 # to_csv PROFILE CSV: hprof-view --csv; stderr in CSV.err; returns its status
-to_csv() { timeout 60 "$HPROF_VIEW" --csv "$1" >"$2" 2>"$2.err"; }
+to_csv() { timeout 60 "$TEST_VIEW" --csv "$1" >"$2" 2>"$2.err"; }
 
 # profile_run NAME LOG PROFILE CSV NP CMD... : HPROF_OUTPUT=PROFILE run on NP
 # ranks, then csv. Prints 'not ok - NAME' with evidence and returns 1 if the

@@ -1,0 +1,73 @@
+#!/bin/bash
+# The profile on disk: a planted symlink is never followed, the mode comes
+# from the umask, a full disk gives one clear line and no partial file,
+# the library exports only what it must, and the program's own output and
+# status are unchanged.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; }
+$MPICC -g -O1 "$root/examples/halo/halo.c" -o plain -lm || { notok "build halo"; exit 1; }
+$MPICC -g -O1 "$root/examples/halo/halo.c" -o halo -lm -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" \
+    || { notok "build halo with hprof"; exit 1; }
+run() { timeout 60 $MPIRUN -np 2 "$@" 20 200; }
+
+# --- symlinks planted at the target name -----------------------------------------
+echo "precious" >victim
+ln -s "$PWD/victim" named.cubex
+HPROF_OUTPUT=named.cubex run ./halo >/dev/null 2>named.err
+if [ "$(cat victim)" = precious ] && [ -f named.cubex ] && [ ! -L named.cubex ] \
+   && "$TEST_VIEW" named.cubex >/dev/null 2>&1; then
+    ok "HPROF_OUTPUT at a planted symlink: the link is replaced by the profile, its target untouched"
+else
+    notok "HPROF_OUTPUT symlink: victim '$(cat victim)', $(ls -l named.cubex)"
+fi
+mkdir -p dflt && ln -s "$PWD/victim" dflt/hprof-halo-2p.cubex
+(cd dflt && run ../halo >/dev/null 2>err)
+if [ "$(cat victim)" = precious ] && [ -L dflt/hprof-halo-2p.cubex ] && [ -f dflt/hprof-halo-2p.1.cubex ]; then
+    ok "default name taken by a planted symlink: a new name is used, the link and its target untouched"
+else
+    notok "default name with a planted symlink: $(ls -l dflt | tr '\n' ' ')"
+fi
+
+# --- the umask decides the mode, temporary names are not left behind -----------------
+mkdir -p mode && (cd mode && umask 077 && HPROF_OUTPUT=p.cubex run ../halo >/dev/null 2>&1)
+m=$(stat -c %a mode/p.cubex 2>/dev/null)
+[ "$m" = 600 ] && ok "umask 077: profile mode 600" || notok "umask 077: mode $m"
+[ "$(ls -A mode)" = p.cubex ] && ok "nothing else left in the output folder" || notok "left: $(ls -A mode)"
+
+# --- a full disk -------------------------------------------------------------------------
+mkdir -p full
+if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
+    head -c 60000 /dev/zero >full/filler 2>/dev/null
+    HPROF_OUTPUT=full/p.cubex run ./halo >full.out 2>full.err
+    rc=$?
+    lines=$(grep -c '^hprof: ' full.err)
+    if [ $rc -eq 0 ] && [ "$lines" -eq 1 ] && grep -q 'No space left on device' full.err \
+       && [ "$(ls -A full)" = filler ]; then
+        ok "disk full: exit status 0, one line ($(cat full.err)), no partial file"
+    else
+        notok "disk full: rc $rc, $lines lines: $(tr '\n' ' ' <full.err); folder: $(ls -A full | tr '\n' ' ')"
+    fi
+    umount full
+else
+    ok "disk full # skipped: cannot mount a small tmpfs here"
+fi
+
+# --- exports ---------------------------------------------------------------------------------
+bad=$(nm -D --defined-only "$TEST_LIBDIR/libhprof.so" | awk '{ print $3 }' \
+      | grep -v -E '^(MPI_|mpi_|pthread_create$|sigaction$|signal$)' | head -5 | tr '\n' ' ')
+[ -z "$bad" ] && ok "libhprof.so exports only MPI/Fortran MPI symbols, pthread_create, sigaction, signal" \
+    || notok "libhprof.so exports more: $bad"
+
+# --- the program's output and status -----------------------------------------------------
+run ./plain >plain.out 2>plain.err; prc=$?
+run ./halo >halo.out 2>halo.err; hrc=$?
+if [ $prc = $hrc ] && cmp -s plain.out halo.out && diff <(cat plain.err) <(grep -v '^hprof: ' halo.err) >/dev/null; then
+    ok "stdout, stderr (less hprof's lines) and exit status are those of the run without hprof"
+else
+    notok "output differs: status $hrc vs $prc; $(diff plain.out halo.out | head -3 | tr '\n' ' ')"
+fi
+n=$(grep -c '^hprof: ' halo.err)
+[ "$n" -eq 1 ] && ok "hprof prints one line (rank 0 only)" || notok "hprof printed $n lines: $(cat halo.err)"

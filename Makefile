@@ -17,7 +17,7 @@ VERSION := 0.1.0
 
 CWARN   := -Wall -Wextra -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 $(CWARN) -fPIC -fvisibility=hidden -DHPROF_VERSION='"$(VERSION)"'
+CFLAGS  += -std=gnu11 $(CWARN) -fPIC -fvisibility=hidden -DHPROF_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
 CPPFLAGS += -Ilib -Iunwind -Ireport/writer -Ireport/merge -Ireport/reader -Iwrappers
 RUNTIME_LIBS := -lunwind -ldw -lelf -lz -ldl -lpthread -lm
 # PAPI (HPROF_METRICS, lib/papi_events.c): on when papi.h is found (Debian:

@@ -44,7 +44,7 @@ VIEW_SRCS    := $(wildcard tools/hprof-view/*.c)
 HEADERS      := $(wildcard lib/*.h unwind/*.h report/*/*.h wrappers/*.h tools/hprof-view/*.h)
 GEN_INPUTS   := $(wildcard wrappers/*.txt wrappers/*.py)
 
-.PHONY: all deps check demo bench install clean tools $(MPIS)
+.PHONY: all deps check demo bench soak install clean tools $(MPIS)
 all: $(MPIS) tools
 
 deps:
@@ -106,6 +106,10 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	@bench/run.sh
+
+soak: deps
+	$(MAKE) all
+	@bench/soak.sh
 
 install: all
 	@for m in $(MPIS); do \

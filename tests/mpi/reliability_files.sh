@@ -71,3 +71,8 @@ else
 fi
 n=$(grep -c '^hprof: ' halo.err)
 [ "$n" -eq 1 ] && ok "hprof prints one line (rank 0 only)" || notok "hprof printed $n lines: $(cat halo.err)"
+
+# --- no start-up work of our own: .init_array holds only the compiler's frame_dummy ---
+sz=$(readelf -SW "$TEST_LIBDIR/libhprof.so" | awk '{ for (i = 1; i < NF; i++) if ($i == ".init_array") print $(i + 4) }')
+[ "$sz" = 000008 ] && ok "libhprof.so runs no constructor of its own (one .init_array entry: frame_dummy)" \
+    || notok "libhprof.so .init_array size $sz: a constructor crept in"

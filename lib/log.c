@@ -30,9 +30,15 @@ static void emit(const char *fmt, va_list ap)
     (void)w;
 }
 
+/* Rank 0 speaks; with HPROF_VERBOSE=2 every rank does. */
+static int this_rank_speaks(void)
+{
+    return log_rank <= 0 || hprof_config.verbose >= 2;
+}
+
 void hprof_say(const char *fmt, ...)
 {
-    if (log_rank > 0 && hprof_config.verbose < 2)
+    if (!this_rank_speaks())
         return;
     va_list ap;
     va_start(ap, fmt);
@@ -42,9 +48,7 @@ void hprof_say(const char *fmt, ...)
 
 void hprof_verbose(int level, const char *fmt, ...)
 {
-    if (hprof_config.verbose < level)
-        return;
-    if (log_rank > 0 && hprof_config.verbose < 2)
+    if (hprof_config.verbose < level || !this_rank_speaks())
         return;
     va_list ap;
     va_start(ap, fmt);

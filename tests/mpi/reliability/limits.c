@@ -7,6 +7,8 @@
  * Prints `calls RANK N` (MPI calls made) and `hwm RANK KB` (peak memory).
  */
 #include <mpi.h>
+
+#include "../common/proc_memory.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,19 +41,6 @@ static __attribute__((noinline)) void wide(int d)
     __asm__ volatile("" ::: "memory");
 }
 
-static long peak_kb(void)
-{
-    char line[256];
-    long kb = -1;
-    FILE *f = fopen("/proc/self/status", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmHWM:", 6) == 0)
-            kb = atol(line + 6);
-    if (f)
-        fclose(f);
-    return kb;
-}
-
 int main(int argc, char **argv)
 {
     int rank;
@@ -61,7 +50,7 @@ int main(int argc, char **argv)
         deep(atoi(argv[2]));
     else if (argc > 2)
         wide(atoi(argv[2]));
-    printf("calls %d %ld\nhwm %d %ld\n", rank, calls, rank, peak_kb());
+    printf("calls %d %ld\nhwm %d %ld\n", rank, calls, rank, proc_memory_kb("VmHWM:"));
     fflush(stdout);
     MPI_Finalize();
     return 0;

@@ -5,6 +5,8 @@
  * memory must stay bounded. Prints `hwm RANK KB` (peak resident memory).
  */
 #include <mpi.h>
+
+#include "../common/proc_memory.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,19 +30,6 @@ static __attribute__((noinline)) void *short_life(void *arg)
     return arg;
 }
 
-static long peak_kb(void)
-{
-    char line[256];
-    long kb = -1;
-    FILE *f = fopen("/proc/self/status", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmHWM:", 6) == 0)
-            kb = atol(line + 6);
-    if (f)
-        fclose(f);
-    return kb;
-}
-
 int main(int argc, char **argv)
 {
     int provided, rank;
@@ -55,7 +44,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; i++)
             pthread_join(th[i], NULL);
     }
-    printf("hwm %d %ld\n", rank, peak_kb());
+    printf("hwm %d %ld\n", rank, proc_memory_kb("VmHWM:"));
     fflush(stdout);
     MPI_Finalize();
     return 0;

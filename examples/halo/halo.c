@@ -71,8 +71,8 @@ static __attribute__((noinline)) double solve(domain *d, int iterations)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int iterations = argc > 1 ? atoi(argv[1]) : 400;
-    int cells = argc > 2 ? atoi(argv[2]) : 20000;
+    int iterations = argc > 1 ? atoi(argv[1]) : 40;
+    int cells = argc > 2 ? atoi(argv[2]) : 200000;
     domain d;
     domain_init(&d, cells);
     double res = solve(&d, iterations);

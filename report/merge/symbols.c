@@ -7,6 +7,7 @@
 #include "symbols.h"
 
 #include <dlfcn.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,11 +106,30 @@ static void set_name(symbols *s, sym_info *info, const char *raw)
     }
 }
 
-static void set_unknown(symbols *s, sym_info *info, uint64_t pc, const char *module, uint64_t base)
+/* Start of the function around pc from the call frame information, which
+ * even stripped objects keep (an FDE covers one function), or pc itself. */
+static uint64_t cfi_function_start(Dwfl_Module *mod, uint64_t pc)
 {
-    char buf[64];
-    snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)(pc - base));
-    info->start = pc;
+    Dwarf_Addr bias = 0, start = 0, end = 0;
+    Dwarf_CFI *cfi = mod ? dwfl_module_eh_cfi(mod, &bias) : NULL;
+    Dwarf_Frame *frame = NULL;
+    if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
+        return pc;
+    int ok = dwarf_frame_info(frame, &start, &end, NULL) >= 0;
+    free(frame);
+    return ok ? start + bias : pc;
+}
+
+/* A function without a symbol: named by its module and start offset
+ * ("libstdc++.so.6+0xf2260"), so that every address in it is one region. */
+static void set_unknown(symbols *s, sym_info *info, Dwfl_Module *mod, uint64_t pc, const char *module,
+                        uint64_t base)
+{
+    char buf[512];
+    const char *slash = strrchr(module, '/');
+    info->start = cfi_function_start(mod, pc);
+    snprintf(buf, sizeof buf, "%s+0x%llx", slash ? slash + 1 : module[0] ? module : "?",
+             (unsigned long long)(info->start - base));
     info->name = keep(s, strdup(buf));
     info->mangled = NULL;
     info->module = module;
@@ -121,7 +141,7 @@ int symbols_function(symbols *s, uint64_t pc, sym_info *info)
     info->line = -1;
     Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, pc) : NULL;
     if (!mod) {
-        set_unknown(s, info, pc, "", 0);
+        set_unknown(s, info, NULL, pc, "", 0);
         return -1;
     }
     info->module = module_path(mod);
@@ -131,7 +151,7 @@ int symbols_function(symbols *s, uint64_t pc, sym_info *info)
     if (!name) {
         Dwarf_Addr base = 0;
         dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
-        set_unknown(s, info, pc, info->module, base);
+        set_unknown(s, info, mod, pc, info->module, base);
         return 0;
     }
     info->start = pc - offset;

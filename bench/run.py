@@ -569,7 +569,16 @@ def main():
     headline(lines)
     text = "\n".join(lines) + "\n"
     print(text)
-    with open(os.path.join(ROOT, "bench", "RESULTS.md"), "w") as f:
+    write_results(text)
+
+def write_results(text):
+    """Replaces bench/RESULTS.md but keeps the block `make soak` wrote there."""
+    path = os.path.join(ROOT, "bench", "RESULTS.md")
+    old = open(path).read() if os.path.exists(path) else ""
+    begin, end = old.find("<!-- soak:begin -->"), old.find("<!-- soak:end -->")
+    if begin >= 0 and end > begin:
+        text += "\n" + old[begin:end + len("<!-- soak:end -->")] + "\n"
+    with open(path, "w") as f:
         f.write(text)
 
 if __name__ == "__main__":

@@ -560,6 +560,7 @@ def main():
              "Command: `make bench` (BENCH_RUNS=%d BENCH_MPI=%s)." % (RUNS, MPI)]
     per_call(exe, lines)
     thunks(exe, lines)
+    unwind_speed(exe, lines)
     per_call_threads(exe, lines)
     per_sample(exe, lines)
     papi_cost(lines)

@@ -58,7 +58,6 @@ static void add_call(cct_node *n, const hprof_call *call, uint64_t ns)
  * function is not unwound or the unwind fails. */
 static uint32_t call_node(cct *tree, int fn, int *counter)
 {
-    uint64_t keys[UNWIND_MAX_FRAMES + 1];
     *counter = -1;
     if (hprof_fn_nounwind && hprof_fn_nounwind[fn]) {
         *counter = CCT_CALLS_NOT_UNWOUND;
@@ -66,17 +65,15 @@ static uint32_t call_node(cct *tree, int fn, int *counter)
             return CCT_NONE;
         return cct_child(tree, cct_child(tree, CCT_ROOT, CCT_KEY_NOT_UNWOUND), CCT_KEY_MPI_FN(fn));
     }
-    int n = unwind_mpi_path(keys + 1, UNWIND_MAX_FRAMES);
-    if (n <= 0) {
+    /* The caller's node (under (unwind failed) with the frames that were
+     * known when the unwind fails); room for the leaf is reserved with it. */
+    int failed;
+    uint32_t node = unwind_mpi_node(tree, &failed);
+    if (failed)
         *counter = CCT_UNWIND_FAILURES;
-        if (cct_reserve(tree, 2) != 0)
-            return CCT_NONE;
-        return cct_child(tree, cct_child(tree, CCT_ROOT, CCT_KEY_UNWIND_FAILED), CCT_KEY_MPI_FN(fn));
-    }
-    keys[0] = CCT_KEY_MPI_FN(fn);
-    if (cct_reserve(tree, (uint32_t)n + 1) != 0)
+    if (node == CCT_NONE)
         return CCT_NONE;
-    return cct_path(tree, keys, n + 1);
+    return cct_child(tree, node, CCT_KEY_MPI_FN(fn));
 }
 
 /* Records a finished call on the calling thread. Shared with

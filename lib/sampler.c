@@ -63,22 +63,9 @@ static uint64_t take_interval(hprof_sampling *s, uint64_t now)
  * before or after its bookkeeping, the runtime): that sample is in MPI. */
 static uint32_t sample_node(hprof_thread *t, void *ucontext, int *failed, int *inside)
 {
-    uint64_t keys[UNWIND_MAX_FRAMES];
-    int n = unwind_signal_path(keys, UNWIND_MAX_FRAMES, ucontext);
-    *failed = n <= 0;
-    *inside = 0;
-    for (int i = 0; i < n; i++) {
-        if (own_code(keys[i])) {
-            *inside = 1;
-            return CCT_NONE;
-        }
-    }
-    if (*failed)
-        return cct_child(&t->tree, CCT_ROOT, CCT_KEY_UNWIND_FAILED);
-    /* keys[0] is an instruction, not a return address: +1 so that, like the
-     * return addresses, key - 1 lies inside its function. */
-    keys[0] += 1;
-    return cct_path(&t->tree, keys, n);
+    /* The leaf key is the interrupted pc + 1 so that, like the return
+     * addresses, key - 1 lies inside its function (unwind.h). */
+    return unwind_signal_node(&t->tree, ucontext, failed, inside);
 }
 
 static void on_sample(int sig, siginfo_t *info, void *ucontext)

@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "cct.h"
+
 #define UNWIND_MAX_FRAMES 512
 
 /* Fills ips[] with the return addresses of the frames above the MPI wrapper
@@ -27,6 +29,26 @@ int unwind_mpi_path(uint64_t *ips, int max);
  * safe once unwind_thread_init() ran on the thread. Returns n, or 0 if the
  * unwind failed. */
 int unwind_signal_path(uint64_t *ips, int max, const void *ucontext);
+
+/* The node in tree (the calling thread's) of the frame that made the
+ * current MPI call (the call site ips[0] above), created as needed; the
+ * caller adds the MPI function's leaf under it. CCT_NONE when the tree is
+ * full. When the unwind fails, *failed is set and the node lies under the
+ * root's (unwind failed) child, with the frames that were known (innermost
+ * last). On x86_64 this is where the thunk stack works: the walk stops at
+ * the first frame not returned from since the last walk, patches the new
+ * ones, and counts their visits (CCT_VISITS of their nodes). */
+uint32_t unwind_mpi_node(cct *tree, int *failed);
+
+/* Same for a signal's interrupted context: the leaf key is pc+1. Sets
+ * *inside (and returns CCT_NONE) when the pc or any frame is hprof's own
+ * code. Async-signal safe; never grows the tree (CCT_NONE when full). */
+uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *inside);
+
+/* Puts back every return address the thunk stack redirected on this
+ * thread (before anything else walks or switches the stack). Async-signal
+ * safe; a no-op without thunks. */
+void unwind_restore_thunks(void);
 
 /* Prepares this thread for unwinding from signal handlers (libunwind sets
  * up its per-thread cache on first use, which is not signal safe). */

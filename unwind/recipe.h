@@ -1,0 +1,81 @@
+/*
+ * recipe.h - cached frame recipes (x86_64): how to step from a frame to its
+ * caller, learned once per address from the CFI with libdw and kept in a
+ * process-wide hash table that readers (also signal handlers, on any thread)
+ * search without locks. Learning takes a mutex and allocates: never from a
+ * signal handler.
+ *
+ * A recipe for address A says, for the frame executing at A:
+ *   CFA = (rbp or rsp) + cfa_off; the return address is at CFA-8 (always,
+ *   on x86_64); the caller's rsp is the CFA; the caller's rbp is at
+ *   CFA+rbp_off, or unchanged, or unknown.
+ * Keys: a return address (the frame is at the call before it: the CFI row
+ * of A-1), or an exact pc with RECIPE_EXACT set (the interrupted
+ * instruction of a signal sample).
+ */
+#ifndef HPROF_RECIPE_H
+#define HPROF_RECIPE_H
+
+#include <stdint.h>
+
+#define RECIPE_EXACT (1ull << 63)
+
+enum recipe_kind {
+    RECIPE_STEP = 1,  /* an ordinary frame: step with the rule */
+    RECIPE_END,       /* the outermost frame (return address undefined) */
+    RECIPE_BAD,       /* no unwind information: the walk fails here */
+    RECIPE_COMPLEX    /* CFI we do not model (signal trampoline, expressions, PLT) */
+};
+
+enum recipe_flag {
+    RECIPE_CFA_RBP   = 1,  /* CFA is rbp-based (else rsp-based) */
+    RECIPE_RBP_SAVED = 2,  /* caller's rbp at CFA+rbp_off */
+    RECIPE_RBP_UNDEF = 4,  /* caller's rbp cannot be recovered */
+    RECIPE_AFTER_CALL = 8  /* key is a return address and a call instruction ends right before it */
+};
+
+typedef struct recipe {
+    uint64_t key;          /* 0: empty slot; published last */
+    int32_t cfa_off;
+    int16_t rbp_off;
+    uint8_t kind, flags;
+} recipe;
+
+extern recipe *recipe_table __attribute__((visibility("hidden")));
+extern uint64_t recipe_mask __attribute__((visibility("hidden")));
+
+static inline uint64_t recipe_hash(uint64_t key)
+{
+    uint64_t h = key * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 31);
+}
+
+/* The recipe for key, or NULL when it was never learned. Lock-free,
+ * async-signal-safe: writers fill a slot, then publish its key. */
+static inline const recipe *recipe_find(uint64_t key)
+{
+    recipe *t = __atomic_load_n(&recipe_table, __ATOMIC_ACQUIRE);
+    if (!t)
+        return 0;
+    uint64_t mask = recipe_mask;
+    for (uint64_t i = recipe_hash(key) & mask;; i = (i + 1) & mask) {
+        uint64_t k = __atomic_load_n(&t[i].key, __ATOMIC_ACQUIRE);
+        if (k == key)
+            return &t[i];
+        if (k == 0)
+            return 0;
+    }
+}
+
+/* Learns key (no-op if known) and returns its recipe; NULL only when the
+ * table cannot be created or is full. Not from signal handlers. */
+const recipe *recipe_learn(uint64_t key);
+
+/* Number of recipes learned (for statistics). */
+uint64_t recipe_count(void);
+
+/* Does a call instruction (any encoding) end right before ra? The bytes
+ * must be readable (ra lies in a module's code). */
+int recipe_after_call(uint64_t ra);
+
+#endif

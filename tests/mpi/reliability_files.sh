@@ -80,3 +80,9 @@ n=$(grep -c '^hprof: ' halo.err)
 sz=$(readelf -SW "$TEST_LIBDIR/libhprof.so" | awk '{ for (i = 1; i < NF; i++) if ($i == ".init_array") print $(i + 4) }')
 [ "$sz" = 000008 ] && ok "libhprof.so runs no constructor of its own (one .init_array entry: frame_dummy)" \
     || notok "libhprof.so .init_array size $sz: a constructor crept in"
+
+# --- a mistyped HPROF_ variable is named, with the closest real one ------------------------
+HPROF_SAMPLNG_HZ=10 HPROF_OUTPUT=typo.cubex run ./halo >/dev/null 2>typo.err
+n=$(grep -c '^hprof: unknown variable HPROF_SAMPLNG_HZ ignored (did you mean HPROF_SAMPLING_HZ?)$' typo.err)
+[ "$n" -eq 1 ] && ok "a mistyped variable gets one line naming the closest valid one" \
+    || notok "typo: $(tr '\n' ' ' <typo.err)"

@@ -47,7 +47,7 @@ def run(exe, args, hprof=None):
     r = sh([exe] + [str(a) for a in args], env)
     value = float(r.stdout.split()[1])
     m = re.search(r"(\d+) samples counted", r.stderr)
-    h = re.search(r"([0-9.]+) us per sample in the handler", r.stderr)
+    h = re.search(r"([0-9.]+) us CPU per sample in the handler", r.stderr)
     run.handler_us = float(h.group(1)) if h else 0.0
     return value, int(m.group(1)) if m else 0
 

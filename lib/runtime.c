@@ -87,11 +87,12 @@ static void report_window(const hprof_thread *t)
 {
     const hprof_sampling *s = &t->sampling;
     hprof_verbose(1, "thread %d: window %.9f s, %llu samples counted, %llu in MPI, %llu dropped, "
-                     "%.2f us per sample in the handler",
+                     "%.2f us CPU per sample in the handler (longest %.1f us)",
                   t->index, (double)(s->window_end_ns - s->window_start_ns) * 1e-9,
                   (unsigned long long)s->counted, (unsigned long long)s->in_mpi,
                   (unsigned long long)(s->busy + s->full),
-                  s->counted ? (double)s->handler_ns * 1e-3 / (double)s->counted : 0.0);
+                  s->counted ? (double)s->handler_ns * 1e-3 / (double)s->counted : 0.0,
+                  (double)s->handler_max_ns * 1e-3);
 }
 
 static void stop_sampling(void)

@@ -41,6 +41,16 @@ uint64_t sampler_clock_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The handler's own cost is taken on the thread's CPU clock: wall time
+ * would also count the moments the thread is preempted while inside it,
+ * which the timer interrupt makes likely. */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void histogram_add(hprof_sampling *s, uint64_t weight)
 {
     uint64_t nominal = 1000000000ull / (uint64_t)hprof_config.sampling_hz;
@@ -86,7 +96,7 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
         errno = saved_errno;
         return;
     }
-    uint64_t entry = hprof_now_ns();
+    uint64_t entry = thread_cpu_ns();
     int failed, inside;
     uint32_t node = sample_node(t, ucontext, &failed, &inside);
     if (inside) {
@@ -111,7 +121,10 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
     s->counted++;
     s->last_node = node;
     histogram_add(s, weight);
-    s->handler_ns += hprof_now_ns() - entry;
+    uint64_t spent = thread_cpu_ns() - entry;
+    s->handler_ns += spent;
+    if (spent > s->handler_max_ns)
+        s->handler_max_ns = spent;
     errno = saved_errno;
 }
 

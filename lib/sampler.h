@@ -38,7 +38,8 @@ typedef struct hprof_sampling {
     uint64_t mpi_ns_since;       /* MPI time measured since then */
     uint32_t last_node;          /* node of the last counted sample */
     uint64_t counted, in_mpi, busy, failed, full;
-    uint64_t handler_ns;         /* time spent in the handler for counted samples */
+    uint64_t handler_ns;         /* CPU time spent in the handler for counted samples */
+    uint64_t handler_max_ns;     /* the longest of them */
     uint64_t hist[SAMPLER_HIST_BUCKETS + 1];  /* last bucket: longer */
 } hprof_sampling;
 

@@ -142,8 +142,12 @@ static int parse_offset(Dwarf_Op *ops, size_t n, int64_t *off)
     return -1;
 }
 
+/* The CFI row of the last learned exact pc: [row_start, row_end). */
+static uint64_t row_start, row_end;
+
 static void learn_rule(uint64_t key, recipe *r)
 {
+    row_start = row_end = 0;
     int exact = (key & RECIPE_EXACT) != 0;
     uint64_t pc = key & ~RECIPE_EXACT;
     uint64_t at = exact ? pc : pc - 1;
@@ -166,8 +170,13 @@ static void learn_rule(uint64_t key, recipe *r)
     bool signalp = false;
     Dwarf_Op *ops;
     size_t nops;
-    if (dwarf_frame_info(frame, NULL, NULL, &signalp) != DW_RA || signalp)
+    Dwarf_Addr start = 0, end = 0;
+    if (dwarf_frame_info(frame, &start, &end, &signalp) != DW_RA || signalp)
         goto out;
+    if (exact && end > start) {
+        row_start = start + bias;
+        row_end = end + bias;
+    }
     if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || parse_cfa(ops, nops, r) != 0)
         goto out;
     Dwarf_Op mem[3];
@@ -197,10 +206,47 @@ static void learn_rule(uint64_t key, recipe *r)
     if (nops != 0 && !(nops == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_stack_value))
         goto out;
     r->kind = RECIPE_STEP;
+    if (!exact)
+        row_start = row_end = 0;
     if (!exact && recipe_after_call(pc))
         r->flags |= RECIPE_AFTER_CALL;
 out:
     free(frame);
+}
+
+/* Publishes r under key (the caller holds learn_lock and checked room). */
+static recipe *table_insert(uint64_t key, const recipe *r)
+{
+    uint64_t i = recipe_hash(key) & recipe_mask;
+    while (recipe_table[i].key != 0)
+        i = (i + 1) & recipe_mask;
+    recipe *slot = &recipe_table[i];
+    slot->cfa_off = r->cfa_off;
+    slot->rbp_off = r->rbp_off;
+    slot->kind = r->kind;
+    slot->flags = r->flags;
+    __atomic_store_n(&slot->key, key, __ATOMIC_RELEASE);
+    used++;
+    return slot;
+}
+
+/* The blocks wholly inside the row just learned get its (stepping) recipe;
+ * a long row is capped so one function cannot fill the table. */
+#define MAX_BLOCKS_PER_ROW 256
+
+static void insert_row_blocks(const recipe *r)
+{
+    if (r->kind != RECIPE_STEP || row_end <= row_start)
+        return;
+    uint64_t size = 1ull << RECIPE_BLOCK_SHIFT;
+    uint64_t first = (row_start + size - 1) >> RECIPE_BLOCK_SHIFT;
+    uint64_t last = row_end >> RECIPE_BLOCK_SHIFT; /* blocks [first, last) fit */
+    for (uint64_t b = first, n = 0; b < last && n < MAX_BLOCKS_PER_ROW; b++, n++) {
+        if (used >= recipe_mask / 4 * 3)
+            return;
+        if (!recipe_find(RECIPE_BLOCK | b))
+            table_insert(RECIPE_BLOCK | b, r);
+    }
 }
 
 const recipe *recipe_learn(uint64_t key)
@@ -221,17 +267,8 @@ const recipe *recipe_learn(uint64_t key)
     recipe r;
     memset(&r, 0, sizeof r);
     learn_rule(key, &r);
-    uint64_t i = recipe_hash(key) & recipe_mask;
-    while (recipe_table[i].key != 0)
-        i = (i + 1) & recipe_mask;
-    recipe *slot = &recipe_table[i];
-    slot->cfa_off = r.cfa_off;
-    slot->rbp_off = r.rbp_off;
-    slot->kind = r.kind;
-    slot->flags = r.flags;
-    __atomic_store_n(&slot->key, key, __ATOMIC_RELEASE);
-    used++;
-    result = slot;
+    result = table_insert(key, &r);
+    insert_row_blocks(&r);
 out:
     pthread_mutex_unlock(&learn_lock);
     return result;

@@ -19,6 +19,12 @@
 #include <stdint.h>
 
 #define RECIPE_EXACT (1ull << 63)
+/* A 32-byte block of code that lies wholly inside one CFI row: key
+ * RECIPE_BLOCK | (pc >> RECIPE_BLOCK_SHIFT). Learning an exact pc also
+ * fills the blocks of its row, so that later samples anywhere in that row
+ * (the body of a hot loop) find a recipe without learning. */
+#define RECIPE_BLOCK (1ull << 62)
+#define RECIPE_BLOCK_SHIFT 5
 
 enum recipe_kind {
     RECIPE_STEP = 1,  /* an ordinary frame: step with the rule */
@@ -65,6 +71,14 @@ static inline const recipe *recipe_find(uint64_t key)
         if (k == 0)
             return 0;
     }
+}
+
+/* The recipe for the instruction at pc (the top frame of a sample): the
+ * exact one, else the one of the block pc lies in. */
+static inline const recipe *recipe_find_pc(uint64_t pc)
+{
+    const recipe *r = recipe_find(pc | RECIPE_EXACT);
+    return r ? r : recipe_find(RECIPE_BLOCK | (pc >> RECIPE_BLOCK_SHIFT));
 }
 
 /* Learns key (no-op if known) and returns its recipe; NULL only when the

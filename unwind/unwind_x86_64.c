@@ -212,7 +212,7 @@ typedef struct regs {
 /* Steps from the frame whose recipe key is key to its caller. */
 static inline int step(regs *r, uint64_t key, uint64_t hi, uint64_t **slot, int learn)
 {
-    const recipe *rc = recipe_find(key);
+    const recipe *rc = key & RECIPE_EXACT ? recipe_find_pc(key & ~RECIPE_EXACT) : recipe_find(key);
     if (!rc) {
         if (!learn)
             return WK_MISS;
@@ -639,7 +639,7 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
         /* learn this path's recipes at the thread's next MPI call */
         for (int i = 0; st && w.status == WK_MISS && i < n && st->npending < PENDING_MAX; i++) {
             uint64_t key = i == 0 ? w.ips[0] | RECIPE_EXACT : w.ips[i];
-            if (!recipe_find(key) && key != w.miss)
+            if (!(i == 0 ? recipe_find_pc(w.ips[0]) : recipe_find(key)) && key != w.miss)
                 st->pending[st->npending++] = key;
         }
         w.ips[0] += 1;

@@ -9,16 +9,14 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static void *map_zeroed(size_t bytes)
+/* Address space for the whole cap is reserved at once and the kernel
+ * commits pages as they are first touched, so the tree never moves or
+ * rehashes: the signal handler can add nodes up to the cap like the
+ * wrappers do, also on threads that never make an MPI call. */
+static void *reserve_zeroed(size_t bytes)
 {
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return p == MAP_FAILED ? NULL : p;
-}
-
-static void unmap(void *p, size_t bytes)
-{
-    if (p)
-        munmap(p, bytes);
 }
 
 static inline uint32_t slot_hash(uint32_t parent, uint64_t key)
@@ -33,12 +31,29 @@ void cct_node_init_counters(cct_node *n)
     n->counter[CCT_MIN_NS] = UINT64_MAX;
 }
 
+static size_t slot_count(uint32_t max_nodes)
+{
+    size_t n = 16;
+    while (n < 2 * (size_t)max_nodes) /* at most half full */
+        n *= 2;
+    return n;
+}
+
 int cct_init(cct *t, uint32_t initial_nodes, uint32_t max_nodes)
 {
+    (void)initial_nodes; /* pages are committed as the tree grows */
     memset(t, 0, sizeof *t);
-    t->max_nodes = max_nodes;
-    if (cct_reserve(t, initial_nodes < 2 ? 2 : initial_nodes) != 0)
+    if (max_nodes < 2)
+        max_nodes = 2;
+    size_t nslots = slot_count(max_nodes);
+    t->nodes = reserve_zeroed((size_t)max_nodes * sizeof(cct_node));
+    t->slots = reserve_zeroed(nslots * sizeof(uint32_t));
+    if (!t->nodes || !t->slots) {
+        cct_free(t);
         return -1;
+    }
+    t->node_cap = t->max_nodes = max_nodes;
+    t->slot_mask = (uint32_t)(nslots - 1);
     t->nnodes = 1;
     t->nodes[0].key = 0;
     t->nodes[0].parent = CCT_NONE;
@@ -49,59 +64,16 @@ int cct_init(cct *t, uint32_t initial_nodes, uint32_t max_nodes)
 
 void cct_free(cct *t)
 {
-    unmap(t->nodes, (size_t)t->node_cap * sizeof(cct_node));
-    unmap(t->slots, ((size_t)t->slot_mask + 1) * sizeof(uint32_t));
+    if (t->nodes)
+        munmap(t->nodes, (size_t)t->max_nodes * sizeof(cct_node));
+    if (t->slots)
+        munmap(t->slots, ((size_t)t->slot_mask + 1) * sizeof(uint32_t));
     memset(t, 0, sizeof *t);
-}
-
-static void index_insert(uint32_t *slots, uint32_t mask, const cct_node *nodes, uint32_t id)
-{
-    uint32_t i = slot_hash(nodes[id].parent, nodes[id].key) & mask;
-    while (slots[i] != 0)
-        i = (i + 1) & mask;
-    slots[i] = id; /* 0 is the root, never indexed, so 0 marks an empty slot */
-}
-
-/* Rebuilds the index at twice the node capacity, so it stays at most half full. */
-static int rebuild_index(cct *t, uint32_t node_cap)
-{
-    uint32_t nslots = 16;
-    while (nslots < 2 * node_cap)
-        nslots *= 2;
-    uint32_t *slots = map_zeroed((size_t)nslots * sizeof(uint32_t));
-    if (!slots)
-        return -1;
-    for (uint32_t id = 1; id < t->nnodes; id++)
-        index_insert(slots, nslots - 1, t->nodes, id);
-    unmap(t->slots, ((size_t)t->slot_mask + 1) * sizeof(uint32_t));
-    t->slots = slots;
-    t->slot_mask = nslots - 1;
-    return 0;
 }
 
 int cct_reserve(cct *t, uint32_t more)
 {
-    uint64_t need = (uint64_t)t->nnodes + more;
-    if (need <= t->node_cap)
-        return 0;
-    if (need > t->max_nodes)
-        return -1;
-    uint64_t cap = t->node_cap ? t->node_cap : 256;
-    while (cap < need)
-        cap *= 2;
-    if (cap > t->max_nodes)
-        cap = t->max_nodes;
-    cct_node *nodes = map_zeroed((size_t)cap * sizeof(cct_node));
-    if (!nodes)
-        return -1;
-    if (t->nodes)
-        memcpy(nodes, t->nodes, (size_t)t->nnodes * sizeof(cct_node));
-    cct_node *old = t->nodes;
-    uint32_t old_cap = t->node_cap;
-    t->nodes = nodes;
-    t->node_cap = (uint32_t)cap;
-    unmap(old, (size_t)old_cap * sizeof(cct_node));
-    return rebuild_index(t, (uint32_t)cap);
+    return (uint64_t)t->nnodes + more <= t->node_cap ? 0 : -1;
 }
 
 uint32_t cct_child(cct *t, uint32_t parent, uint64_t key)

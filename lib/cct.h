@@ -9,9 +9,10 @@
  * address at finalize (report/merge/local_profile.c), where nodes that map to
  * the same (region, call site) are folded together.
  *
- * Storage is preallocated and grown only by cct_reserve(), never inside a
- * lookup, so a lookup that would need more room fails (returns CCT_NONE)
- * instead of allocating.
+ * Storage for the whole cap (HPROF_MAX_CALLPATHS nodes) is reserved as
+ * address space when the tree is made; pages are committed as nodes are
+ * added. Nothing ever moves, so the signal handler and the wrappers add
+ * nodes alike, and a lookup past the cap fails (returns CCT_NONE).
  */
 #ifndef HPROF_CCT_H
 #define HPROF_CCT_H
@@ -72,8 +73,7 @@ typedef struct cct {
 int  cct_init(cct *t, uint32_t initial_nodes, uint32_t max_nodes);
 void cct_free(cct *t);
 
-/* Grows storage so that `more` nodes can be added without allocating.
- * Call outside signal context. Returns 0, or -1 at the cap / out of memory. */
+/* 0 if `more` nodes fit under the cap, else -1. */
 int cct_reserve(cct *t, uint32_t more);
 
 /* The child of `parent` with `key`, created if absent and room allows. */

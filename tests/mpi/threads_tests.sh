@@ -114,3 +114,27 @@ ok "stress, 4 threads: $(awk '/^calls 0/{printf "%d", $4}' stress4.out) MPI call
 "$TEST_VIEW" --csv stress4.cubex >stress4.csv
 python3 "$here/sampling/check_invariant.py" stress4.csv stress4.err "stress, 4 threads"
 fi
+
+# --- a thread that never calls MPI: its tree grows from the signal handler alone ------
+$MPICC -g -O1 "$here/threads/computeonly.c" -o computeonly -lpthread "${link[@]}" || { notok "build computeonly.c"; exit 1; }
+HPROF_OUTPUT=computeonly.cubex HPROF_SAMPLING_HZ=2000 timeout 120 $MPIRUN -np 1 ./computeonly >/dev/null 2>computeonly.err
+if [ -s computeonly.cubex ]; then
+    "$TEST_VIEW" --csv computeonly.cubex >computeonly.csv
+    python3 - computeonly.csv <<'PY'
+import csv, sys
+full, funcs = 0, set()
+for row in csv.DictReader(open(sys.argv[1])):
+    if row["metric"] != "samples" or row["thread"] != "1":
+        continue
+    leaf = row["path"].split(";")[-1]
+    if row["path"].startswith("(call tree full)"):
+        full += int(float(row["exclusive"]))
+    if leaf.startswith("f") and leaf[1:].isdigit() and float(row["exclusive"]) > 0:
+        funcs.add(leaf)
+print(("ok" if full == 0 and len(funcs) >= 40 else "not ok")
+      + " - compute-only thread: %d sampled functions on their own paths, %d samples under (call tree full)"
+      % (len(funcs), full))
+PY
+else
+    notok "computeonly: no profile: $(tr '\n' ' ' <computeonly.err)"
+fi

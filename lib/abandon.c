@@ -1,8 +1,8 @@
 #define _GNU_SOURCE
 #include "abandon.h"
 
+#include <fcntl.h>
 #include <pthread.h>
-#include <sys/wait.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +23,23 @@ static volatile int abandoning;
 static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 #define NFATAL (int)(sizeof fatal_signals / sizeof fatal_signals[0])
 
+/* The writer holds none of the rank's connections (the launcher's PMI
+ * socket, the MPI library's): the launcher must see this rank end exactly
+ * when the rank does. Standard error stays for HPROF_VERBOSE. */
+static void detach_descriptors(void)
+{
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        if (hprof_config.verbose == 0)
+            dup2(null, STDERR_FILENO);
+    }
+    long max = sysconf(_SC_OPEN_MAX);
+    for (long fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+        close((int)fd);
+}
+
 /* The writer: a detached grandchild, so that the dying rank goes on dying
  * at once (the launcher sees the same exit, at the same moment, as without
  * hprof) and the launcher's clean-up of the rank does not take the write
@@ -35,7 +52,8 @@ static void write_in_background(const char *reason)
         return;
     }
     if (child > 0) {
-        waitpid(child, NULL, 0);
+        /* Not waited for: the rank is ending, and every millisecond here
+         * would change when the launcher sees it go. */
         hprof_say("%s: MPI_Finalize not reached; each rank that got this far writes its own "
                   "partial profile (.rank%d.cubex for this one) in the background", reason, my_rank);
         return;
@@ -43,6 +61,7 @@ static void write_in_background(const char *reason)
     setsid();
     if (fork() != 0)
         _exit(0);
+    detach_descriptors();
     signal_chain_release();
     struct sigaction ign;
     memset(&ign, 0, sizeof ign);

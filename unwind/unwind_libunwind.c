@@ -1,9 +1,7 @@
 #define _GNU_SOURCE
 /*
- * unwind_libunwind.c - call-path capture with libunwind's fast trace
- * (unw_backtrace), which caches a step recipe per return address inside
- * libunwind and costs ~140 ns at depth 14 here, against ~7.5 us for stepping
- * a cursor (see shared/design.md).
+ * unwind_libunwind.c - the portable call-path capture (architectures other
+ * than x86_64): libunwind alone (libunwind_walk.c), no thunks.
  */
 #if !defined(__x86_64__) /* x86_64: unwind_x86_64.c */
 #define UNW_LOCAL_ONLY
@@ -11,29 +9,13 @@
 
 #include <ucontext.h>
 
+#include "libunwind_walk.h"
 #include "own_code.h"
 #include "unwind.h"
 
-/* How many frames can lie between the capture and the interrupted or
- * calling code: hprof's own, the signal trampoline. */
-#define OWN_FRAMES_MAX 16
-
 int unwind_mpi_path(uint64_t *ips, int max)
 {
-    void *buf[UNWIND_MAX_FRAMES];
-    int limit = max + OWN_FRAMES_MAX < UNWIND_MAX_FRAMES ? max + OWN_FRAMES_MAX : UNWIND_MAX_FRAMES;
-    int n = unw_backtrace(buf, limit);
-    if (n <= 0 || n >= limit)
-        return 0;
-    int start = 0;
-    while (start < n && start < OWN_FRAMES_MAX && own_code((uint64_t)(uintptr_t)buf[start]))
-        start++;
-    if (start == 0 || start >= n || start >= OWN_FRAMES_MAX)
-        return 0;
-    int count = 0;
-    for (int i = start; i < n; i++)
-        ips[count++] = (uint64_t)(uintptr_t)buf[i];
-    return count;
+    return lu_mpi_path(ips, max);
 }
 
 void unwind_thread_init(void)
@@ -43,44 +25,9 @@ void unwind_thread_init(void)
     unw_backtrace(buf, 4);
 }
 
-/* Slow path: step a cursor from the signal context itself. */
-static int step_from_context(uint64_t *ips, int max, const void *ucontext)
-{
-    unw_cursor_t cursor;
-    if (unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) != 0)
-        return 0;
-    int n = 0;
-    do {
-        unw_word_t ip;
-        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
-            break;
-        if (n == max)
-            return 0;
-        ips[n++] = ip;
-    } while (unw_step(&cursor) > 0);
-    return n;
-}
-
 int unwind_signal_path(uint64_t *ips, int max, const void *ucontext)
 {
-    const ucontext_t *uc = ucontext;
-    void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
-    void *buf[UNWIND_MAX_FRAMES];
-    int limit = max + OWN_FRAMES_MAX < UNWIND_MAX_FRAMES ? max + OWN_FRAMES_MAX : UNWIND_MAX_FRAMES;
-    /* The fast trace walks through the signal frame into the interrupted
-     * one; the frames before the interrupted pc are the handler's own. */
-    int n = unw_backtrace(buf, limit);
-    for (int i = 0; i < n && i < OWN_FRAMES_MAX; i++) {
-        if (buf[i] != pc)
-            continue;
-        if (n >= limit)
-            return 0;
-        int count = 0;
-        for (int k = i; k < n; k++)
-            ips[count++] = (uint64_t)(uintptr_t)buf[k];
-        return count;
-    }
-    return step_from_context(ips, max, ucontext);
+    return lu_signal_path(ips, max, ucontext);
 }
 
 static uint32_t failed_node(cct *tree)

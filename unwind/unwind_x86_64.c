@@ -28,6 +28,7 @@
  * the originals back first (interpose.c).
  */
 #if defined(__x86_64__)
+#include "libunwind_walk.h"
 #include "unwind.h"
 
 #define UNW_LOCAL_ONLY
@@ -45,7 +46,6 @@
 #include "recipe.h"
 #include "thunks.h"
 
-#define OWN_FRAMES_MAX 16
 
 int hprof_real_unw_backtrace(void **buffer, int size); /* interpose.c */
 void hprof_interpose_resolve(void);
@@ -339,62 +339,7 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
     __asm__ volatile("leaq 0(%%rip), %0\n\tmovq %%rsp, %1\n\tmovq %%rbp, %2"         \
                      : "=r"((r).pc), "=r"((r).sp), "=r"((r).bp))
 
-/* ---- libunwind fallback ---------------------------------------------------- */
-
-static int lu_mpi_path(uint64_t *ips, int max)
-{
-    void *buf[UNWIND_MAX_FRAMES];
-    int limit = max + OWN_FRAMES_MAX < UNWIND_MAX_FRAMES ? max + OWN_FRAMES_MAX : UNWIND_MAX_FRAMES;
-    int n = hprof_real_unw_backtrace(buf, limit);
-    if (n <= 0 || n >= limit)
-        return 0;
-    int start = 0;
-    while (start < n && start < OWN_FRAMES_MAX && own_code((uint64_t)(uintptr_t)buf[start]))
-        start++;
-    if (start == 0 || start >= n || start >= OWN_FRAMES_MAX)
-        return 0;
-    int count = 0;
-    for (int i = start; i < n; i++)
-        ips[count++] = (uint64_t)(uintptr_t)buf[i];
-    return count;
-}
-
-static int lu_step_from_context(uint64_t *ips, int max, const void *ucontext)
-{
-    unw_cursor_t cursor;
-    if (unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) != 0)
-        return 0;
-    int n = 0;
-    do {
-        unw_word_t ip;
-        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
-            break;
-        if (n == max)
-            return 0;
-        ips[n++] = ip;
-    } while (unw_step(&cursor) > 0);
-    return n;
-}
-
-static int lu_signal_path(uint64_t *ips, int max, const void *ucontext)
-{
-    const ucontext_t *uc = ucontext;
-    void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
-    void *buf[UNWIND_MAX_FRAMES];
-    int limit = max + OWN_FRAMES_MAX < UNWIND_MAX_FRAMES ? max + OWN_FRAMES_MAX : UNWIND_MAX_FRAMES;
-    int n = hprof_real_unw_backtrace(buf, limit);
-    for (int i = 0; i < n && i < OWN_FRAMES_MAX; i++) {
-        if (buf[i] != pc)
-            continue;
-        if (n >= limit)
-            return 0;
-        int count = 0;
-        for (int k = i; k < n; k++)
-            ips[count++] = (uint64_t)(uintptr_t)buf[k];
-        return count;
-    }
-    return lu_step_from_context(ips, max, ucontext);
-}
+/* ---- libunwind fallback: unwind/libunwind_walk.c ---- */
 
 /* ---- paths as address lists ------------------------------------------------ */
 

@@ -9,8 +9,14 @@ src="$here/reliability/dying.c"
 $MPICC -g -O1 "$src" -o plain || { echo "not ok - build dying.c"; exit 1; }
 $MPICC -g -O1 "$src" -o dying -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" || { echo "not ok - build"; exit 1; }
 
+# exit: every rank exits at once; with several ranks MPICH's launcher kills
+# whichever ranks are still running when the first one is gone, a race that
+# decides the launcher's status whatever hprof does, so that case runs one
+# rank: its status is the program's.
 status_of() { # how binary
-    mkdir -p "run-$2-$1" && (cd "run-$2-$1" && timeout 90 $MPIRUN -np 3 ../$2 "$1" >out 2>err; echo $? >rc)
+    local np=3
+    [ "$1" = exit ] && np=1
+    mkdir -p "run-$2-$1" && (cd "run-$2-$1" && timeout 90 $MPIRUN -np $np ../$2 "$1" >out 2>err; echo $? >rc)
     cat "run-$2-$1/rc"
 }
 
@@ -47,7 +53,7 @@ for how in exit abort segv kill fork; do
         ;;
     *)
         # The rank that exits, aborts or crashes writes before dying.
-        case $how in exit) need=hprof-dying-3p.rank0.cubex ;; *) need=hprof-dying-3p.rank1.cubex ;; esac
+        case $how in exit) need=hprof-dying-1p.rank0.cubex ;; *) need=hprof-dying-3p.rank1.cubex ;; esac
         if [ -s "$dir/$need" ]; then
             v=$("$TEST_VIEW" --csv "$dir/$need" | awk -F, '$1 == "main;work;MPI_Allreduce" && $4 == "visits" { print $5 }')
             p=$(tar xOf "$dir/$need" anchor.xml | grep -c 'hprof::partial')

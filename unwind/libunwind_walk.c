@@ -1,0 +1,83 @@
+#define _GNU_SOURCE
+/*
+ * libunwind_walk.c - see libunwind_walk.h.
+ */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include <ucontext.h>
+
+#include "libunwind_walk.h"
+#include "own_code.h"
+#include "unwind.h"
+
+#if defined(__x86_64__)
+/* unw_backtrace itself is interposed (interpose.c) to put the thunk stack's
+ * return addresses back first; hprof's own walks call the real one. */
+int hprof_real_unw_backtrace(void **buffer, int size);
+#define lu_backtrace hprof_real_unw_backtrace
+#else
+#define lu_backtrace unw_backtrace
+#endif
+
+static int frame_limit(int max)
+{
+    return max + OWN_FRAMES_MAX < UNWIND_MAX_FRAMES ? max + OWN_FRAMES_MAX : UNWIND_MAX_FRAMES;
+}
+
+int lu_mpi_path(uint64_t *ips, int max)
+{
+    void *buf[UNWIND_MAX_FRAMES];
+    int limit = frame_limit(max);
+    int n = lu_backtrace(buf, limit);
+    if (n <= 0 || n >= limit)
+        return 0;
+    int start = 0;
+    while (start < n && start < OWN_FRAMES_MAX && own_code((uint64_t)(uintptr_t)buf[start]))
+        start++;
+    if (start == 0 || start >= n || start >= OWN_FRAMES_MAX)
+        return 0;
+    int count = 0;
+    for (int i = start; i < n; i++)
+        ips[count++] = (uint64_t)(uintptr_t)buf[i];
+    return count;
+}
+
+int lu_step_from_context(uint64_t *ips, int max, const void *ucontext)
+{
+    unw_cursor_t cursor;
+    if (unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) != 0)
+        return 0;
+    int n = 0;
+    do {
+        unw_word_t ip;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
+            break;
+        if (n == max)
+            return 0;
+        ips[n++] = ip;
+    } while (unw_step(&cursor) > 0);
+    return n;
+}
+
+int lu_signal_path(uint64_t *ips, int max, const void *ucontext)
+{
+    const ucontext_t *uc = ucontext;
+    void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
+    void *buf[UNWIND_MAX_FRAMES];
+    int limit = frame_limit(max);
+    /* The fast trace walks through the signal frame into the interrupted
+     * one; the frames before the interrupted pc are the handler's own. */
+    int n = lu_backtrace(buf, limit);
+    for (int i = 0; i < n && i < OWN_FRAMES_MAX; i++) {
+        if (buf[i] != pc)
+            continue;
+        if (n >= limit)
+            return 0;
+        int count = 0;
+        for (int k = i; k < n; k++)
+            ips[count++] = (uint64_t)(uintptr_t)buf[k];
+        return count;
+    }
+    return lu_step_from_context(ips, max, ucontext);
+}

@@ -193,27 +193,8 @@ def unwind_speed(exe, lines):
 EXAMPLES = os.path.join(ROOT, "examples")
 WROTE = re.compile(r"hprof: wrote (.*) \((\d+) bytes, (\d+) call paths, (\d+) ranks\) merge\+write ([0-9.]+) s")
 
-def thunks_implemented():
-    """HPROF_THUNKS is read by lib/config.c; the thunk stack is implemented
-    when some unwinder or runtime source besides the configuration uses it."""
-    for d in ("unwind", "lib"):
-        for name in os.listdir(os.path.join(ROOT, d)):
-            if name.endswith(".c") and name != "config.c":
-                with open(os.path.join(ROOT, d, name), errors="replace") as f:
-                    if "config.thunks" in f.read():
-                        return True
-    return False
-
 def thunks(exe, lines):
     lines.append("\n## 1b. Per-call cost with and without the thunk stack (HPROF_THUNKS)\n")
-    if not thunks_implemented():
-        lines.append("| depth | hprof, call paths, thunks on | thunks off |")
-        lines.append("|---|---|---|")
-        for depth in (10, 50):
-            lines.append("| %d | thunks: not implemented | thunks: not implemented |" % depth)
-        lines.append("\nHPROF_THUNKS is accepted but the thunk stack is not implemented yet (open issue): "
-                     "section 1's call-path column is the cost without thunks.")
-        return
     lines.append("| depth | hprof, call paths, thunks on | thunks off | thunks save |")
     lines.append("|---|---|---|---|")
     off = {"HPROF_SAMPLING_HZ": "0"}

@@ -68,7 +68,7 @@ $(BUILD)/$(1)/gen/wrappers_c.c $(BUILD)/$(1)/gen/wrappers_f.c $(BUILD)/$(1)/gen/
 
 $(BUILD)/$(1)/obj/gen/%.o: $(BUILD)/$(1)/gen/%.c $(BUILD)/$(1)/gen/stamp $(HEADERS)
 	@mkdir -p $$(@D)
-	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) $(RUNTIME_CFLAGS) -c $$< -o $$@
+	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) $(RUNTIME_CFLAGS) -fno-omit-frame-pointer -c $$< -o $$@
 	$(RUNTIME_TEXT) $$@
 
 $(BUILD)/$(1)/obj/%.o: %.c $(HEADERS) $(BUILD)/$(1)/gen/stamp

@@ -6,6 +6,12 @@
  *                              prints `ns_per_call X`
  *   callcost spin DEPTH ITERS  a fixed amount of arithmetic at depth DEPTH;
  *                              prints `seconds X`
+ *   callcost floor DEPTH ITERS HZ  like spin, under a sampling timer of its own
+ *                              (CLOCK_MONOTONIC, SIGPROF to this thread, as
+ *                              hprof's) whose handler only counts: the cost of
+ *                              the signal itself on this machine, the floor of
+ *                              any sampler; prints `seconds X`, and the signal
+ *                              count on stderr as `N samples counted`
  *   callcost threads DEPTH N T T threads (MPI_THREAD_MULTIPLE) each make N calls at
  *                              once; prints `ns_per_call X`, the median over
  *                              threads of each thread's CPU time per call (CPU
@@ -13,12 +19,16 @@
  * Run the same binary with and without hprof (and with sampling at different
  * rates) and compare: the difference is hprof's cost.
  */
+#define _GNU_SOURCE
 #include <mpi.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void)
 {
@@ -49,6 +59,7 @@ static __attribute__((noinline)) void descend(int depth, int spin, long n)
     volatile int guard = depth;
     if (guard > 1) {
         descend(depth - 1, spin, n);
+        __asm__ volatile("" ::: "memory"); /* not a tail call: one frame per level */
     } else if (spin) {
         leaf_spin(n);
     } else {
@@ -81,6 +92,34 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static volatile long floor_signals;
+
+static void floor_handler(int sig)
+{
+    (void)sig;
+    floor_signals++;
+}
+
+static void floor_timer_start(int hz)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = floor_handler;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGPROF, &sa, NULL);
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = SIGPROF;
+    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    timer_t timer;
+    if (timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0)
+        return;
+    long period = 1000000000L / hz;
+    struct itimerspec its = { { 0, period }, { 0, period } };
+    timer_settime(timer, 0, &its, NULL);
+}
+
 static int run_threads(int depth, long n, int nthreads)
 {
     int provided;
@@ -108,18 +147,23 @@ int main(int argc, char **argv)
         int nthreads = atoi(argv[4]);
         return run_threads(atoi(argv[2]), atol(argv[3]), nthreads < 1 || nthreads > 64 ? 1 : nthreads);
     }
-    if (argc != 4) {
-        fprintf(stderr, "usage: callcost calls|spin DEPTH N | callcost threads DEPTH N T\n");
+    int floor_hz = argc == 5 && strcmp(argv[1], "floor") == 0 ? atoi(argv[4]) : 0;
+    if (argc != 4 && !(floor_hz > 0 && floor_hz <= 100000)) {
+        fprintf(stderr, "usage: callcost calls|spin DEPTH N | callcost floor DEPTH N HZ | callcost threads DEPTH N T\n");
         return 2;
     }
-    int spin = strcmp(argv[1], "spin") == 0;
+    int spin = strcmp(argv[1], "spin") == 0 || floor_hz;
     int depth = atoi(argv[2]);
     long n = atol(argv[3]);
     MPI_Init(&argc, &argv);
+    if (floor_hz)
+        floor_timer_start(floor_hz);
     descend(depth, spin, n / 10); /* warm-up: caches, page faults */
     double t = now();
     descend(depth, spin, n);
     t = now() - t;
+    if (floor_hz)
+        fprintf(stderr, "%ld samples counted\n", floor_signals);
     if (spin)
         printf("seconds %.9f\n", t);
     else

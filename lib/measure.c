@@ -12,9 +12,10 @@
 #include "thread.h"
 #include "unwind.h"
 
-void hprof_call_begin(hprof_call *call, int fn)
+void hprof_call_begin(hprof_call *call, int fn, void *frame)
 {
     call->fn = fn;
+    call->frame = frame;
     call->measured = 0;
     call->nested = 0;
     if (!hprof_active)
@@ -56,7 +57,7 @@ static void add_call(cct_node *n, const hprof_call *call, uint64_t ns)
 
 /* The node for this call: its unwound path, or an artificial root when the
  * function is not unwound or the unwind fails. */
-static uint32_t call_node(cct *tree, int fn, int *counter)
+static uint32_t call_node(cct *tree, int fn, void *frame, int *counter)
 {
     *counter = -1;
     if (hprof_fn_nounwind && hprof_fn_nounwind[fn]) {
@@ -68,7 +69,7 @@ static uint32_t call_node(cct *tree, int fn, int *counter)
     /* The caller's node (under (unwind failed) with the frames that were
      * known when the unwind fails); room for the leaf is reserved with it. */
     int failed;
-    uint32_t node = unwind_mpi_node(tree, &failed);
+    uint32_t node = unwind_mpi_node(tree, frame, &failed);
     if (failed)
         *counter = CCT_UNWIND_FAILURES;
     if (node == CCT_NONE)
@@ -82,7 +83,7 @@ void hprof_record_call(hprof_call *call)
 {
     hprof_thread *t = hprof_self;
     int counter;
-    uint32_t node = call_node(&t->tree, call->fn, &counter);
+    uint32_t node = call_node(&t->tree, call->fn, call->frame, &counter);
     /* The call's event counts: exact, from the read at its entry to now. */
     if (hprof_papi_nevents)
         hprof_papi_call_end(&t->papi, node == CCT_NONE ? NULL : t->tree.nodes[node].event);

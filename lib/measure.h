@@ -4,7 +4,7 @@
  * Every measured MPI wrapper does:
  *
  *     hprof_call call;
- *     hprof_call_begin(&call, HPROF_FN_MPI_Send);
+ *     hprof_call_begin(&call, HPROF_FN_MPI_Send, HPROF_FRAME);
  *     rc = PMPI_Send(...);
  *     if (call.measured) call.bytes[HPROF_BYTES_SENT] += ...;
  *     hprof_call_end(&call);
@@ -36,6 +36,7 @@ enum hprof_bytes_kind {
 
 typedef struct hprof_call {
     uint64_t start_ns;
+    void *frame;     /* the wrapper's frame: the call path's walk starts at its caller */
     int fn;          /* index into hprof_fn_table */
     int measured;    /* 0: the call passes through unmeasured */
     int nested;      /* private to the runtime */
@@ -43,7 +44,12 @@ typedef struct hprof_call {
     uint64_t bytes[HPROF_NBYTES];
 } hprof_call;
 
-void hprof_call_begin(hprof_call *call, int fn);
+/* The wrapper's own frame (wrappers are compiled with frame pointers): its
+ * return address and its caller's registers are where every call path
+ * starts, so that the walk need not step through hprof's own frames. */
+#define HPROF_FRAME __builtin_frame_address(0)
+
+void hprof_call_begin(hprof_call *call, int fn, void *frame);
 void hprof_call_end(hprof_call *call);
 
 /* Lifecycle, called by the generated MPI_Init / MPI_Init_thread wrappers
@@ -53,8 +59,15 @@ void hprof_call_end(hprof_call *call);
 void hprof_runtime_start(int fn, uint64_t start_ns);
 void hprof_runtime_stop(void);
 
-/* Monotonic clock in nanoseconds (what start_ns is measured in). */
+/* Monotonic clock in nanoseconds (what start_ns is measured in): the
+ * TSC once calibrated, CLOCK_MONOTONIC before (lib/clock.c). */
 uint64_t hprof_now_ns(void);
+
+/* MPI_Init's entry: hprof_now_ns(), and the starting point of the TSC's
+ * calibration, which hprof_clock_calibrate() (at the start of the
+ * measurement) completes. */
+uint64_t hprof_clock_anchor(void);
+void hprof_clock_calibrate(void);
 
 /* A per-thread scratch buffer of at least `bytes` bytes, for wrappers that
  * must substitute status arrays (MPI_STATUSES_IGNORE) or keep copies of

@@ -44,6 +44,7 @@ void hprof_runtime_start(int fn, uint64_t start_ns)
     if (started)
         return;
     started = 1;
+    hprof_clock_calibrate();
     int rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     hprof_log_set_rank(rank);
@@ -86,11 +87,12 @@ static uint32_t finalize_caller_node(hprof_thread *t)
 static void report_window(const hprof_thread *t)
 {
     const hprof_sampling *s = &t->sampling;
-    hprof_verbose(1, "thread %d: window %.9f s, %llu samples counted, %llu in MPI, %llu dropped, "
-                     "%.2f us CPU per sample in the handler (longest %.1f us)",
+    hprof_verbose(1, "thread %d: window %.9f s, %llu samples counted, %llu in MPI, %llu dropped; "
+                     "in the handler per sample: median %.1f us, mean %.2f us, longest %.1f us",
                   t->index, (double)(s->window_end_ns - s->window_start_ns) * 1e-9,
                   (unsigned long long)s->counted, (unsigned long long)s->in_mpi,
                   (unsigned long long)(s->busy + s->full),
+                  (double)sampler_handler_median_ns(s) * 1e-3,
                   s->counted ? (double)s->handler_ns * 1e-3 / (double)s->counted : 0.0,
                   (double)s->handler_max_ns * 1e-3);
 }

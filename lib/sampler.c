@@ -41,21 +41,31 @@ uint64_t sampler_clock_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The handler's own cost is taken on the thread's CPU clock: wall time
- * would also count the moments the thread is preempted while inside it,
- * which the timer interrupt makes likely. */
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void histogram_add(hprof_sampling *s, uint64_t weight)
 {
     uint64_t nominal = 1000000000ull / (uint64_t)hprof_config.sampling_hz;
     uint64_t bucket = weight * 8 / nominal;
     s->hist[bucket < SAMPLER_HIST_BUCKETS ? bucket : SAMPLER_HIST_BUCKETS]++;
+}
+
+static void record_handler_time(hprof_sampling *s, uint64_t spent)
+{
+    uint64_t bucket = spent / SAMPLER_HANDLER_STEP_NS;
+    s->handler_hist[bucket < SAMPLER_HANDLER_BUCKETS ? bucket : SAMPLER_HANDLER_BUCKETS]++;
+    s->handler_ns += spent;
+    if (spent > s->handler_max_ns)
+        s->handler_max_ns = spent;
+}
+
+uint64_t sampler_handler_median_ns(const hprof_sampling *s)
+{
+    uint64_t seen = 0;
+    for (int i = 0; i <= SAMPLER_HANDLER_BUCKETS; i++) {
+        seen += s->handler_hist[i];
+        if (seen * 2 >= s->counted && seen > 0)
+            return (uint64_t)i * SAMPLER_HANDLER_STEP_NS + SAMPLER_HANDLER_STEP_NS / 2;
+    }
+    return 0;
 }
 
 /* The effective interval ending now; resets the interval. */
@@ -96,7 +106,10 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
         errno = saved_errno;
         return;
     }
-    uint64_t entry = thread_cpu_ns();
+    /* The handler's own cost, on the wall clock (a TSC read): a CPU-clock
+     * read is a system call that would cost more than the walk. A sample
+     * preempted inside the handler counts long; the median ignores it. */
+    uint64_t entry = hprof_now_ns();
     int failed, inside;
     uint32_t node = sample_node(t, ucontext, &failed, &inside);
     if (inside) {
@@ -121,10 +134,7 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
     s->counted++;
     s->last_node = node;
     histogram_add(s, weight);
-    uint64_t spent = thread_cpu_ns() - entry;
-    s->handler_ns += spent;
-    if (spent > s->handler_max_ns)
-        s->handler_max_ns = spent;
+    record_handler_time(s, hprof_now_ns() - entry);
     errno = saved_errno;
 }
 
@@ -159,6 +169,7 @@ int sampler_process_start(void)
         return -1;
     }
     signal_chain_take(sample_signal, &previous);
+    unwind_process_start();
     installed = 1;
     return 0;
 }

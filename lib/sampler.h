@@ -24,6 +24,8 @@
 #include <time.h>
 
 #define SAMPLER_HIST_BUCKETS 40   /* effective interval / nominal, in steps of 1/8 up to 5x */
+#define SAMPLER_HANDLER_BUCKETS 256 /* time in the handler, in steps of SAMPLER_HANDLER_STEP_NS */
+#define SAMPLER_HANDLER_STEP_NS 100
 
 struct hprof_thread;
 
@@ -38,8 +40,9 @@ typedef struct hprof_sampling {
     uint64_t mpi_ns_since;       /* MPI time measured since then */
     uint32_t last_node;          /* node of the last counted sample */
     uint64_t counted, in_mpi, busy, failed, full;
-    uint64_t handler_ns;         /* CPU time spent in the handler for counted samples */
+    uint64_t handler_ns;         /* time spent in the handler for counted samples */
     uint64_t handler_max_ns;     /* the longest of them */
+    uint32_t handler_hist[SAMPLER_HANDLER_BUCKETS + 1]; /* for the median; last bucket: longer */
     uint64_t hist[SAMPLER_HIST_BUCKETS + 1];  /* last bucket: longer */
 } hprof_sampling;
 
@@ -56,5 +59,8 @@ static inline void sampler_add_mpi_time(hprof_sampling *s, uint64_t ns) { s->mpi
 
 /* The clock the weights are measured on (wall, or the thread's CPU time). */
 uint64_t sampler_clock_ns(void);
+
+/* The median time in the handler per counted sample, in ns (a bucket's middle). */
+uint64_t sampler_handler_median_ns(const hprof_sampling *s);
 
 #endif

@@ -249,12 +249,35 @@ static void insert_row_blocks(const recipe *r)
     }
 }
 
+/* A child of fork whose parent was learning on another thread (the
+ * learner) inherits the lock taken and libdw's state half-updated: it
+ * does not learn, and walks with libunwind where a recipe is missing. */
+static int learning_broken;
+
+static void check_lock_after_fork(void)
+{
+    if (pthread_mutex_trylock(&learn_lock) == 0)
+        pthread_mutex_unlock(&learn_lock);
+    else
+        learning_broken = 1;
+}
+
+static void register_fork_check(void)
+{
+    static int registered;
+    if (!registered) {
+        registered = 1;
+        pthread_atfork(NULL, NULL, check_lock_after_fork);
+    }
+}
+
 const recipe *recipe_learn(uint64_t key)
 {
     const recipe *found = recipe_find(key);
-    if (found)
+    if (found || learning_broken)
         return found;
     pthread_mutex_lock(&learn_lock);
+    register_fork_check();
     const recipe *result = NULL;
     if (table_create() != 0 || (found = recipe_find(key)) != NULL) {
         result = found;

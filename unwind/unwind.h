@@ -32,13 +32,15 @@ int unwind_signal_path(uint64_t *ips, int max, const void *ucontext);
 
 /* The node in tree (the calling thread's) of the frame that made the
  * current MPI call (the call site ips[0] above), created as needed; the
+ * walk starts at the caller of wrapper_frame (the wrapper's frame pointer,
+ * or NULL: from here, through hprof's own frames); the
  * caller adds the MPI function's leaf under it. CCT_NONE when the tree is
  * full. When the unwind fails, *failed is set and the node lies under the
  * root's (unwind failed) child, with the frames that were known (innermost
  * last). On x86_64 this is where the thunk stack works: the walk stops at
  * the first frame not returned from since the last walk, patches the new
  * ones, and counts their visits (CCT_VISITS of their nodes). */
-uint32_t unwind_mpi_node(cct *tree, int *failed);
+uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed);
 
 /* Same for a signal's interrupted context: the leaf key is pc+1. Sets
  * *inside (and returns CCT_NONE) when the pc or any frame is hprof's own
@@ -53,5 +55,10 @@ void unwind_restore_thunks(void);
 /* Prepares this thread for unwinding from signal handlers (libunwind sets
  * up its per-thread cache on first use, which is not signal safe). */
 void unwind_thread_init(void);
+
+/* Once per process when sampling starts: recipes that samples miss are
+ * then learned in the background (unwind/learner.h), not only at the
+ * thread's next MPI call. */
+void unwind_process_start(void);
 
 #endif

@@ -25,6 +25,10 @@ void unwind_thread_init(void)
     unw_backtrace(buf, 4);
 }
 
+void unwind_process_start(void)
+{
+}
+
 int unwind_signal_path(uint64_t *ips, int max, const void *ucontext)
 {
     return lu_signal_path(ips, max, ucontext);
@@ -35,8 +39,9 @@ static uint32_t failed_node(cct *tree)
     return cct_child(tree, CCT_ROOT, CCT_KEY_UNWIND_FAILED);
 }
 
-uint32_t unwind_mpi_node(cct *tree, int *failed)
+uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
 {
+    (void)wrapper_frame;
     uint64_t keys[UNWIND_MAX_FRAMES];
     int n = unwind_mpi_path(keys, UNWIND_MAX_FRAMES);
     *failed = n <= 0;

@@ -43,13 +43,13 @@
 
 #include "config.h"
 #include "own_code.h"
+#include "learner.h"
 #include "recipe.h"
 #include "thunks.h"
 
 
 int hprof_real_unw_backtrace(void **buffer, int size); /* interpose.c */
 void hprof_interpose_resolve(void);
-#define PENDING_MAX 32
 
 typedef struct uw_thread {
     uint64_t stack_lo, stack_hi;  /* the thread's stack; hi = 0: unknown */
@@ -58,8 +58,6 @@ typedef struct uw_thread {
                                    * frames from old ones (no visits) */
     volatile int foreign;         /* something else walked the stack since the last MPI
                                    * call (maybe still does): samples do not patch */
-    int npending;
-    uint64_t pending[PENDING_MAX]; /* keys missed in the signal handler */
     uint64_t stats[4];
     /* the thunks' table: top, then ra[] (thunk code reads ra[i], writes top) */
     int64_t top;
@@ -137,12 +135,9 @@ void unwind_thread_init(void)
     uw_get();
 }
 
-static void learn_pending(uw_thread *st)
+void unwind_process_start(void)
 {
-    int n = st->npending;
-    for (int i = 0; i < n && i < PENDING_MAX; i++)
-        recipe_learn(st->pending[i]);
-    st->npending = 0;
+    learner_start();
 }
 
 /* ---- thunks ------------------------------------------------------------------ */
@@ -187,6 +182,14 @@ static void restore_all(uw_thread *st)
     }
     st->top = 0;
     st->unknown = 1;
+}
+
+/* Before hprof's own libunwind walk: unlike a foreign walk it ends before
+ * we return, so later samples may patch again. */
+static void restore_for_own_walk(uw_thread *st)
+{
+    if (st)
+        restore_all(st);
 }
 
 void unwind_restore_thunks(void)
@@ -263,8 +266,11 @@ typedef struct walk {
 
 /* skip_own: MPI calls (leading frames in hprof's code are skipped); else a
  * sample (any frame in hprof's code sets inside). stop: stop at the first
- * thunk, else walk through them. */
-static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int stop, int learn)
+ * thunk, else walk through them. first_slot: r is the state of a caller
+ * already (r.pc its return address, read from first_slot), not of the
+ * frame to step from. */
+static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int stop, int learn,
+                    uint64_t *first_slot)
 {
     uint64_t key = r.pc | RECIPE_EXACT;
     uint64_t hi = st->stack_hi;
@@ -272,7 +278,7 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
     w->n = 0;
     w->inside = 0;
     w->thunk = -1;
-    if (!skip_own) {
+    if (!skip_own && !first_slot) {
         if (own_code(r.pc)) {
             w->inside = 1;
             w->status = WK_FAIL;
@@ -282,9 +288,9 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
         w->slots[0] = NULL;
         w->n = 1;
     }
-    for (;;) {
-        uint64_t *slot;
-        int s = step(&r, key, hi, &slot, learn);
+    uint64_t *slot = first_slot;
+    for (int stepped = first_slot != NULL;; stepped = 0) {
+        int s = stepped ? WK_OK : step(&r, key, hi, &slot, learn);
         if (s != WK_OK) {
             if (s == WK_MISS)
                 w->miss = key;
@@ -359,7 +365,7 @@ __attribute__((noinline)) int unwind_mpi_path(uint64_t *ips, int max)
         return lu_mpi_path(ips, max);
     }
     walk w;
-    do_walk(st, &w, r, max < UNWIND_MAX_FRAMES ? max : UNWIND_MAX_FRAMES, 1, 0, 1);
+    do_walk(st, &w, r, max < UNWIND_MAX_FRAMES ? max : UNWIND_MAX_FRAMES, 1, 0, 1, NULL);
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
         restore_all(st);
         return lu_mpi_path(ips, max);
@@ -381,14 +387,14 @@ int unwind_signal_path(uint64_t *ips, int max, const void *ucontext)
         return lu_signal_path(ips, max, ucontext);
     }
     walk w;
-    do_walk(st, &w, r, max < UNWIND_MAX_FRAMES ? max : UNWIND_MAX_FRAMES, 0, 0, 0);
+    do_walk(st, &w, r, max < UNWIND_MAX_FRAMES ? max : UNWIND_MAX_FRAMES, 0, 0, 0, NULL);
     if (w.inside) {
         ips[0] = r.pc;
         return 1; /* the caller sees hprof's own code */
     }
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
-        if (w.status == WK_MISS && st->npending < PENDING_MAX)
-            st->pending[st->npending++] = w.miss;
+        if (w.status == WK_MISS)
+            learner_request(w.miss);
         restore_all(st);
         return lu_signal_path(ips, max, ucontext);
     }
@@ -453,15 +459,14 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, int first_patch, int s
         return CCT_NONE;
     if (!patch)
         return node;
-    /* Visits of sampled call paths: frame j was entered since the last walk
-     * if the slot that holds its return address (slots[j+1]) held no thunk.
-     * Not the interrupted function itself (its slot is never redirected),
-     * and not after the thunks were dropped. MPI calls only redirect (their
-     * leaves count calls exactly; their frames' visits then show up as the
-     * frames that later samples find new). */
+    /* Visits: frame j was entered since the last walk if the slot that
+     * holds its return address (slots[j+1]) held no thunk. A lower bound,
+     * exact for a function that makes an MPI call (or is sampled) on every
+     * visit. Not a sample's interrupted function (its slot is never
+     * redirected: it may be old), and not after the thunks were dropped. */
     int old_frame = w->status == WK_OK ? n - 2 : n; /* frames >= old_frame are old */
-    if (sample && !st->unknown)
-        for (int j = 1; j < old_frame && j < n; j++)
+    if (!st->unknown)
+        for (int j = sample ? 1 : 0; j < old_frame && j < n; j++)
             tree->nodes[nodes[j]].counter[CCT_VISITS]++;
     st->unknown = 0;
     /* Redirect the new frames' slots. */
@@ -488,12 +493,30 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, int first_patch, int s
     return node;
 }
 
-uint32_t unwind_mpi_node(cct *tree, int *failed)
+/* The wrapper's caller, from the wrapper's frame pointer (saved rbp at
+ * frame[0], return address at frame[1]): where an MPI call's walk starts
+ * without stepping through hprof's own frames. NULL (walk from here) when
+ * the frame is not plausible or its caller is hprof's own code. */
+static uint64_t *caller_of_wrapper(const uw_thread *st, const void *frame, regs *r)
+{
+    uint64_t f = (uint64_t)(uintptr_t)frame;
+    if (!frame || (f & 7) || f <= current_sp() || f + 16 > st->stack_hi)
+        return NULL;
+    uint64_t *slot = (uint64_t *)(uintptr_t)(f + 8);
+    if (own_code(*slot))
+        return NULL;
+    r->pc = *slot;
+    r->sp = f + 16;
+    r->bp = *(const uint64_t *)(uintptr_t)f;
+    r->bp_ok = 1;
+    return slot;
+}
+
+uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
 {
     *failed = 0;
     uw_thread *st = uw_get();
-    if (st && st->npending)
-        learn_pending(st);
+    learner_drain();
     if (st)
         st->foreign = 0; /* a foreign walk ended before any MPI call (unwind.h) */
     regs r;
@@ -501,12 +524,14 @@ uint32_t unwind_mpi_node(cct *tree, int *failed)
     r.bp_ok = 1;
     walk w;
     w.status = WK_COMPLEX;
-    if (in_stack(st, r.sp) && !plain_mode)
-        do_walk(st, &w, r, UNWIND_MAX_FRAMES, 1, st->thunks, 1);
+    if (in_stack(st, r.sp) && !plain_mode) {
+        uint64_t *first_slot = caller_of_wrapper(st, wrapper_frame, &r);
+        do_walk(st, &w, r, UNWIND_MAX_FRAMES, !first_slot, st->thunks, 1, first_slot);
+    }
     if (check_mode > 0)
         __atomic_fetch_add(&stat_status[w.status], 1, __ATOMIC_RELAXED);
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
-        unwind_restore_thunks();
+        restore_for_own_walk(st);
         int n = lu_mpi_path(w.ips, UNWIND_MAX_FRAMES);
         if (n <= 0) {
             *failed = 1;
@@ -559,7 +584,7 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
     walk w;
     w.status = WK_COMPLEX;
     if (in_stack(st, r.sp) && !plain_mode)
-        do_walk(st, &w, r, UNWIND_MAX_FRAMES, 0, st->thunks, 0);
+        do_walk(st, &w, r, UNWIND_MAX_FRAMES, 0, st->thunks, 0, NULL);
     if (check_mode > 0)
         __atomic_fetch_add(&stat_status[5 + w.status], 1, __ATOMIC_RELAXED);
     if (w.status != WK_COMPLEX && w.inside) {
@@ -567,9 +592,9 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
         return CCT_NONE;
     }
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
-        if (w.status == WK_MISS && st && st->npending < PENDING_MAX)
-            st->pending[st->npending++] = w.miss;
-        unwind_restore_thunks();
+        if (w.status == WK_MISS)
+            learner_request(w.miss);
+        restore_for_own_walk(st);
         int n = lu_signal_path(w.ips, UNWIND_MAX_FRAMES, ucontext);
         for (int i = 0; i < n; i++) {
             if (own_code(w.ips[i])) {
@@ -581,11 +606,11 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
             *failed = 1;
             return failed_node(tree, NULL, 0);
         }
-        /* learn this path's recipes at the thread's next MPI call */
-        for (int i = 0; st && w.status == WK_MISS && i < n && st->npending < PENDING_MAX; i++) {
+        /* learn the rest of this path's recipes too (off the handler) */
+        for (int i = 0; w.status == WK_MISS && i < n; i++) {
             uint64_t key = i == 0 ? w.ips[0] | RECIPE_EXACT : w.ips[i];
             if (!(i == 0 ? recipe_find_pc(w.ips[0]) : recipe_find(key)) && key != w.miss)
-                st->pending[st->npending++] = key;
+                learner_request(key);
         }
         w.ips[0] += 1;
         return cct_path(tree, w.ips, n);

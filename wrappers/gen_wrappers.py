@@ -503,7 +503,7 @@ def gen_c_wrapper(fn, decl):
     o = []
     if life in ('init', 'init_thread'):
         o += ['HPROF_EXPORT %s %s(%s)' % (ret, fn.name, sig), '{',
-              '    uint64_t t0 = hprof_now_ns();',
+              '    uint64_t t0 = hprof_clock_anchor();',
               '    int rc = P%s(%s);' % (fn.name, args),
               '    if (rc == MPI_SUCCESS) hprof_w_started(HPROF_FN_%s, t0);' % fn.name,
               '    return rc;', '}', '']
@@ -561,7 +561,7 @@ def gen_c_wrapper(fn, decl):
     o.append('HPROF_EXPORT %s %s(%s)' % (ret, fn.name, sig))
     o.append('{')
     o.append('    hprof_call call;')
-    o.append('    hprof_call_begin(&call, %s);' % fn.id)
+    o.append('    hprof_call_begin(&call, %s, HPROF_FRAME);' % fn.id)
     o += ['    ' + l for l in pre]
     if fn.varargs:
         o.append('    /* the variable arguments cannot be forwarded portably; only the fixed ones are */')
@@ -704,7 +704,7 @@ def gen_f_wrapper(fn):
     life = fn.get('life')
     ok = '*ierr == MPI_SUCCESS' if not noierr else '1'
     if life in ('init', 'init_thread'):
-        o += ['    uint64_t t0 = hprof_now_ns();',
+        o += ['    uint64_t t0 = hprof_clock_anchor();',
               '    hprof_w_lifecycle_enter();',
               '    ' + call_expr,
               '    hprof_w_lifecycle_leave();',
@@ -751,7 +751,7 @@ def gen_f_wrapper(fn):
                 post += ['if (call.measured) hprof_w_req_track(PMPI_Request_f2c(*(MPI_Fint *)%s), %s, 0, 0);'
                          % (rp.name, flags)]
         o.append('    hprof_call call;')
-        o.append('    hprof_call_begin(&call, %s);' % fn.id)
+        o.append('    hprof_call_begin(&call, %s, HPROF_FRAME);' % fn.id)
         o += ['    ' + l for l in pre]
         o.append('    ' + call_expr)
         if post:

@@ -32,7 +32,7 @@ one_run() {
         notok "$label finalize line" "want one 'hprof: wrote $prof (... $np ranks)' line, got $n: $(grep '^hprof: wrote' "$log.err" | head -n 3 | tr '\n' '|')"
     fi
     grep -q "exact: done on $np ranks" "$log.out" || notok "$label program output" "no 'exact: done' on stdout"
-    python3 "$PROGS/exact_expect.py" exact_consts.h "$np" > "$label.expect"
+    python3 "$PROGS/exact_expect.py" exact_consts.h "$np" "${VISITS:-thunks}" > "$label.expect"
     csv_check "$label" "$csv" "$label.expect" "$np" "${opts[@]}" --ranks --no-failed \
         --roots "main,(not unwound)"
 }
@@ -42,8 +42,8 @@ if build_or_fail "exact build shared" build_shared "$MPICC" exact.c exact_shared
     # the same counts without the thunk stack, and with the sampler running
     # (signals interrupting MPI calls; sampled paths are extra, so no
     # --strict-paths there)
-    HPROF_THUNKS=0 one_run "shared-np2-nothunks" 2 mpirun exact_shared
-    HPROF_SAMPLING_HZ=1000 one_run "shared-np2-sampling" 2 mpirun exact_shared --ranks
+    HPROF_THUNKS=0 VISITS=nothunks one_run "shared-np2-nothunks" 2 mpirun exact_shared
+    HPROF_SAMPLING_HZ=1000 VISITS=sampling one_run "shared-np2-sampling" 2 mpirun exact_shared --ranks
 fi
 if build_or_fail "exact build static" build_static "$MPICC" exact.c exact_static; then
     one_run "static-np2" 2 mpirun exact_static

@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
 """Prints the expected profile of exact.c on NP ranks (check_csv.py format).
 
-    exact_expect.py exact_consts.h NP
+    exact_expect.py exact_consts.h NP [thunks|nothunks|sampling]
+
+The last argument says what the visits of the program's own functions are:
+exact with the thunk stack (default; each of these functions makes an MPI
+call on every visit), absent without it, a lower bound with sampling (a
+sample that falls back to libunwind drops the thunks: the next walk cannot
+tell new frames from old).
 """
 import re
 import sys
@@ -12,6 +18,7 @@ for line in open(sys.argv[1]):
     if m:
         C[m.group(1)] = int(m.group(2))
 NP = int(sys.argv[2])
+VISITS = sys.argv[3] if len(sys.argv) > 3 else "thunks"
 DOUBLE, INT = 8, 4
 out = []
 
@@ -30,8 +37,23 @@ def p2p(group, path, r, visits, sent, recv):
             e(group, path, r, metric, "absent")
 
 
+def function_visits(path, r, n):
+    """visits of a function of exact.c entered n times (not an MPI call)"""
+    if VISITS == "thunks":
+        e("function visits", path, r, "visits", "==", n)
+    elif VISITS == "nothunks":
+        e("function visits", path, r, "visits", "absent")
+    else:
+        e("function visits", path, r, "visits", "<=", n)
+
+
 for r in range(NP):
     left, right = (r + NP - 1) % NP, (r + 1) % NP
+    function_visits("main", r, 1)
+    function_visits("main;solver", r, 1)
+    function_visits("main;solver;exchange", r, C["SR_ITER"])
+    for f in ("nonblocking", "persistent", "anysource", "mpiio", "onesided"):
+        function_visits("main;" + f, r, 1)
     e("MPI_Init", "main;MPI_Init", r, "visits", "==", 1)
     e("MPI_Finalize", "main;MPI_Finalize", r, "visits", "allow")
     e("not unwound", "(not unwound);MPI_Comm_rank", r, "visits", "==", 1)

@@ -1,0 +1,37 @@
+#!/bin/bash
+# unwind_learner: samples in a phase without MPI calls are walked with
+# cached recipes, learned in the background (unwind/learner.c), not with
+# libunwind at every sample; and the TSC clock hprof times with
+# (lib/clock.c) agrees with CLOCK_MONOTONIC: the measurement window equals
+# the program's own measurement of it.
+. "$(dirname "$0")/progs/lib.sh"
+require_built "computeonly build"
+HERE=$(cd "$(dirname "$0")" && pwd)
+build_or_fail "computeonly build" build_plain "$MPICC" "$HERE/unwind/computeonly.c" computeonly -O2 || finish
+
+HPROFTEST_UNWIND_CHECK=1 HPROF_SAMPLING_HZ=1000 HPROF_VERBOSE=1 HPROF_OUTPUT=$PWD/c.cubex \
+    run_mpi_preload c 1 ./computeonly 1.0
+rc=$?
+[ "$rc" -eq 0 ] || { notok "computeonly run" "exit $rc: $(oneline c.err 300)"; finish; }
+ok "computeonly run"
+line=$(grep '^hprof-unwind-check: pid' c.err | head -n 1)
+fast=$(sed -n 's/.* samples_fast \([0-9]*\).*/\1/p' <<<"$line")
+slow=$(sed -n 's/.* samples_fallback \([0-9]*\).*/\1/p' <<<"$line")
+mism=$(sed -n 's/.* mismatched \([0-9]*\).*/\1/p' <<<"$line")
+note "$line"
+if [ -n "$fast" ] && [ -n "$slow" ] && [ "$fast" -ge 500 ] && [ $((slow * 20)) -le "$((fast + slow))" ]; then
+    ok "compute-only samples use recipes ($fast fast, $slow fell back to libunwind)"
+else
+    notok "compute-only samples use recipes" "want >= 500 samples and at most 5% through libunwind: $line"
+fi
+check "compute-only sample paths equal libunwind's" "$line" [ "${mism:-1}" = 0 ]
+
+window=$(sed -n 's/^hprof: .*thread 0: window \([0-9.]*\) s.*/\1/p' c.err | head -n 1)
+elapsed=$(sed -n 's/^elapsed \([0-9.]*\)/\1/p' c.out)
+if python3 -c "import sys; w, e = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(w - e) <= 0.002 + 0.002 * e else 1)" \
+        "${window:-0}" "${elapsed:-1}"; then
+    ok "measurement window $window s = the program's own clock $elapsed s (within 0.2% + 2 ms)"
+else
+    notok "measurement window matches CLOCK_MONOTONIC" "window ${window:-none} s, program measured ${elapsed:-none} s"
+fi
+finish

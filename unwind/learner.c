@@ -1,0 +1,99 @@
+#define _GNU_SOURCE
+/*
+ * learner.c - the queue of keys that signal handlers could not find a
+ * recipe for, and the thread that learns them. See learner.h.
+ *
+ * The queue is a small open-addressed set of keys: a handler claims the
+ * key's slot with a compare-and-swap from 0 and posts the semaphore
+ * (sem_post is async-signal-safe); a drainer takes each slot with an
+ * exchange, so every queued key is learned once, by whoever drains first.
+ */
+#if defined(__x86_64__)
+#include "learner.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+
+#include "recipe.h"
+
+#define QUEUE_SLOTS 256
+
+static uint64_t queue[QUEUE_SLOTS];
+static sem_t wakeup;
+static int running;      /* the thread is live in this process */
+static uint64_t queued;  /* keys queued since the last drain began: MPI calls test it */
+
+void learner_request(uint64_t key)
+{
+    uint64_t *slot = &queue[recipe_hash(key) % QUEUE_SLOTS];
+    uint64_t empty = 0;
+    if (!__atomic_compare_exchange_n(slot, &empty, key, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        return;
+    __atomic_fetch_add(&queued, 1, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&running, __ATOMIC_ACQUIRE))
+        sem_post(&wakeup);
+}
+
+void learner_drain(void)
+{
+    /* A key whose slot a drain already passed raises queued after it was
+     * reset: the next drain takes it. */
+    if (!__atomic_load_n(&queued, __ATOMIC_ACQUIRE) || !__atomic_exchange_n(&queued, 0, __ATOMIC_ACQ_REL))
+        return;
+    for (int i = 0; i < QUEUE_SLOTS; i++) {
+        if (!__atomic_load_n(&queue[i], __ATOMIC_RELAXED))
+            continue;
+        uint64_t key = __atomic_exchange_n(&queue[i], 0, __ATOMIC_ACQUIRE);
+        if (key)
+            recipe_learn(key);
+    }
+}
+
+static void *learner_main(void *unused)
+{
+    (void)unused;
+    for (;;) {
+        while (sem_wait(&wakeup) != 0)
+            ; /* EINTR */
+        learner_drain();
+    }
+    return NULL;
+}
+
+/* A child of fork has no learner: its MPI calls drain the queue. */
+static void learner_after_fork_child(void)
+{
+    running = 0;
+}
+
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+void learner_start(void)
+{
+    static int started;
+    if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL))
+        return;
+    /* libc's pthread_create: this thread is hprof's, not the program's,
+     * and is neither measured nor sampled */
+    create_fn create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    if (!create || sem_init(&wakeup, 0, 0) != 0)
+        return;
+    pthread_atfork(NULL, NULL, learner_after_fork_child);
+    /* It inherits a full signal mask: the program's signals never run on it. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t id;
+    if (create(&id, &attr, learner_main, NULL) == 0) {
+        __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
+        sem_post(&wakeup); /* keys queued before it ran */
+    }
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+#endif

@@ -496,14 +496,16 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, int first_patch, int s
 /* The wrapper's caller, from the wrapper's frame pointer (saved rbp at
  * frame[0], return address at frame[1]): where an MPI call's walk starts
  * without stepping through hprof's own frames. NULL (walk from here) when
- * the frame is not plausible or its caller is hprof's own code. */
+ * the frame is not plausible or its caller is hprof's own code. The return
+ * address may be a thunk: a redirected frame that tail-called the MPI
+ * function handed its own (redirected) return address to the wrapper. */
 static uint64_t *caller_of_wrapper(const uw_thread *st, const void *frame, regs *r)
 {
     uint64_t f = (uint64_t)(uintptr_t)frame;
     if (!frame || (f & 7) || f <= current_sp() || f + 16 > st->stack_hi)
         return NULL;
     uint64_t *slot = (uint64_t *)(uintptr_t)(f + 8);
-    if (own_code(*slot))
+    if (own_code(*slot) && thunk_index(*slot) < 0)
         return NULL;
     r->pc = *slot;
     r->sp = f + 16;

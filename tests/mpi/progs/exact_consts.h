@@ -12,6 +12,7 @@
 #define AS_COUNT   10    /* message of rank r holds (r+1)*AS_COUNT ints */
 #define AS_MAX     100000 /* receive buffer, ints (bigger than any message) */
 #define BC_ITER    2     /* main;MPI_Bcast visits */
+#define TC_ITER    5     /* main;tailcall: MPI_Barrier, then a tail call to it */
 #define BC_COUNT   64    /* doubles */
 #define IO_NBLOCK  3     /* main;mpiio: MPI_File_write_at / read_at per rank */
 #define IO_BLOCK   100   /* block i of rank r: (i+1)*IO_BLOCK + r bytes */

@@ -54,6 +54,7 @@ for r in range(NP):
     function_visits("main;solver;exchange", r, C["SR_ITER"])
     for f in ("nonblocking", "persistent", "anysource", "mpiio", "onesided"):
         function_visits("main;" + f, r, 1)
+    function_visits("main;tailcall", r, C["TC_ITER"])
     e("MPI_Init", "main;MPI_Init", r, "visits", "==", 1)
     e("MPI_Finalize", "main;MPI_Finalize", r, "visits", "allow")
     e("not unwound", "(not unwound);MPI_Comm_rank", r, "visits", "==", 1)
@@ -95,6 +96,10 @@ for r in range(NP):
     p2p("anysource", "main;anysource;MPI_Recv", r, C["AS_ITER"], 0, e_as * (left + 1))
     p2p("anysource wait on send request", "main;anysource;MPI_Wait", r, C["AS_ITER"], 0, 0)
     e("anysource", "main;anysource;MPI_Barrier", r, "visits", "==", C["AS_ITER"])
+
+    # main -> tailcall -> MPI_Barrier, then tailcall's tail call: main -> MPI_Barrier
+    e("tail call", "main;tailcall;MPI_Barrier", r, "visits", "==", C["TC_ITER"])
+    e("tail call", "main;MPI_Barrier", r, "visits", "==", C["TC_ITER"])
 
     # main -> MPI_Bcast
     e("bcast", "main;MPI_Bcast", r, "visits", "==", C["BC_ITER"])

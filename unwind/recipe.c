@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define TABLE_BITS 17 /* 131072 slots, 2 MiB; filled to 3/4 at most */
+#define TABLE_BITS 17 /* 131072 slots, 2 MiB, populated at once: no page fault in a signal handler; 3/4 at most */
 
 recipe *recipe_table;
 uint64_t recipe_mask;
@@ -31,7 +31,8 @@ static int table_create(void)
     if (recipe_table)
         return 0;
     size_t n = (size_t)1 << TABLE_BITS;
-    void *p = mmap(NULL, n * sizeof(recipe), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = mmap(NULL, n * sizeof(recipe), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED)
         return -1;
     recipe_mask = n - 1;
@@ -142,30 +143,30 @@ static int parse_offset(Dwarf_Op *ops, size_t n, int64_t *off)
     return -1;
 }
 
-/* The CFI row of the last learned exact pc: [row_start, row_end). */
-static uint64_t row_start, row_end;
-
-static void learn_rule(uint64_t key, recipe *r)
+/* The frame of the CFI row that holds module address at (eh_frame first,
+ * then .debug_frame); NULL if none. The caller frees it. */
+static Dwarf_Frame *frame_at(Dwfl_Module *mod, uint64_t at, Dwarf_Addr *bias)
 {
-    row_start = row_end = 0;
-    int exact = (key & RECIPE_EXACT) != 0;
-    uint64_t pc = key & ~RECIPE_EXACT;
-    uint64_t at = exact ? pc : pc - 1;
-    r->kind = RECIPE_BAD;
-    Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, at) : NULL;
-    if (!mod && dwfl_refresh() == 0) /* a module loaded since */
-        mod = dwfl_addrmodule(dwfl, at);
-    if (!mod)
-        return;
-    Dwarf_Addr bias;
     Dwarf_Frame *frame = NULL;
-    Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
-    if (!cfi || dwarf_cfi_addrframe(cfi, at - bias, &frame) != 0) {
-        frame = NULL;
-        cfi = dwfl_module_dwarf_cfi(mod, &bias);
-        if (!cfi || dwarf_cfi_addrframe(cfi, at - bias, &frame) != 0)
-            return;
-    }
+    Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, bias);
+    if (cfi && dwarf_cfi_addrframe(cfi, at - *bias, &frame) == 0)
+        return frame;
+    cfi = dwfl_module_dwarf_cfi(mod, bias);
+    if (cfi && dwarf_cfi_addrframe(cfi, at - *bias, &frame) == 0)
+        return frame;
+    return NULL;
+}
+
+/* The recipe of the row that holds at, and the row's bounds [*rs, *re)
+ * (0, 0 when unknown). kind RECIPE_BAD when there is no CFI for it. */
+static void rule_at(Dwfl_Module *mod, uint64_t at, recipe *r, uint64_t *rs, uint64_t *re)
+{
+    *rs = *re = 0;
+    r->kind = RECIPE_BAD;
+    Dwarf_Addr bias;
+    Dwarf_Frame *frame = frame_at(mod, at, &bias);
+    if (!frame)
+        return;
     r->kind = RECIPE_COMPLEX;
     bool signalp = false;
     Dwarf_Op *ops;
@@ -173,9 +174,9 @@ static void learn_rule(uint64_t key, recipe *r)
     Dwarf_Addr start = 0, end = 0;
     if (dwarf_frame_info(frame, &start, &end, &signalp) != DW_RA || signalp)
         goto out;
-    if (exact && end > start) {
-        row_start = start + bias;
-        row_end = end + bias;
+    if (end > start) {
+        *rs = start + bias;
+        *re = end + bias;
     }
     if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || parse_cfa(ops, nops, r) != 0)
         goto out;
@@ -206,12 +207,17 @@ static void learn_rule(uint64_t key, recipe *r)
     if (nops != 0 && !(nops == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_stack_value))
         goto out;
     r->kind = RECIPE_STEP;
-    if (!exact)
-        row_start = row_end = 0;
-    if (!exact && recipe_after_call(pc))
-        r->flags |= RECIPE_AFTER_CALL;
 out:
     free(frame);
+}
+
+/* The module of address at, reporting modules loaded since the last look. */
+static Dwfl_Module *module_at(uint64_t at)
+{
+    Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, at) : NULL;
+    if (!mod && dwfl_refresh() == 0)
+        mod = dwfl_addrmodule(dwfl, at);
+    return mod;
 }
 
 /* Publishes r under key (the caller holds learn_lock and checked room). */
@@ -230,23 +236,49 @@ static recipe *table_insert(uint64_t key, const recipe *r)
     return slot;
 }
 
-/* The blocks wholly inside the row just learned get its (stepping) recipe;
- * a long row is capped so one function cannot fill the table. */
+static int table_has_room(void)
+{
+    return used < recipe_mask / 4 * 3;
+}
+
+/* The blocks wholly inside row [rs, re) get its (stepping) recipe, so that
+ * later samples anywhere in the row (a hot loop's body) and the function's
+ * other call sites in it (through the block of ra - 1) find a recipe
+ * without a miss; a long row is capped so one function cannot fill the
+ * table. */
 #define MAX_BLOCKS_PER_ROW 256
 
-static void insert_row_blocks(const recipe *r)
+static void insert_row_blocks(const recipe *r, uint64_t rs, uint64_t re)
 {
-    if (r->kind != RECIPE_STEP || row_end <= row_start)
+    if (r->kind != RECIPE_STEP || re <= rs)
         return;
     uint64_t size = 1ull << RECIPE_BLOCK_SHIFT;
-    uint64_t first = (row_start + size - 1) >> RECIPE_BLOCK_SHIFT;
-    uint64_t last = row_end >> RECIPE_BLOCK_SHIFT; /* blocks [first, last) fit */
+    uint64_t first = (rs + size - 1) >> RECIPE_BLOCK_SHIFT;
+    uint64_t last = re >> RECIPE_BLOCK_SHIFT; /* blocks [first, last) fit */
     for (uint64_t b = first, n = 0; b < last && n < MAX_BLOCKS_PER_ROW; b++, n++) {
-        if (used >= recipe_mask / 4 * 3)
+        if (!table_has_room())
             return;
         if (!recipe_find(RECIPE_BLOCK | b))
             table_insert(RECIPE_BLOCK | b, r);
     }
+}
+
+/* The recipe of key: a return address (the frame is at the call before
+ * it, the row of A-1) or an exact pc. */
+static void learn_rule(uint64_t key, recipe *r)
+{
+    int exact = (key & RECIPE_EXACT) != 0;
+    uint64_t pc = key & ~RECIPE_EXACT;
+    uint64_t at = exact ? pc : pc - 1;
+    r->kind = RECIPE_BAD;
+    Dwfl_Module *mod = module_at(at);
+    if (!mod)
+        return;
+    uint64_t rs, re;
+    rule_at(mod, at, r, &rs, &re);
+    if (r->kind == RECIPE_STEP && !exact && recipe_after_call(pc))
+        r->flags |= RECIPE_AFTER_CALL;
+    insert_row_blocks(r, rs, re);
 }
 
 /* A child of fork whose parent was learning on another thread (the
@@ -283,15 +315,14 @@ const recipe *recipe_learn(uint64_t key)
         result = found;
         goto out;
     }
-    if (used >= recipe_mask / 4 * 3)
+    if (!table_has_room())
         goto out; /* full: callers fall back to libunwind */
     if (!dwfl)
         dwfl_refresh();
     recipe r;
     memset(&r, 0, sizeof r);
     learn_rule(key, &r);
-    result = table_insert(key, &r);
-    insert_row_blocks(&r);
+    result = table_has_room() ? table_insert(key, &r) : NULL;
 out:
     pthread_mutex_unlock(&learn_lock);
     return result;

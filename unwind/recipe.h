@@ -81,6 +81,16 @@ static inline const recipe *recipe_find_pc(uint64_t pc)
     return r ? r : recipe_find(RECIPE_BLOCK | (pc >> RECIPE_BLOCK_SHIFT));
 }
 
+/* The recipe for a frame that returns to ra: its own, else the one of the
+ * block that holds the call (ra - 1), learned with another address of the
+ * function. Only its own tells that a call instruction precedes ra
+ * (RECIPE_AFTER_CALL, needed to redirect it). */
+static inline const recipe *recipe_find_ra(uint64_t ra)
+{
+    const recipe *r = recipe_find(ra);
+    return r ? r : recipe_find(RECIPE_BLOCK | ((ra - 1) >> RECIPE_BLOCK_SHIFT));
+}
+
 /* Learns key (no-op if known) and returns its recipe; NULL only when the
  * table cannot be created or is full. Not from signal handlers. */
 const recipe *recipe_learn(uint64_t key);

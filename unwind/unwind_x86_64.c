@@ -215,13 +215,16 @@ typedef struct regs {
 /* Steps from the frame whose recipe key is key to its caller. */
 static inline int step(regs *r, uint64_t key, uint64_t hi, uint64_t **slot, int learn)
 {
-    const recipe *rc = key & RECIPE_EXACT ? recipe_find_pc(key & ~RECIPE_EXACT) : recipe_find(key);
+    const recipe *rc = key & RECIPE_EXACT ? recipe_find_pc(key & ~RECIPE_EXACT)
+                       : learn ? recipe_find(key) : recipe_find_ra(key);
     if (!rc) {
         if (!learn)
             return WK_MISS;
         rc = recipe_learn(key);
         if (!rc)
             return WK_COMPLEX;
+    } else if (!learn && !(key & RECIPE_EXACT) && rc->key != key) {
+        learner_request(key); /* its own recipe, to redirect it next time */
     }
     if (rc->kind != RECIPE_STEP)
         return rc->kind == RECIPE_END ? WK_END : rc->kind == RECIPE_BAD ? WK_FAIL : WK_COMPLEX;
@@ -429,6 +432,30 @@ static uint32_t failed_node(cct *tree, const uint64_t *ips, int n)
 
 static void check_path(cct *tree, uint32_t node, const uint64_t *ref, int nref, int sample);
 
+/* Self-check: the path of node against libunwind's walk of the same stack
+ * (an MPI call's when ucontext is NULL, else a sample's). libunwind cannot
+ * see through thunks: it walks with the original return addresses back in
+ * place, and the thunks are put back after. */
+static void check_against_libunwind(uw_thread *st, cct *tree, uint32_t node, const void *ucontext)
+{
+    uint64_t ref[UNWIND_MAX_FRAMES];
+    uint64_t *slots[THUNK_COUNT];
+    int64_t top = st->top;
+    for (int64_t i = 0; i < top; i++) {
+        slots[i] = st->slot[i];
+        if (slots[i] && *slots[i] == thunk_addr((int)i))
+            *slots[i] = st->ra[i];
+        else
+            slots[i] = NULL;
+    }
+    int nref = ucontext ? lu_step_from_context(ref, UNWIND_MAX_FRAMES, ucontext)
+                        : lu_mpi_path(ref, UNWIND_MAX_FRAMES);
+    for (int64_t i = 0; i < top; i++)
+        if (slots[i])
+            *slots[i] = thunk_addr((int)i);
+    check_path(tree, node, ref, nref, ucontext != NULL);
+}
+
 /* After a walk that reached its end or a thunk: the nodes, the visits, and
  * the thunks for the frames passed. first_patch: the first index whose slot
  * may be redirected (1 for MPI calls: slots[0] is the wrapper's; 2 for
@@ -550,24 +577,8 @@ uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
         return failed_node(tree, w.ips, w.n);
     }
     uint32_t node = commit(st, tree, &w, 1, 0, st->thunks);
-    if (check_mode > 0 && node != CCT_NONE) {
-        uint64_t ref[UNWIND_MAX_FRAMES];
-        /* libunwind cannot see through thunks: compare on a restored stack */
-        uint64_t *slots[THUNK_COUNT];
-        int64_t top = st->top;
-        for (int64_t i = 0; i < top; i++) {
-            slots[i] = st->slot[i];
-            if (slots[i] && *slots[i] == thunk_addr((int)i))
-                *slots[i] = st->ra[i];
-            else
-                slots[i] = NULL;
-        }
-        int nref = lu_mpi_path(ref, UNWIND_MAX_FRAMES);
-        for (int64_t i = 0; i < top; i++)
-            if (slots[i])
-                *slots[i] = thunk_addr((int)i);
-        check_path(tree, node, ref, nref, 0);
-    }
+    if (check_mode > 0 && node != CCT_NONE)
+        check_against_libunwind(st, tree, node, NULL);
     return node;
 }
 
@@ -624,23 +635,8 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
         return failed_node(tree, w.ips, w.n);
     }
     uint32_t node = commit(st, tree, &w, 2, 1, st->thunks && !st->foreign);
-    if (check_mode > 0 && node != CCT_NONE) {
-        uint64_t ref[UNWIND_MAX_FRAMES];
-        uint64_t *slots[THUNK_COUNT];
-        int64_t top = st->top;
-        for (int64_t i = 0; i < top; i++) {
-            slots[i] = st->slot[i];
-            if (slots[i] && *slots[i] == thunk_addr((int)i))
-                *slots[i] = st->ra[i];
-            else
-                slots[i] = NULL;
-        }
-        int nref = lu_step_from_context(ref, UNWIND_MAX_FRAMES, ucontext);
-        for (int64_t i = 0; i < top; i++)
-            if (slots[i])
-                *slots[i] = thunk_addr((int)i);
-        check_path(tree, node, ref, nref, 1);
-    }
+    if (check_mode > 0 && node != CCT_NONE)
+        check_against_libunwind(st, tree, node, ucontext);
     return node;
 }
 

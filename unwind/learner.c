@@ -13,6 +13,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 
@@ -36,7 +37,7 @@ void learner_request(uint64_t key)
         sem_post(&wakeup);
 }
 
-void learner_drain(void)
+void learner_drain(int may_wait)
 {
     /* A key whose slot a drain already passed raises queued after it was
      * reset: the next drain takes it. */
@@ -46,18 +47,22 @@ void learner_drain(void)
         if (!__atomic_load_n(&queue[i], __ATOMIC_RELAXED))
             continue;
         uint64_t key = __atomic_exchange_n(&queue[i], 0, __ATOMIC_ACQUIRE);
-        if (key)
-            recipe_learn(key);
+        if (key && !recipe_learn(key, may_wait) && !may_wait)
+            return; /* the learner holds the lock: it takes the rest */
     }
 }
 
 static void *learner_main(void *unused)
 {
     (void)unused;
+    /* It only runs on a core nothing else wants: on a machine full of
+     * ranks it must not take time from them (their MPI calls learn then). */
+    struct sched_param idle = { 0 };
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
     for (;;) {
         while (sem_wait(&wakeup) != 0)
             ; /* EINTR */
-        learner_drain();
+        learner_drain(1);
     }
     return NULL;
 }

@@ -2,8 +2,9 @@
  * learner.h - recipes for addresses that signal handlers missed, learned
  * off the handler: a handler cannot learn (libdw allocates and locks), so it
  * queues the key and falls back to libunwind for that one sample. A
- * background thread (started with sampling) learns queued keys at once, so
- * that a compute-only phase, with no MPI call to learn at, is walked with
+ * background thread (started with sampling, at the idle scheduling
+ * priority: it never takes a core from the program) learns queued keys
+ * as soon as a core is free, so that a compute-only phase, with no MPI call to learn at, is walked with
  * recipes from its second sample on. Without the thread (it could not be
  * created, or after fork) the thread's next MPI call learns them.
  */
@@ -16,8 +17,9 @@
  * its queue slot is taken (a later sample queues it again). */
 void learner_request(uint64_t key);
 
-/* Learns every queued key now (MPI calls: not from a signal handler). */
-void learner_drain(void);
+/* Learns every queued key now (not from a signal handler). may_wait 0
+ * (MPI calls): stop, never wait, when the learner thread is learning. */
+void learner_drain(int may_wait);
 
 /* Starts the background thread (once per process; idempotent). */
 void learner_start(void);

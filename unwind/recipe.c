@@ -303,12 +303,15 @@ static void register_fork_check(void)
     }
 }
 
-const recipe *recipe_learn(uint64_t key)
+const recipe *recipe_learn(uint64_t key, int may_wait)
 {
     const recipe *found = recipe_find(key);
     if (found || learning_broken)
         return found;
-    pthread_mutex_lock(&learn_lock);
+    if (may_wait)
+        pthread_mutex_lock(&learn_lock);
+    else if (pthread_mutex_trylock(&learn_lock) != 0)
+        return NULL;
     register_fork_check();
     const recipe *result = NULL;
     if (table_create() != 0 || (found = recipe_find(key)) != NULL) {

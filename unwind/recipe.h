@@ -91,9 +91,12 @@ static inline const recipe *recipe_find_ra(uint64_t ra)
     return r ? r : recipe_find(RECIPE_BLOCK | ((ra - 1) >> RECIPE_BLOCK_SHIFT));
 }
 
-/* Learns key (no-op if known) and returns its recipe; NULL only when the
- * table cannot be created or is full. Not from signal handlers. */
-const recipe *recipe_learn(uint64_t key);
+/* Learns key (no-op if known) and returns its recipe; NULL when the table
+ * cannot be created or is full, or when may_wait is 0 and another thread
+ * is learning: an MPI call never waits for the learner thread, which may
+ * be descheduled (it runs at idle priority) while it holds the lock; the
+ * caller walks with libunwind instead. Not from signal handlers. */
+const recipe *recipe_learn(uint64_t key, int may_wait);
 
 /* Number of recipes learned (for statistics). */
 uint64_t recipe_count(void);

@@ -220,7 +220,7 @@ static inline int step(regs *r, uint64_t key, uint64_t hi, uint64_t **slot, int 
     if (!rc) {
         if (!learn)
             return WK_MISS;
-        rc = recipe_learn(key);
+        rc = recipe_learn(key, 0);
         if (!rc)
             return WK_COMPLEX;
     } else if (!learn && !(key & RECIPE_EXACT) && rc->key != key) {
@@ -545,7 +545,7 @@ uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
 {
     *failed = 0;
     uw_thread *st = uw_get();
-    learner_drain();
+    learner_drain(0);
     if (st)
         st->foreign = 0; /* a foreign walk ended before any MPI call (unwind.h) */
     regs r;

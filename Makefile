@@ -19,6 +19,10 @@ CWARN   := -Wall -Wextra -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(CWARN) -fPIC -fvisibility=hidden -DHPROF_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
 CPPFLAGS += -Ilib -Iunwind -Ireport/writer -Ireport/merge -Ireport/reader -Iwrappers
+# The compiler lists each object's headers (build/.../x.d, included below):
+# a header change rebuilds only what includes it. -MP keeps a removed
+# header from breaking the build.
+DEPFLAGS := -MMD -MP
 RUNTIME_LIBS := -lunwind -ldw -lelf -lz -ldl -lpthread -lm
 # PAPI (HPROF_METRICS, lib/papi_events.c): on when papi.h is found (Debian:
 # libpapi-dev), off with `make PAPI=0` (after `make clean`). libhprof.so
@@ -41,7 +45,6 @@ VIEW_LIBS    := -lexpat -lz -lm
 RUNTIME_SRCS := $(wildcard lib/*.c unwind/*.c report/writer/*.c report/merge/*.c wrappers/*.c)
 READER_SRCS  := $(wildcard report/reader/*.c)
 VIEW_SRCS    := $(wildcard tools/hprof-view/*.c)
-HEADERS      := $(wildcard lib/*.h unwind/*.h report/*/*.h wrappers/*.h tools/hprof-view/*.h)
 GEN_INPUTS   := $(wildcard wrappers/*.txt wrappers/*.py)
 
 .PHONY: all deps check demo bench soak install clean tools $(MPIS)
@@ -55,7 +58,7 @@ define MPI_template
 $(1)_DIR  := $(BUILD)/$(1)
 $(1)_OBJS := $$(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(RUNTIME_SRCS)) \
              $(BUILD)/$(1)/obj/gen/wrappers_c.o $(BUILD)/$(1)/obj/gen/wrappers_f.o \
-             $(BUILD)/$(1)/obj/gen/fn_table.o
+             $(BUILD)/$(1)/obj/gen/wrappers_f08.o $(BUILD)/$(1)/obj/gen/fn_table.o
 
 $(1): $(BUILD)/$(1)/libhprof.so $(BUILD)/$(1)/libhprof.a
 
@@ -64,16 +67,18 @@ $(BUILD)/$(1)/gen/stamp: $(GEN_INPUTS)
 	$(PYTHON) wrappers/gen_wrappers.py --mpicc mpicc.$(1) --outdir $(BUILD)/$(1)/gen
 	@touch $$@
 
-$(BUILD)/$(1)/gen/wrappers_c.c $(BUILD)/$(1)/gen/wrappers_f.c $(BUILD)/$(1)/gen/fn_table.c $(BUILD)/$(1)/gen/fn_ids.h: $(BUILD)/$(1)/gen/stamp
+$(BUILD)/$(1)/gen/wrappers_c.c $(BUILD)/$(1)/gen/wrappers_f.c $(BUILD)/$(1)/gen/wrappers_f08.c $(BUILD)/$(1)/gen/fn_table.c $(BUILD)/$(1)/gen/fn_ids.h: $(BUILD)/$(1)/gen/stamp
 
-$(BUILD)/$(1)/obj/gen/%.o: $(BUILD)/$(1)/gen/%.c $(BUILD)/$(1)/gen/stamp $(HEADERS)
+# Every object waits for the generated headers (fn_ids.h) the first time;
+# after that its .d file says which headers it reads.
+$(BUILD)/$(1)/obj/gen/%.o: $(BUILD)/$(1)/gen/%.c $(BUILD)/$(1)/gen/stamp
 	@mkdir -p $$(@D)
-	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) $(RUNTIME_CFLAGS) -fno-omit-frame-pointer -c $$< -o $$@
+	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) $(DEPFLAGS) $(RUNTIME_CFLAGS) -fno-omit-frame-pointer -c $$< -o $$@
 	$(RUNTIME_TEXT) $$@
 
-$(BUILD)/$(1)/obj/%.o: %.c $(HEADERS) $(BUILD)/$(1)/gen/stamp
+$(BUILD)/$(1)/obj/%.o: %.c $(BUILD)/$(1)/gen/stamp
 	@mkdir -p $$(@D)
-	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) $(RUNTIME_CFLAGS) -c $$< -o $$@
+	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) $(DEPFLAGS) $(RUNTIME_CFLAGS) -c $$< -o $$@
 	$$(if $$(filter $(OUTSIDE_TEXT),$$<),,$(RUNTIME_TEXT) $$@)
 
 $(BUILD)/$(1)/libhprof.so: $$($(1)_OBJS) lib/exports.map
@@ -81,18 +86,24 @@ $(BUILD)/$(1)/libhprof.so: $$($(1)_OBJS) lib/exports.map
 
 $(BUILD)/$(1)/libhprof.a: $$($(1)_OBJS)
 	rm -f $$@ && ar rcs $$@ $$^
+
+-include $$($(1)_OBJS:.o=.d)
 endef
 $(foreach m,$(MPIS),$(eval $(call MPI_template,$(m))))
 
 # ---- tools that need no MPI -----------------------------------------------
 tools: $(BUILD)/tools/hprof-view
 
-$(BUILD)/tools/obj/%.o: %.c $(HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+VIEW_OBJS := $(patsubst %.c,$(BUILD)/tools/obj/%.o,$(READER_SRCS) $(VIEW_SRCS))
 
-$(BUILD)/tools/hprof-view: $(patsubst %.c,$(BUILD)/tools/obj/%.o,$(READER_SRCS) $(VIEW_SRCS))
+$(BUILD)/tools/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/tools/hprof-view: $(VIEW_OBJS)
 	$(CC) -o $@ $^ $(VIEW_LIBS)
+
+-include $(VIEW_OBJS:.o=.d)
 
 # ---- tests, demo, bench -----------------------------------------------------
 check: deps
@@ -110,6 +121,7 @@ bench: deps
 soak: deps
 	$(MAKE) all
 	@bench/soak.sh
+	@UNWIND_ROWS_FULL=1 TEST_FILTER=unwind_rows tests/run.sh $(MPIS)
 
 install: all
 	@for m in $(MPIS); do \

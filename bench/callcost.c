@@ -4,6 +4,13 @@
  *
  *   callcost calls DEPTH N     N x MPI_Barrier(MPI_COMM_SELF) at depth DEPTH;
  *                              prints `ns_per_call X`
+ *   callcost polls DEPTH N     N x MPI_Test at depth DEPTH on a receive that
+ *                              never completes (a polling loop: every call
+ *                              completes nothing); prints `ns_per_call X`
+ *   callcost sites DEPTH N     N x (MPI_Barrier(MPI_COMM_SELF), MPI_Test on
+ *                              that receive, MPI_Iprobe finding nothing): three
+ *                              call sites of one function in turn; prints
+ *                              `ns_per_call X` (per MPI call)
  *   callcost spin DEPTH ITERS  a fixed amount of arithmetic at depth DEPTH;
  *                              prints `seconds X`
  *   callcost floor DEPTH ITERS HZ  like spin, under a sampling timer of its own
@@ -45,6 +52,31 @@ static __attribute__((noinline)) void leaf_calls(long n)
         MPI_Barrier(MPI_COMM_SELF);
 }
 
+static __attribute__((noinline)) void leaf_polls(long n)
+{
+    MPI_Request r;
+    int buf, flag = 0;
+    MPI_Irecv(&buf, 1, MPI_INT, 0, 4711, MPI_COMM_SELF, &r); /* nobody sends it */
+    for (long i = 0; i < n; i++)
+        MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+    MPI_Cancel(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+
+static __attribute__((noinline)) void leaf_sites(long n)
+{
+    MPI_Request r;
+    int buf, flag = 0;
+    MPI_Irecv(&buf, 1, MPI_INT, 0, 4711, MPI_COMM_SELF, &r);
+    for (long i = 0; i < n; i++) {
+        MPI_Barrier(MPI_COMM_SELF);
+        MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+        MPI_Iprobe(0, 4712, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+    }
+    MPI_Cancel(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+
 static __attribute__((noinline)) void leaf_spin(long iters)
 {
     double x = 1.0;
@@ -53,15 +85,21 @@ static __attribute__((noinline)) void leaf_spin(long iters)
     sink = x;
 }
 
+enum { CALLS, SPIN, POLLS, SITES };
+
 /* Recursion to the requested depth; the volatile keeps frames real. */
-static __attribute__((noinline)) void descend(int depth, int spin, long n)
+static __attribute__((noinline)) void descend(int depth, int mode, long n)
 {
     volatile int guard = depth;
     if (guard > 1) {
-        descend(depth - 1, spin, n);
+        descend(depth - 1, mode, n);
         __asm__ volatile("" ::: "memory"); /* not a tail call: one frame per level */
-    } else if (spin) {
+    } else if (mode == SPIN) {
         leaf_spin(n);
+    } else if (mode == POLLS) {
+        leaf_polls(n);
+    } else if (mode == SITES) {
+        leaf_sites(n);
     } else {
         leaf_calls(n);
     }
@@ -79,9 +117,9 @@ typedef struct job { int depth; long n; double ns; } job;
 static void *thread_calls(void *arg)
 {
     job *j = arg;
-    descend(j->depth, 0, j->n / 10);
+    descend(j->depth, CALLS, j->n / 10);
     double t = thread_cpu();
-    descend(j->depth, 0, j->n);
+    descend(j->depth, CALLS, j->n);
     j->ns = (thread_cpu() - t) * 1e9 / (double)j->n;
     return NULL;
 }
@@ -149,25 +187,26 @@ int main(int argc, char **argv)
     }
     int floor_hz = argc == 5 && strcmp(argv[1], "floor") == 0 ? atoi(argv[4]) : 0;
     if (argc != 4 && !(floor_hz > 0 && floor_hz <= 100000)) {
-        fprintf(stderr, "usage: callcost calls|spin DEPTH N | callcost floor DEPTH N HZ | callcost threads DEPTH N T\n");
+        fprintf(stderr, "usage: callcost calls|polls|sites|spin DEPTH N | callcost floor DEPTH N HZ | callcost threads DEPTH N T\n");
         return 2;
     }
     int spin = strcmp(argv[1], "spin") == 0 || floor_hz;
+    int mode = spin ? SPIN : strcmp(argv[1], "polls") == 0 ? POLLS : strcmp(argv[1], "sites") == 0 ? SITES : CALLS;
     int depth = atoi(argv[2]);
     long n = atol(argv[3]);
     MPI_Init(&argc, &argv);
     if (floor_hz)
         floor_timer_start(floor_hz);
-    descend(depth, spin, n / 10); /* warm-up: caches, page faults */
+    descend(depth, mode, n / 10); /* warm-up: caches, page faults */
     double t = now();
-    descend(depth, spin, n);
+    descend(depth, mode, n);
     t = now() - t;
     if (floor_hz)
         fprintf(stderr, "%ld samples counted\n", floor_signals);
     if (spin)
         printf("seconds %.9f\n", t);
     else
-        printf("ns_per_call %.2f\n", t * 1e9 / (double)n);
+        printf("ns_per_call %.2f\n", t * 1e9 / (double)n / (mode == SITES ? 3 : 1));
     MPI_Finalize();
     return 0;
 }

@@ -71,15 +71,30 @@ def fmt(values, unit):
 
 def per_call(exe, lines):
     lines.append("\n## 1. Per-call cost: MPI_Barrier(MPI_COMM_SELF), one rank\n")
-    lines.append("| depth | no tool | hprof, counting only (HPROF_NOUNWIND=all) | hprof, call paths | call-path cost above no tool |")
-    lines.append("|---|---|---|---|---|")
+    per_call_table(exe, lines, "calls")
+    lines.append("\nThe polling case: MPI_Test on a receive that never completes, in a loop (every call "
+                 "completes nothing; from the second on hprof adds it to the previous call's record without "
+                 "a walk, lib/measure.c):\n")
+    per_call_table(exe, lines, "polls")
+    lines.append("\nThree call sites of one function in turn (MPI_Barrier, MPI_Test, MPI_Iprobe completing "
+                 "nothing), per call: the frame is unchanged, so each call site's node is known without a "
+                 "walk (unwind_mpi_cached):\n")
+    per_call_table(exe, lines, "sites")
+
+def per_call_table(exe, lines, mode):
+    lines.append("| depth | no tool | hprof, counting only (HPROF_NOUNWIND=all) | hprof, call paths | "
+                 "call paths, no timeline (HPROF_TIME_BUCKETS=0) | call-path cost above no tool | of it the timeline |")
+    lines.append("|---|---|---|---|---|---|---|")
     off = {"HPROF_SAMPLING_HZ": "0"}
     for depth in (10, 50):
-        variants = [("none", None), ("count", dict(off, HPROF_NOUNWIND="all")), ("paths", off)]
-        r, _ = side_by_side(variants, exe, ["calls", depth, 200000])
+        variants = [("none", None), ("count", dict(off, HPROF_NOUNWIND="all")), ("paths", off),
+                    ("notl", dict(off, HPROF_TIME_BUCKETS="0"))]
+        r, _ = side_by_side(variants, exe, [mode, depth, {"calls": 200000, "polls": 2000000, "sites": 500000}[mode]])
         extra = statistics.median(r["paths"]) - statistics.median(r["none"])
-        lines.append("| %d | %s | %s | %s | %.1f ns |" % (depth, fmt(r["none"], "ns"), fmt(r["count"], "ns"),
-                                                        fmt(r["paths"], "ns"), extra))
+        tl = statistics.median(r["paths"]) - statistics.median(r["notl"])
+        lines.append("| %d | %s | %s | %s | %s | %.1f ns | %.1f ns |" % (
+            depth, fmt(r["none"], "ns"), fmt(r["count"], "ns"), fmt(r["paths"], "ns"), fmt(r["notl"], "ns"),
+            extra, tl))
 
 def per_call_threads(exe, lines):
     lines.append("\n## Per-call cost with concurrent threads (MPI_THREAD_MULTIPLE), depth 10\n")
@@ -199,7 +214,7 @@ def unwind_speed(exe, lines):
         variants = [("none", None), ("thunks", dict(off, HPROF_THUNKS="1")),
                     ("recipes", dict(off, HPROF_THUNKS="0")),
                     ("libunwind", dict(off, HPROFTEST_UNWIND="libunwind"))]
-        r, _ = side_by_side(variants, exe, ["calls", depth, 200000])
+        r, _ = side_by_side(variants, exe, [mode, depth, {"calls": 200000, "polls": 2000000, "sites": 500000}[mode]])
         lines.append("| %d | %s | %s | %.1f ns | %s | %s |" % (
             depth, fmt(r["none"], "ns"), fmt(r["thunks"], "ns"),
             statistics.median(r["thunks"]) - statistics.median(r["none"]),
@@ -533,6 +548,31 @@ def finalize_cost(lines):
                                          100.0 * (sizes["100"][-1] / sizes["100"][0] - 1)))
 finalize_cost.headline = None
 
+def finalize_million(lines):
+    """Issue 15.8: a profile of about a million call paths on 4 ranks."""
+    print("bench: finalize with ~800k call paths on 4 ranks", flush=True)
+    exe = os.path.join(OUT, "limits")
+    sh(["mpicc." + MPI, "-O1", "-g", "-I" + os.path.join(ROOT, "tests", "mpi", "common"),
+        os.path.join(ROOT, "tests", "mpi", "reliability", "limits.c"), "-o", exe])
+    reps = max(1, min(RUNS, 3))
+    res = []
+    for _ in range(reps):
+        el, _, err = mpi_job(4, [exe, "wide", 18], {"HPROF_SAMPLING_HZ": "0", "HPROF_MAX_CALLPATHS": "2200000",
+                                                     "HPROF_OUTPUT": os.path.join(OUT, "million.cubex")})
+        m = WROTE.search(err)
+        if not m:
+            raise RuntimeError("no 'hprof: wrote' line: %s" % err[-300:])
+        res.append({"merge": float(m.group(5)), "bytes": int(m.group(2)), "paths": int(m.group(3))})
+    lines.append("\n## 6b. Finalize with a large tree\n")
+    lines.append("`limits wide 18` (tests/mpi/reliability/limits.c: a binary tree of calls, 2^18 leaves "
+                 "a rank, ranks differing) on 4 ranks oversubscribed on %d cores, sampling off, "
+                 "HPROF_MAX_CALLPATHS=2200000; %d rounds.\n" % (os.cpu_count(), reps))
+    lines.append("| call paths | merge+write | profile size |")
+    lines.append("|---|---|---|")
+    lines.append("| %d | %s | %d bytes |" % (statistics.median([d["paths"] for d in res]),
+                                           fmt_s([d["merge"] for d in res]),
+                                           statistics.median([d["bytes"] for d in res])))
+
 
 def headline(lines):
     """The figures the README quotes, and the settings that differ from the defaults."""
@@ -578,6 +618,7 @@ def main():
     guarded(dilation, lines)
     guarded(instrumentation, lines)
     guarded(finalize_cost, lines)
+    guarded(finalize_million, lines)
     headline(lines)
     text = "\n".join(lines) + "\n"
     print(text)

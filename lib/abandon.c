@@ -46,16 +46,26 @@ static void detach_descriptors(void)
  * with it. The grandchild has this process's memory as it was. */
 static void write_in_background(const char *reason)
 {
+    /* A folder that certainly cannot take the profile (full, read-only) is
+     * said here: the writer cannot tell anyone once the rank is gone. */
+    char err[512];
+    if (fallback_check_room(hprof_config.output, err, sizeof err) != 0) {
+        hprof_say("%s: MPI_Finalize not reached; no partial profile written for this rank: %s", reason, err);
+        return;
+    }
     pid_t child = fork();
     if (child < 0) {
-        hprof_say("%s: MPI_Finalize not reached; partial profile not written: fork failed", reason);
+        hprof_say("%s: MPI_Finalize not reached; no partial profile written for this rank: fork failed",
+                  reason);
         return;
     }
     if (child > 0) {
         /* Not waited for: the rank is ending, and every millisecond here
-         * would change when the launcher sees it go. */
-        hprof_say("%s: MPI_Finalize not reached; each rank that got this far writes its own "
-                  "partial profile (.rank%d.cubex for this one) in the background", reason, my_rank);
+         * would change when the launcher sees it go. So the line says what
+         * is tried, not what came of it. */
+        hprof_say("%s: MPI_Finalize not reached; each rank that got this far tries to write its own "
+                  "partial profile (.rank%d.cubex for this one) in the background; a write that fails "
+                  "leaves none (HPROF_VERBOSE=1 says why)", reason, my_rank);
         return;
     }
     setsid();
@@ -69,7 +79,7 @@ static void write_in_background(const char *reason)
     real_sigaction(SIGPIPE, &ign, NULL); /* the launcher may be gone */
     run_attrs attrs;
     run_attrs_local(&attrs, my_nranks);
-    char path[4096], err[512];
+    char path[4096];
     if (fallback_write(my_rank, my_nranks, hprof_config.output, reason, attrs.keys, attrs.values, attrs.count,
                        path, sizeof path, err, sizeof err) != 0)
         hprof_verbose(1, "partial profile not written: %s", err);
@@ -81,6 +91,7 @@ void abandon_measurement(const char *reason)
     if (!hprof_active || __atomic_exchange_n(&abandoning, 1, __ATOMIC_SEQ_CST))
         return;
     hprof_active = 0;
+    hprof_thread_freeze(0);
     for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
         t->depth++; /* no more samples anywhere */
         hprof_thread_close(t, sampler_clock_ns());

@@ -64,7 +64,9 @@ int cct_init(cct *t, uint32_t initial_nodes, uint32_t max_nodes)
 
 void cct_free(cct *t)
 {
-    if (t->nodes)
+    if (t->compact)
+        free(t->nodes);
+    else if (t->nodes)
         munmap(t->nodes, (size_t)t->max_nodes * sizeof(cct_node));
     if (t->slots)
         munmap(t->slots, ((size_t)t->slot_mask + 1) * sizeof(uint32_t));
@@ -78,6 +80,8 @@ int cct_reserve(cct *t, uint32_t more)
 
 uint32_t cct_child(cct *t, uint32_t parent, uint64_t key)
 {
+    if (!t->slots)
+        return CCT_NONE; /* compacted */
     uint32_t i = slot_hash(parent, key) & t->slot_mask;
     for (;;) {
         uint32_t id = t->slots[i];
@@ -109,4 +113,57 @@ uint32_t cct_path(cct *t, const uint64_t *keys, int n)
     for (int i = n - 1; i >= 0 && node != CCT_NONE; i--)
         node = cct_child(t, node, keys[i]);
     return node;
+}
+
+static void add_node(cct_node *d, const cct_node *s)
+{
+    for (int i = 0; i < CCT_NCOUNTERS; i++) {
+        if (i == CCT_MIN_NS)
+            d->counter[i] = s->counter[i] < d->counter[i] ? s->counter[i] : d->counter[i];
+        else if (i == CCT_MAX_NS)
+            d->counter[i] = s->counter[i] > d->counter[i] ? s->counter[i] : d->counter[i];
+        else
+            d->counter[i] += s->counter[i];
+    }
+    for (int i = 0; i < HPROF_MAX_EVENTS; i++)
+        d->event[i] += s->event[i];
+}
+
+int cct_merge(cct *dst, const cct *src)
+{
+    uint32_t n = src->nnodes;
+    uint32_t *map = malloc((size_t)n * sizeof *map);
+    if (!map)
+        return -1;
+    map[CCT_ROOT] = CCT_ROOT;
+    add_node(&dst->nodes[CCT_ROOT], &src->nodes[CCT_ROOT]);
+    /* Ids grow from parents to children: map[parent] is known. Below a
+     * path that found no room, everything goes to (call tree full). */
+    for (uint32_t id = 1; id < n; id++) {
+        const cct_node *s = &src->nodes[id];
+        uint32_t parent = map[s->parent];
+        uint32_t d = parent == dst->full_node ? CCT_NONE : cct_child(dst, parent, s->key);
+        map[id] = cct_or_full(dst, d);
+        add_node(&dst->nodes[map[id]], s);
+    }
+    free(map);
+    return 0;
+}
+
+int cct_compact(cct *t)
+{
+    if (t->compact)
+        return 0;
+    size_t bytes = (size_t)t->nnodes * sizeof(cct_node);
+    cct_node *nodes = malloc(bytes ? bytes : 1);
+    if (!nodes)
+        return -1;
+    memcpy(nodes, t->nodes, bytes);
+    munmap(t->nodes, (size_t)t->max_nodes * sizeof(cct_node));
+    munmap(t->slots, ((size_t)t->slot_mask + 1) * sizeof(uint32_t));
+    t->nodes = nodes;
+    t->slots = NULL;
+    t->node_cap = t->nnodes; /* cct_reserve refuses any growth */
+    t->compact = 1;
+    return 0;
 }

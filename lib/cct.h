@@ -23,13 +23,41 @@
 #define CCT_ROOT 0u
 #define CCT_NONE UINT32_MAX
 
-/* Keys that are not addresses: user-space addresses stay below 2^48. */
-#define CCT_KEY_MPI_FN(fn)     (0xFFFF000000000000ull | (uint64_t)(uint32_t)(fn))
+/* Keys that are code addresses lie in (0, CCT_KEY_CODE_LIMIT): user space
+ * on every 64-bit Linux ends below 2^56, on x86_64 below 2^47. The
+ * unwinders put no other value read off a stack into a tree
+ * (cct_key_is_code), so the keys below, with their top 16 bits set and a
+ * 16-bit tag under them, cannot be forged by a garbage return address. */
+#define CCT_KEY_CODE_LIMIT     (1ull << 56)
+#define CCT_KEY_MPI_TAG        0xFFFF4D5000000000ull /* "MP" */
+#define CCT_KEY_MPI_FN(fn)     (CCT_KEY_MPI_TAG | (uint64_t)(uint32_t)(fn))
 #define CCT_KEY_NOT_UNWOUND    0xFFFE000000000000ull
 #define CCT_KEY_UNWIND_FAILED  0xFFFE000000000001ull
 #define CCT_KEY_TREE_FULL      0xFFFE000000000002ull /* what arrived once the tree was at its cap */
-#define CCT_KEY_IS_MPI_FN(k)   (((k) >> 48) == 0xFFFFull)
-#define CCT_KEY_MPI_FN_ID(k)   ((int)((k) & 0xFFFFFFFFull))
+
+static inline int cct_key_is_code(uint64_t k)
+{
+    return k != 0 && k < CCT_KEY_CODE_LIMIT;
+}
+
+/* The MPI function id of key k, or -1 when k is not an MPI function's key
+ * or its id is not below count (the size of hprof_fn_table). */
+static inline int cct_key_mpi_fn(uint64_t k, int count)
+{
+    if ((k & 0xFFFFFFFF00000000ull) != CCT_KEY_MPI_TAG)
+        return -1;
+    uint64_t id = k & 0xFFFFFFFFull;
+    return id < (uint64_t)(count > 0 ? count : 0) ? (int)id : -1;
+}
+
+/* An address in code that was unloaded (dlclose) after it was recorded:
+ * the module record (unwind/modules.h) that was mapped there then, and the
+ * address. Top bits 01: no address, no MPI or artificial key. */
+#define CCT_KEY_UNLOADED_MAX   0x3FFF /* module ids that fit */
+#define CCT_KEY_UNLOADED(id, a) ((uint64_t)(0x4000u | (uint32_t)(id)) << 48 | ((a) & 0xFFFFFFFFFFFFull))
+#define CCT_KEY_IS_UNLOADED(k) (((k) >> 62) == 1)
+#define CCT_KEY_UNLOADED_ID(k) ((int)(((k) >> 48) & 0x3FFF))
+#define CCT_KEY_ADDRESS(k)     ((k) & 0xFFFFFFFFFFFFull)
 
 enum cct_counter {
     CCT_VISITS,
@@ -68,6 +96,7 @@ typedef struct cct {
     uint32_t max_nodes;  /* cap on growth */
     uint64_t overflows;  /* lookups refused for lack of room */
     uint32_t full_node;  /* the root's (call tree full) child, made at init */
+    int compact;         /* nodes in a malloc'd block of nnodes, no index (cct_compact) */
 } cct;
 
 int  cct_init(cct *t, uint32_t initial_nodes, uint32_t max_nodes);
@@ -83,6 +112,18 @@ uint32_t cct_child(cct *t, uint32_t parent, uint64_t key);
 uint32_t cct_path(cct *t, const uint64_t *keys, int n);
 
 void cct_node_init_counters(cct_node *n);
+
+/* Adds every path of src, with its counts and events, into dst (sums;
+ * shortest and longest call: min and max), so that totals over both stay
+ * what they were. Paths that find no room in dst land on dst's (call tree
+ * full) node. 0, or -1 when out of memory (dst then holds part of src).
+ * Not from signal handlers; dst must be nobody's live tree. */
+int cct_merge(cct *dst, const cct *src);
+
+/* An ended thread's tree, kept as it is: its nodes move to a block of
+ * their exact size and the reservation and the index go (nothing looks a
+ * node up again; cct_child returns CCT_NONE). 0, or -1 (left as it was). */
+int cct_compact(cct *t);
 
 /* node, or the (call tree full) node when node is CCT_NONE. */
 static inline uint32_t cct_or_full(const cct *t, uint32_t node)

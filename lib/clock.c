@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "measure.h"
+#include "clock.h"
 
 #define CALIBRATION_NS 1000000ull
 

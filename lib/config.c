@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,23 +12,49 @@
 
 extern char **environ;
 
-hprof_config_t hprof_config = {
-    .output = NULL,
-    .sampling_hz = 100,
-    .sampling_clock = HPROF_CLOCK_WALL,
-    .nounwind = NULL,
-    .thunks = 1,
-    .metrics = NULL,
-    .verbose = 0,
-    .max_nodes = 1u << 18,
-};
+hprof_config_t hprof_config; /* hprof_config_load() sets the defaults */
 
-static const char *const known_vars[] = {
-    "HPROF_OUTPUT", "HPROF_SAMPLING_HZ", "HPROF_SAMPLING_CLOCK", "HPROF_NOUNWIND",
-    "HPROF_THUNKS", "HPROF_METRICS", "HPROF_VERBOSE", "HPROF_MAX_CALLPATHS",
-    "HPROF_BUILD", /* read by hprof-run, not by the library */
+static void cap_sampling_rate(void);
+
+static const char *const clocks[] = { "wall", "cpu", NULL }; /* enum hprof_sampling_clock */
+
+#define INT(var, f, l, h, d, text) \
+    { var, HPROF_VAR_INT, &hprof_config.f, l, h, d, NULL, NULL, text, 0 }
+#define STRING(var, f, text) \
+    { var, HPROF_VAR_STRING, (void *)&hprof_config.f, 0, 0, 0, NULL, NULL, text, 0 }
+#define ELSEWHERE(var, flags, text) \
+    { var, HPROF_VAR_ELSEWHERE, NULL, 0, 0, 0, NULL, NULL, text, flags }
+
+/* Every variable hprof knows, in the order they are read (HPROF_VERBOSE
+ * first: at 2 every rank prints the problems with the others). */
+static const hprof_var vars[] = {
+    INT("HPROF_VERBOSE", verbose, 0, 2, 0, "0..2; 2 prints from every rank"),
+    STRING("HPROF_OUTPUT", output, "path of the profile; default: a new name in the working directory"),
+    { "HPROF_SAMPLING_HZ", HPROF_VAR_INT, &hprof_config.sampling_hz, 0, 100000, 100, NULL,
+      cap_sampling_rate, "sampling rate, 0 turns sampling off; above 10000 sampled at 10000", 0 },
+    { "HPROF_SAMPLING_CLOCK", HPROF_VAR_CHOICE, &hprof_config.sampling_clock, 0, 0, HPROF_CLOCK_WALL,
+      clocks, NULL, "wall or cpu", 0 },
+    STRING("HPROF_NOUNWIND", nounwind, "MPI functions and groups timed, not unwound; default: cheap local queries"),
+    INT("HPROF_THUNKS", thunks, 0, 1, 1, "1/0: use the thunk stack"),
+    INT("HPROF_PRELEARN", prelearn, 0, 1, 1, "1/0: learn the executable's recipes when sampling starts"),
+    STRING("HPROF_METRICS", metrics, "comma list of PAPI events; default: none"),
+    INT("HPROF_MAX_CALLPATHS", max_nodes, 1024, 1 << 30, 1 << 18, "call-tree nodes per thread"),
+    INT("HPROF_COMPRESS", compress, 0, 1, 1, "1: zlib-compressed metric data, 0: plain"),
+    INT("HPROF_TIME_BUCKETS", time_buckets, 0, 65536, 256, "buckets of each thread's timeline, 0 turns it off"),
+    ELSEWHERE("HPROF_BUILD", 0, "hprof-run: the folder holding <mpi>/libhprof.so"),
+    ELSEWHERE("HPROF_RUN_MARKS", HPROF_VAR_INTERNAL, "set by hprof-run: where ranks leave their marks (lib/run_marks.h)"),
+    ELSEWHERE("HPROF_SPAWN", HPROF_VAR_INTERNAL, "set for spawned jobs: their tag (lib/spawn.h)"),
+    ELSEWHERE("HPROFTEST_CLOCK", HPROF_VAR_TEST_KNOB, "lib/clock.c: 'gettime' never uses the TSC"),
+    ELSEWHERE("HPROFTEST_UNWIND", HPROF_VAR_TEST_KNOB, "unwind: 'libunwind' walks with plain libunwind"),
+    ELSEWHERE("HPROFTEST_UNWIND_CHECK", HPROF_VAR_TEST_KNOB, "unwind: 1 checks each walk against libunwind"),
 };
-#define NKNOWN (sizeof known_vars / sizeof known_vars[0])
+#define NVARS ((int)(sizeof vars / sizeof vars[0]))
+
+const hprof_var *hprof_config_vars(int *n)
+{
+    *n = NVARS;
+    return vars;
+}
 
 /* Reads an integer in [lo, hi]; on a bad value says so and keeps *out. */
 static void read_int(const char *var, long lo, long hi, int *out)
@@ -45,17 +72,46 @@ static void read_int(const char *var, long lo, long hi, int *out)
     *out = (int)v;
 }
 
-static void read_clock(void)
+/* Each sample is a signal: its delivery alone costs 20-35 us on the
+ * machines measured (README), more where cores are shared. At 70-100 kHz
+ * that is all of a thread's time and the program never ends; at 20 kHz
+ * it ran 1.6 times as long, at 10 kHz 1.15 times. So rates above are
+ * accepted but capped, with one line. */
+static void cap_sampling_rate(void)
 {
-    const char *s = getenv("HPROF_SAMPLING_CLOCK");
+    if (hprof_config.sampling_hz <= HPROF_MAX_SAMPLING_HZ)
+        return;
+    hprof_say("HPROF_SAMPLING_HZ=%d is above %d, the most one signal per sample sustains; sampling at %d Hz",
+              hprof_config.sampling_hz, HPROF_MAX_SAMPLING_HZ, HPROF_MAX_SAMPLING_HZ);
+    hprof_config.sampling_hz = HPROF_MAX_SAMPLING_HZ;
+}
+
+/* "'a', 'b' or 'c'" of a NULL-terminated list, into buf */
+static const char *choice_list(const char *const *c, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; c[i] && used < size; i++) {
+        const char *sep = i == 0 ? "" : c[i + 1] ? ", " : " or ";
+        used += (size_t)snprintf(buf + used, size - used, "%s'%s'", sep, c[i]);
+    }
+    return buf;
+}
+
+/* One of v->choices, stored as its index; on a bad value says so. */
+static void read_choice(const hprof_var *v)
+{
+    const char *s = getenv(v->name);
     if (!s)
         return;
-    if (strcmp(s, "wall") == 0)
-        hprof_config.sampling_clock = HPROF_CLOCK_WALL;
-    else if (strcmp(s, "cpu") == 0)
-        hprof_config.sampling_clock = HPROF_CLOCK_CPU;
-    else
-        hprof_say("HPROF_SAMPLING_CLOCK='%s' is not 'wall' or 'cpu'; using wall", s);
+    for (int i = 0; v->choices[i]; i++)
+        if (strcmp(s, v->choices[i]) == 0) {
+            *(int *)v->field = i;
+            return;
+        }
+    char list[128];
+    hprof_say("%s='%s' is not %s; using %s", v->name, s, choice_list(v->choices, list, sizeof list),
+              v->choices[*(int *)v->field]);
 }
 
 static void read_string(const char *var, const char **out)
@@ -104,28 +160,45 @@ static void check_unknown_vars(void)
             n = sizeof name - 1;
         memcpy(name, *e, n);
         name[n] = '\0';
-        size_t best = (size_t)-1, best_i = 0;
-        for (size_t i = 0; i < NKNOWN; i++) {
-            size_t d = edit_distance(name, known_vars[i]);
+        size_t best = (size_t)-1;
+        int best_i = 0;
+        for (int i = 0; i < NVARS; i++) {
+            if (vars[i].flags & HPROF_VAR_TEST_KNOB)
+                continue;
+            size_t d = edit_distance(name, vars[i].name);
             if (d == 0) { best = 0; break; }
             if (d < best) { best = d; best_i = i; }
         }
         if (best != 0)
-            hprof_say("unknown variable %s ignored (did you mean %s?)", name, known_vars[best_i]);
+            hprof_say("unknown variable %s ignored (did you mean %s?)", name, vars[best_i].name);
     }
+}
+
+static void set_default(const hprof_var *v)
+{
+    if (v->kind == HPROF_VAR_INT || v->kind == HPROF_VAR_CHOICE)
+        *(int *)v->field = (int)v->def;
+    else if (v->kind == HPROF_VAR_STRING)
+        *(const char **)v->field = NULL;
+}
+
+static void read_var(const hprof_var *v)
+{
+    if (v->kind == HPROF_VAR_INT)
+        read_int(v->name, v->lo, v->hi, v->field);
+    else if (v->kind == HPROF_VAR_STRING)
+        read_string(v->name, v->field);
+    else if (v->kind == HPROF_VAR_CHOICE)
+        read_choice(v);
+    if (v->then)
+        v->then();
 }
 
 void hprof_config_load(void)
 {
+    for (int i = 0; i < NVARS; i++)
+        set_default(&vars[i]);
     check_unknown_vars();
-    read_int("HPROF_VERBOSE", 0, 2, &hprof_config.verbose);
-    read_string("HPROF_OUTPUT", &hprof_config.output);
-    read_int("HPROF_SAMPLING_HZ", 0, 100000, &hprof_config.sampling_hz);
-    read_clock();
-    read_string("HPROF_NOUNWIND", &hprof_config.nounwind);
-    read_int("HPROF_THUNKS", 0, 1, &hprof_config.thunks);
-    read_string("HPROF_METRICS", &hprof_config.metrics);
-    int max_nodes = (int)hprof_config.max_nodes;
-    read_int("HPROF_MAX_CALLPATHS", 1024, 1 << 30, &max_nodes);
-    hprof_config.max_nodes = (uint32_t)max_nodes;
+    for (int i = 0; i < NVARS; i++)
+        read_var(&vars[i]);
 }

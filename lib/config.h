@@ -2,11 +2,18 @@
  * config.h - hprof's settings, read once from HPROF_* environment variables
  * at MPI_Init. Every value is validated: a bad one gets a one-line message
  * naming the variable and what it accepts, and the default is used.
+ *
+ * Every variable hprof knows is one row of one table (config.c): the
+ * loader, the typo finder and the README check (tests/common/config_vars.sh)
+ * all read it. Test knobs (HPROFTEST_*) are rows too, marked as such.
  */
 #ifndef HPROF_CONFIG_H
 #define HPROF_CONFIG_H
 
 #include <stdint.h>
+
+/* Higher HPROF_SAMPLING_HZ values are accepted and capped (config.c). */
+#define HPROF_MAX_SAMPLING_HZ 10000
 
 enum hprof_sampling_clock { HPROF_CLOCK_WALL, HPROF_CLOCK_CPU };
 
@@ -16,15 +23,42 @@ typedef struct hprof_config_t {
     int sampling_clock;        /* HPROF_SAMPLING_CLOCK */
     const char *nounwind;      /* HPROF_NOUNWIND, NULL: the default set */
     int thunks;                /* HPROF_THUNKS */
+    int prelearn;              /* HPROF_PRELEARN: the program's recipes learned at the start (unwind/prelearn.c) */
     const char *metrics;       /* HPROF_METRICS, NULL: none */
     int verbose;               /* HPROF_VERBOSE */
-    uint32_t max_nodes;        /* HPROF_MAX_CALLPATHS: call-tree nodes per thread */
+    int max_nodes;             /* HPROF_MAX_CALLPATHS: call-tree nodes per thread */
+    int compress;              /* HPROF_COMPRESS: 1 ZCUBEX data, 0 plain CUBEX data */
+    int time_buckets;          /* HPROF_TIME_BUCKETS: timeline buckets per thread, 0 = off */
 } hprof_config_t;
 
 extern hprof_config_t hprof_config;
 
-/* Reads and validates the environment; prints problems through hprof_say
- * (so call after the rank is known). */
+/* Reads and validates the environment, from the defaults on; prints
+ * problems through hprof_say (so call after the rank is known). Before it
+ * runs every field is 0 (NULL). */
 void hprof_config_load(void);
+
+enum hprof_var_kind {
+    HPROF_VAR_INT,       /* an integer in [lo, hi] */
+    HPROF_VAR_STRING,    /* any non-empty string; default NULL */
+    HPROF_VAR_CHOICE,    /* one of choices[], stored as its index */
+    HPROF_VAR_ELSEWHERE  /* read by another part, named in help */
+};
+#define HPROF_VAR_TEST_KNOB 1 /* for hprof's tests, not for users */
+#define HPROF_VAR_INTERNAL  2 /* set by hprof for the processes it starts */
+
+typedef struct hprof_var {
+    const char *name;
+    enum hprof_var_kind kind;
+    void *field;                 /* int * or const char **; NULL: ELSEWHERE */
+    long lo, hi, def;            /* INT: range and default; CHOICE: def */
+    const char *const *choices;  /* CHOICE: NULL-terminated */
+    void (*then)(void);          /* run after the variable was read */
+    const char *help;
+    int flags;
+} hprof_var;
+
+/* The table, *n rows, in the order they are read. */
+const hprof_var *hprof_config_vars(int *n);
 
 #endif

@@ -24,6 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* start_ns is on hprof's clock; MPI_Init's wrapper reads its anchor. */
+#include "clock.h"
+
 enum hprof_bytes_kind {
     HPROF_BYTES_SENT,
     HPROF_BYTES_RECEIVED,
@@ -40,6 +43,7 @@ typedef struct hprof_call {
     int fn;          /* index into hprof_fn_table */
     int measured;    /* 0: the call passes through unmeasured */
     int nested;      /* private to the runtime */
+    int poll;        /* set by a test or probe wrapper that completed nothing */
     uint64_t start_cpu_ns; /* private: on the cpu sampling clock only */
     uint64_t bytes[HPROF_NBYTES];
 } hprof_call;
@@ -52,28 +56,17 @@ typedef struct hprof_call {
 void hprof_call_begin(hprof_call *call, int fn, void *frame);
 void hprof_call_end(hprof_call *call);
 
+/* Called by hprof_call_begin() for an MPI call while the measurement is off;
+ * in wrappers/wrap_support.c, which knows the init wrappers' state: the first
+ * call that finds MPI initialised although no init wrapper started the
+ * measurement says so, once (lib/run_marks.h). */
+void hprof_w_unmeasured(void);
+
 /* Lifecycle, called by the generated MPI_Init / MPI_Init_thread wrappers
  * after PMPI_Init* returned MPI_SUCCESS (fn and start_ns describe the init
  * call itself, so it is recorded like any other MPI call), and by the
  * MPI_Finalize wrapper before PMPI_Finalize (merges and writes the profile). */
 void hprof_runtime_start(int fn, uint64_t start_ns);
 void hprof_runtime_stop(void);
-
-/* Monotonic clock in nanoseconds (what start_ns is measured in): the
- * TSC once calibrated, CLOCK_MONOTONIC before (lib/clock.c). */
-uint64_t hprof_now_ns(void);
-
-/* MPI_Init's entry: hprof_now_ns(), and the starting point of the TSC's
- * calibration, which hprof_clock_calibrate() (at the start of the
- * measurement) completes. */
-uint64_t hprof_clock_anchor(void);
-void hprof_clock_calibrate(void);
-
-/* A per-thread scratch buffer of at least `bytes` bytes, for wrappers that
- * must substitute status arrays (MPI_STATUSES_IGNORE) or keep copies of
- * request arrays. Valid until the next call on the same thread. Grows by
- * mmap when needed; returns NULL if that fails (the wrapper then skips the
- * byte counting, never the MPI call). Only call it when call->measured. */
-void *hprof_thread_scratch(size_t bytes);
 
 #endif

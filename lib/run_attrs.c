@@ -1,4 +1,5 @@
 #include "run_attrs.h"
+#include "program_id.h"
 
 #include <fcntl.h>
 #include <mpi.h>
@@ -46,24 +47,6 @@ static void add_u64(run_attrs *a, const char *key, unsigned long long v)
     char buf[32];
     snprintf(buf, sizeof buf, "%llu", v);
     add(a, key, buf);
-}
-
-static void command_line(char *buf, size_t len)
-{
-    buf[0] = '\0';
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t n = read(fd, buf, len - 1);
-    close(fd);
-    if (n <= 0)
-        return;
-    for (ssize_t i = 0; i < n; i++)
-        if (buf[i] == '\0')
-            buf[i] = ' ';
-    while (n > 0 && buf[n - 1] == ' ')
-        n--;
-    buf[n] = '\0';
 }
 
 static void histogram_text(char *buf, size_t len, const unsigned long long *h)
@@ -130,7 +113,7 @@ static void add_common(run_attrs *a, int size)
 {
     char buf[4096];
     add(a, "hprof::version", HPROF_VERSION);
-    command_line(buf, sizeof buf);
+    program_command_line(buf, sizeof buf);
     add(a, "hprof::command", buf);
     time_t now = time(NULL);
     struct tm tm;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "abandon.h"
+#include "dl_watch.h"
 #include "cct.h"
 #include "fn_table.h"
 #include "log.h"
@@ -18,8 +19,11 @@
 #include "nounwind.h"
 #include "papi_events.h"
 #include "run_attrs.h"
+#include "run_marks.h"
 #include "sampler.h"
+#include "spawn.h"
 #include "thread.h"
+#include "timeline.h"
 #include "unwind.h"
 
 volatile int hprof_active;
@@ -58,10 +62,14 @@ void hprof_runtime_start(int fn, uint64_t start_ns)
     int nranks = 1;
     PMPI_Comm_size(MPI_COMM_WORLD, &nranks);
     abandon_arm(rank, nranks);
+    hprof_dl_watch_start();
     abort_fn = fn_index("MPI_Abort");
     hprof_active = 1;
+    run_marks_started();
+    hprof_spawn_child_start();
     /* The init call itself is recorded like any MPI call, and the window
      * opens at its entry. */
+    timeline_set_origin(start_ns);
     hprof_call call = { .start_ns = start_ns, .fn = fn, .measured = 1,
                         .start_cpu_ns = sampler_clock_ns() };
     t->depth++;
@@ -95,6 +103,9 @@ static void report_window(const hprof_thread *t)
                   (double)sampler_handler_median_ns(s) * 1e-3,
                   s->counted ? (double)s->handler_ns * 1e-3 / (double)s->counted : 0.0,
                   (double)s->handler_max_ns * 1e-3);
+    if (t->polls_repeated)
+        hprof_verbose(1, "thread %d: %llu polls that completed nothing added to the previous call's record without a walk",
+                      t->index, (unsigned long long)t->polls_repeated);
 }
 
 static void stop_sampling(void)
@@ -121,15 +132,35 @@ static void stop_sampling(void)
         report_window(t);
 }
 
+/* The rank's threads' histograms summed, at the widest thread's width. */
+static void rank_timeline_sum(hprof_timeline *sum)
+{
+    uint32_t shift = TIMELINE_FIRST_SHIFT;
+    for (hprof_thread *t = hprof_thread_list(); t; t = t->next)
+        if (t->timeline.bucket && t->timeline.shift > shift)
+            shift = t->timeline.shift;
+    if (timeline_init(sum, (uint32_t)hprof_config.time_buckets) != 0)
+        return;
+    sum->shift = shift;
+    for (hprof_thread *t = hprof_thread_list(); t; t = t->next)
+        timeline_add_into(sum, &t->timeline);
+}
+
 void hprof_runtime_stop(void)
 {
     if (!hprof_active)
         return;
+    hprof_thread_freeze(1); /* threads that end from now on keep their records */
     stop_sampling();
     hprof_active = 0;
     run_attrs attrs;
     run_attrs_collect(&attrs);
-    merge_info info = { hprof_config.output, attrs.keys, attrs.values, attrs.count };
+    hprof_timeline rank_timeline;
+    rank_timeline_sum(&rank_timeline);
+    merge_info info = { hprof_config.output, attrs.keys, attrs.values, attrs.count,
+                        hprof_config.compress, &rank_timeline, NULL, 0 };
+    info.nphases = timeline_phases(&info.phases);
     hprof_merge_and_write(&info);
+    timeline_free(&rank_timeline);
     run_attrs_free(&attrs);
 }

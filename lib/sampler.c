@@ -18,11 +18,12 @@
 #include <unistd.h>
 
 #include "cct.h"
+#include "clock.h"
 #include "config.h"
 #include "log.h"
-#include "measure.h"
 #include "own_code.h"
 #include "signal_chain.h"
+#include "signal_route.h"
 #include "papi_events.h"
 #include "thread.h"
 #include "unwind.h"
@@ -125,6 +126,7 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
     cct_node *n = &t->tree.nodes[node];
     n->counter[CCT_COMP_TIME_NS] += weight;
     n->counter[CCT_SAMPLES]++;
+    timeline_add_span(&t->timeline, TL_COMP_NS, entry, weight);
     if (hprof_papi_nevents)
         hprof_papi_sample(&t->papi, &t->tree, node); /* the events' effective interval */
     if (failed) {
@@ -169,6 +171,7 @@ int sampler_process_start(void)
         return -1;
     }
     signal_chain_take(sample_signal, &previous);
+    signal_route_start(); /* our timers leave signals pending: route the program's */
     unwind_process_start();
     installed = 1;
     return 0;
@@ -225,8 +228,10 @@ void sampler_thread_stop(hprof_thread *t, uint64_t now_ns, uint32_t node)
     if (node == CCT_NONE)
         node = cct_child(&t->tree, CCT_ROOT, CCT_KEY_UNWIND_FAILED);
     uint64_t weight = take_interval(s, now_ns);
-    if (node != CCT_NONE)
+    if (node != CCT_NONE) {
         t->tree.nodes[node].counter[CCT_COMP_TIME_NS] += weight;
+        timeline_add_span(&t->timeline, TL_COMP_NS, s->window_end_ns, weight);
+    }
     /* Another thread's event set cannot be read from here: its counts
      * since its last counted sample or MPI call are left out. */
     if (hprof_papi_nevents && t == hprof_self)

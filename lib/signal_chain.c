@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "signal_chain.h"
+#include "signal_route.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -60,7 +61,7 @@ __attribute__((visibility("default"))) int sigaction(int sig, const struct sigac
             program_action = *act;
         return 0;
     }
-    return real_sigaction(sig, act, old);
+    return signal_route_sigaction(sig, act, old);
 }
 
 /* glibc's signal() does not go through sigaction's PLT entry. */

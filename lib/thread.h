@@ -2,10 +2,19 @@
  * thread.h - per-thread measurement state.
  *
  * Each thread that makes a measured MPI call gets a hprof_thread, created on
- * its first call and kept on a lock-free list so finalize can find every
- * thread's tree, also of threads that have ended. The current thread's state
- * is reached through an initial-exec TLS pointer, which is safe to read from a
+ * its first call and kept on a list so finalize can find every thread's
+ * tree, also of threads that have ended. The current thread's state is
+ * reached through an initial-exec TLS pointer, which is safe to read from a
  * signal handler.
+ *
+ * Ended threads: the first ENDED_KEPT of a process keep their own location
+ * (their tree shrunk to its nodes); after that each one's tree is merged,
+ * as it ends, into one location per start routine ("N ended threads
+ * (routine)") and its memory is reused, so memory stays bounded by the
+ * live threads plus the distinct call paths however many threads come and
+ * go, and every total (sum over locations) stays exact. Adding to and
+ * taking from the list happen under one lock (thread start and end only);
+ * readers walk it without the lock once it is frozen (hprof_thread_freeze).
  */
 #ifndef HPROF_THREAD_H
 #define HPROF_THREAD_H
@@ -16,6 +25,7 @@
 #include "cct.h"
 #include "papi_events.h"
 #include "sampler.h"
+#include "timeline.h"
 
 typedef struct hprof_thread {
     cct tree;
@@ -26,6 +36,15 @@ typedef struct hprof_thread {
     struct hprof_sampling sampling;
     hprof_papi_thread papi; /* HPROF_METRICS event set and readings */
     uint64_t start_routine; /* the routine the thread was created to run; 0: unknown */
+    hprof_timeline timeline; /* the thread's profile over time */
+    uint32_t last_leaf;     /* the previous MPI call's node, or 0: a call of the same
+                             * function from the same path adds to it (measure.c) */
+    uint32_t last_site;     /* its call site's node (unwound calls) */
+    int last_fn;
+    int last_nounwind;      /* that call was not unwound (its path is the function's) */
+    uint64_t polls_repeated; /* polls that completed nothing recorded that way (HPROF_VERBOSE=1) */
+    uint64_t ended_threads; /* >0: not a thread but the location that many ended threads
+                             * with this start_routine were merged into */
     struct hprof_thread *next;
 } hprof_thread;
 
@@ -44,7 +63,32 @@ hprof_thread *hprof_thread_enter(void);
  * routine it was started with. */
 void hprof_thread_close(hprof_thread *t, uint64_t now_ns);
 
-/* All threads ever registered, newest first. */
+/* The calling thread ends (its window is closed): its data stays in the
+ * profile (see above), its memory goes, hprof_self is cleared. After
+ * hprof_thread_freeze it only clears hprof_self. */
+void hprof_thread_end(hprof_thread *t);
+
+/* From now on the list no longer changes shape (threads that end keep
+ * their records) and indexes are dense, 0..count-1 in the order threads
+ * appeared: for finalize and the fallback writer. may_wait 0 (signal
+ * handlers): wait for a thread that is ending at most briefly, and never
+ * for the calling thread itself. */
+void hprof_thread_freeze(int may_wait);
+
+/* Code of module id, [low, high), was unloaded: the nodes of every tree
+ * keyed by an address in it are re-keyed to CCT_KEY_UNLOADED(id, address),
+ * so they keep their module's names and code loaded there later gets
+ * nodes of its own. A hook of unwind/modules.h. */
+void hprof_thread_forget_code(int id, uint64_t low, uint64_t high);
+
+/* A per-thread scratch buffer of at least `bytes` bytes, for wrappers that
+ * must substitute status arrays (MPI_STATUSES_IGNORE) or keep copies of
+ * request arrays. Valid until the next call on the same thread. Grows by
+ * mmap when needed; returns NULL if that fails (the wrapper then skips the
+ * byte counting, never the MPI call). Only call it when call->measured. */
+void *hprof_thread_scratch(size_t bytes);
+
+/* Every location: live threads, kept ended ones, merged ones; newest first. */
 hprof_thread *hprof_thread_list(void);
 int hprof_thread_count(void);
 

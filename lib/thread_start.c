@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "cct.h"
-#include "measure.h"
+#include "clock.h"
 #include "runtime.h"
 #include "sampler.h"
 #include "thread.h"
@@ -35,6 +35,7 @@ static void thread_end(void *arg)
     t->depth++; /* keep our own handler out while the window closes */
     hprof_thread_close(t, sampler_clock_ns());
     t->depth--;
+    hprof_thread_end(t); /* its data stays, its memory goes (t may be reused at once) */
 }
 
 static void *hprof_thread_start(void *p)

@@ -4,7 +4,8 @@
 #   ok - NAME            or   not ok - NAME: reason
 # and may print anything else (ignored). A script that exits non-zero
 # without printing a 'not ok' counts as one failure.
-# Closes with the line 'N passed, N failed'.
+# Closes with the line 'N passed, N failed'. Last, tests/interop.sh reads
+# every profile the scripts wrote with the other CUBE readers.
 #
 # Environment given to tests/mpi scripts:
 #   TEST_MPI   openmpi | mpich       TEST_LIBDIR  build/<mpi>
@@ -38,7 +39,21 @@ run_script() { # label script
         failures+=("[$label] $script")
         echo "---- output of $script ($label):"; tail -n 40 <<<"$out"; echo "----"
     fi
+    [ "$label" = common ] || keep_profiles "$label" "$script"
     rm -rf "$TEST_TMP"
+}
+
+# Every profile an MPI test wrote (up to 2 MB, 12 a script) is read again at
+# the end by the other readers (tests/interop.sh).
+export TEST_PROFILE_POOL
+TEST_PROFILE_POOL=$(mktemp -d "${TMPDIR:-/tmp}/hprof-profiles.XXXXXX")
+keep_profiles() { # label script
+    local n=0 f base
+    base=$(basename "$2" .sh)
+    while IFS= read -r f; do
+        n=$((n + 1))
+        cp "$f" "$TEST_PROFILE_POOL/$1-$base-$n.cubex" 2>/dev/null
+    done < <(find "$TEST_TMP" -name '*.cubex' -type f -size -2M 2>/dev/null | sort | head -n 12)
 }
 
 for s in tests/common/*.sh; do
@@ -57,6 +72,10 @@ for mpi in "$@"; do
         run_script "$mpi" "$s"
     done
 done
+if [ -z "$FILTER" ] || [[ tests/interop.sh == *$FILTER* ]] || [ -n "$(ls "$TEST_PROFILE_POOL")" ]; then
+    run_script interop tests/interop.sh
+fi
+rm -rf "$TEST_PROFILE_POOL"
 for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

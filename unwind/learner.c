@@ -17,6 +17,7 @@
 #include <semaphore.h>
 #include <signal.h>
 
+#include "prelearn.h"
 #include "recipe.h"
 
 #define QUEUE_SLOTS 256
@@ -59,6 +60,8 @@ static void *learner_main(void *unused)
      * ranks it must not take time from them (their MPI calls learn then). */
     struct sched_param idle = { 0 };
     pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+    learner_drain(1); /* what samples queued before it ran comes first */
+    prelearn_program();
     for (;;) {
         while (sem_wait(&wakeup) != 0)
             ; /* EINTR */
@@ -86,19 +89,22 @@ void learner_start(void)
     if (!create || sem_init(&wakeup, 0, 0) != 0)
         return;
     pthread_atfork(NULL, NULL, learner_after_fork_child);
-    /* It inherits a full signal mask: the program's signals never run on it. */
-    sigset_t all, old;
+    /* It starts with a full signal mask, so the program's signals never
+     * run on it: a thread that blocks everything is never chosen for a
+     * process-directed signal, as if it did not exist. The mask is given
+     * in the attributes, not by masking the calling thread around the
+     * create: that would hand a process-directed signal arriving then to
+     * another thread. Without the attribute, no learner (MPI calls learn). */
+    sigset_t all;
     sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_t id;
-    if (create(&id, &attr, learner_main, NULL) == 0) {
+    if (pthread_attr_setsigmask_np(&attr, &all) == 0 && create(&id, &attr, learner_main, NULL) == 0) {
         __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
         sem_post(&wakeup); /* keys queued before it ran */
     }
     pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 #endif

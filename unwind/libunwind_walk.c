@@ -12,13 +12,27 @@
 #include "unwind.h"
 
 #if defined(__x86_64__)
-/* unw_backtrace itself is interposed (interpose.c) to put the thunk stack's
- * return addresses back first; hprof's own walks call the real one. */
-int hprof_real_unw_backtrace(void **buffer, int size);
+/* unw_backtrace itself is interposed: hprof's own walks call the real one
+ * (interpose.h). */
+#include "interpose.h"
 #define lu_backtrace hprof_real_unw_backtrace
+#define lu_own_walk_begin hprof_own_walk_begin
+#define lu_own_walk_end hprof_own_walk_end
 #else
 #define lu_backtrace unw_backtrace
+#define lu_own_walk_begin(e) ((void)0)
+#define lu_own_walk_end() ((void)0)
 #endif
+
+/* n when every address libunwind gave is a code address, else 0 (a
+ * failed walk): a value that is not one never becomes a key (cct.h). */
+static int only_code(const uint64_t *ips, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!cct_key_is_code(ips[i]))
+            return 0;
+    return n;
+}
 
 static int frame_limit(int max)
 {
@@ -40,10 +54,10 @@ int lu_mpi_path(uint64_t *ips, int max)
     int count = 0;
     for (int i = start; i < n; i++)
         ips[count++] = (uint64_t)(uintptr_t)buf[i];
-    return count;
+    return only_code(ips, count);
 }
 
-int lu_step_from_context(uint64_t *ips, int max, const void *ucontext)
+static int step_cursor(uint64_t *ips, int max, const void *ucontext)
 {
     unw_cursor_t cursor;
     if (unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) != 0)
@@ -57,6 +71,14 @@ int lu_step_from_context(uint64_t *ips, int max, const void *ucontext)
             return 0;
         ips[n++] = ip;
     } while (unw_step(&cursor) > 0);
+    return only_code(ips, n);
+}
+
+int lu_step_from_context(uint64_t *ips, int max, const void *ucontext)
+{
+    lu_own_walk_begin(1);
+    int n = step_cursor(ips, max, ucontext);
+    lu_own_walk_end();
     return n;
 }
 
@@ -77,7 +99,7 @@ int lu_signal_path(uint64_t *ips, int max, const void *ucontext)
         int count = 0;
         for (int k = i; k < n; k++)
             ips[count++] = (uint64_t)(uintptr_t)buf[k];
-        return count;
+        return only_code(ips, count);
     }
     return lu_step_from_context(ips, max, ucontext);
 }

@@ -5,6 +5,7 @@
  */
 #if defined(__x86_64__)
 #include "recipe.h"
+#include "modules.h"
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -19,9 +20,11 @@
 recipe *recipe_table;
 uint64_t recipe_mask;
 static uint64_t used;
-static pthread_mutex_t learn_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Recursive: learning refreshes the module record, whose hooks forget
+ * recipes (recipe_forget) under this lock. */
+static pthread_mutex_t learn_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static Dwfl *dwfl;
-static char *debuginfo_path;
+static uint64_t dwfl_generation = UINT64_MAX; /* modules_generation() it was reported at */
 
 /* x86_64 DWARF register numbers */
 enum { DW_RBP = 6, DW_RSP = 7, DW_RA = 16 };
@@ -40,19 +43,31 @@ static int table_create(void)
     return 0;
 }
 
+static void forget_module(int id, const module_rec *m, int live)
+{
+    (void)id;
+    (void)live;
+    recipe_forget(m->low, m->high);
+}
+
+/* The modules as the loader lists them (unwind/modules.h), re-reported
+ * when one appeared or went: libdwfl keeps what it read of the others. */
 static int dwfl_refresh(void)
 {
-    static const Dwfl_Callbacks callbacks = {
-        .find_elf = dwfl_linux_proc_find_elf,
-        .find_debuginfo = dwfl_standard_find_debuginfo,
-        .debuginfo_path = &debuginfo_path,
-    };
-    if (!dwfl && !(dwfl = dwfl_begin(&callbacks)))
-        return -1;
+    if (!dwfl) {
+        if (!(dwfl = modules_dwfl_begin()))
+            return -1;
+        modules_add_hook(forget_module);
+    }
+    modules_refresh();
+    uint64_t gen = modules_generation();
+    if (gen == dwfl_generation)
+        return 0;
     dwfl_report_begin(dwfl);
-    int rc = dwfl_linux_proc_report(dwfl, getpid());
+    int rc = modules_report(dwfl, -1);
     dwfl_report_end(dwfl, NULL, NULL);
-    return rc == 0 ? 0 : -1;
+    dwfl_generation = gen;
+    return rc;
 }
 
 /* ---- is there a call right before ra? ---------------------------------- */
@@ -157,6 +172,48 @@ static Dwarf_Frame *frame_at(Dwfl_Module *mod, uint64_t at, Dwarf_Addr *bias)
     return NULL;
 }
 
+/* The bounds libdw reports for the row that holds module address at:
+ * [*s, *e), 0 on failure. */
+static int row_bounds(Dwfl_Module *mod, uint64_t at, uint64_t *s, uint64_t *e)
+{
+    Dwarf_Addr bias, start = 0, end = 0;
+    bool signalp = false;
+    Dwarf_Frame *frame = frame_at(mod, at, &bias);
+    if (!frame)
+        return -1;
+    dwarf_frame_info(frame, &start, &end, &signalp);
+    free(frame);
+    if (end <= start)
+        return -1;
+    *s = start + bias;
+    *e = end + bias;
+    return 0;
+}
+
+/* The true start of the row [s, e) that libdw reported for address at.
+ * Its end is right, its start is not always: after DW_CFA_restore_state
+ * libdw keeps the start of the row where the state was remembered, which
+ * lies before rows with other rules (an epilogue's pops). Every row's end
+ * is the start of the next row, so step over the rows from s until the one
+ * that ends at e; when that does not work out, the row is known to cover
+ * only at itself. */
+#define MAX_ROW_STEPS 64
+
+static uint64_t true_row_start(Dwfl_Module *mod, uint64_t at, uint64_t s, uint64_t e)
+{
+    for (int i = 0; i < MAX_ROW_STEPS && s <= at; i++) {
+        uint64_t rs, re;
+        if (row_bounds(mod, s, &rs, &re) != 0)
+            break;
+        if (re == e)
+            return s; /* no row boundary between s and e */
+        if (re <= s || re > at)
+            break;
+        s = re; /* a row boundary: the next row starts here */
+    }
+    return at;
+}
+
 /* The recipe of the row that holds at, and the row's bounds [*rs, *re)
  * (0, 0 when unknown). kind RECIPE_BAD when there is no CFI for it. */
 static void rule_at(Dwfl_Module *mod, uint64_t at, recipe *r, uint64_t *rs, uint64_t *re)
@@ -174,9 +231,9 @@ static void rule_at(Dwfl_Module *mod, uint64_t at, recipe *r, uint64_t *rs, uint
     Dwarf_Addr start = 0, end = 0;
     if (dwarf_frame_info(frame, &start, &end, &signalp) != DW_RA || signalp)
         goto out;
-    if (end > start) {
-        *rs = start + bias;
+    if (end > start && at >= start + bias && at < end + bias) {
         *re = end + bias;
+        *rs = true_row_start(mod, at, start + bias, *re);
     }
     if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || parse_cfa(ops, nops, r) != 0)
         goto out;
@@ -211,13 +268,11 @@ out:
     free(frame);
 }
 
-/* The module of address at, reporting modules loaded since the last look. */
+/* The module of address at, as loaded now. */
 static Dwfl_Module *module_at(uint64_t at)
 {
-    Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, at) : NULL;
-    if (!mod && dwfl_refresh() == 0)
-        mod = dwfl_addrmodule(dwfl, at);
-    return mod;
+    dwfl_refresh();
+    return dwfl ? dwfl_addrmodule(dwfl, at) : NULL;
 }
 
 /* Publishes r under key (the caller holds learn_lock and checked room). */
@@ -329,6 +384,146 @@ const recipe *recipe_learn(uint64_t key, int may_wait)
 out:
     pthread_mutex_unlock(&learn_lock);
     return result;
+}
+
+/* A call instruction ends at ra, reading no byte before lo. */
+static int call_before(uint64_t ra, uint64_t lo)
+{
+    if (ra - 5 >= lo && ((const unsigned char *)(uintptr_t)ra)[-5] == 0xE8)
+        return 1;
+    return ra - 10 >= lo && recipe_after_call(ra);
+}
+
+/* ---- prelearning (unwind/prelearn.c) --------------------------------------- */
+
+/* What one function's rows give, gathered outside the lock. */
+#define PRELEARN_BATCH 2048
+typedef struct batch {
+    int n;
+    uint64_t key[PRELEARN_BATCH];
+    recipe r[PRELEARN_BATCH];
+} batch;
+
+static void batch_add(batch *b, uint64_t key, const recipe *r)
+{
+    if (b->n < PRELEARN_BATCH) {
+        b->key[b->n] = key;
+        b->r[b->n++] = *r;
+    }
+}
+
+/* Row [rs, re) of the function that starts at lo: its whole blocks (as
+ * insert_row_blocks), and every return address in it (a call instruction
+ * ends there: the key's row is that of ra - 1), as the walks would learn
+ * them at their first pass. A byte sequence that only looks like a call
+ * gets a key no walk meets. */
+static void batch_row(batch *b, const recipe *r, uint64_t rs, uint64_t re, uint64_t lo)
+{
+    uint64_t size = 1ull << RECIPE_BLOCK_SHIFT;
+    uint64_t first = (rs + size - 1) >> RECIPE_BLOCK_SHIFT, last = re >> RECIPE_BLOCK_SHIFT;
+    for (uint64_t k = first, n = 0; k < last && n < MAX_BLOCKS_PER_ROW; k++, n++)
+        batch_add(b, RECIPE_BLOCK | k, r);
+    recipe rr = *r;
+    rr.flags |= RECIPE_AFTER_CALL;
+    for (uint64_t ra = rs + 2; ra <= re; ra++)
+        if (call_before(ra, lo))
+            batch_add(b, ra, &rr);
+}
+
+void *recipe_prelearn_begin(const char *file, uint64_t base)
+{
+    Dwfl *d = modules_dwfl_begin();
+    if (!d)
+        return NULL;
+    dwfl_report_begin(d);
+    Dwfl_Module *m = dwfl_report_elf(d, "program", file, -1, base, false);
+    dwfl_report_end(d, NULL, NULL);
+    if (!m) {
+        dwfl_end(d);
+        return NULL;
+    }
+    return d;
+}
+
+void recipe_prelearn_end(void *d)
+{
+    if (d)
+        dwfl_end(d);
+}
+
+/* The rows of [start, end) are read from the prelearner's own Dwfl,
+ * without the lock that MPI calls try when they must learn: an idle
+ * learner descheduled while holding it would send their walks to
+ * libunwind for as long. The lock is taken only to publish the batch. */
+int recipe_prelearn(void *d, uint64_t start, uint64_t end)
+{
+    static batch b;  /* the learner thread's only */
+    Dwfl_Module *mod = d ? dwfl_addrmodule(d, start) : NULL;
+    if (!mod || learning_broken)
+        return -1;
+    b.n = 0;
+    for (uint64_t at = start; at < end && b.n < PRELEARN_BATCH;) {
+        recipe r;
+        uint64_t rs, re;
+        memset(&r, 0, sizeof r);
+        rule_at(mod, at, &r, &rs, &re);
+        if (r.kind != RECIPE_STEP || re <= at)
+            break;
+        batch_row(&b, &r, rs, re, start);
+        at = re;
+    }
+    int n = 0;
+    pthread_mutex_lock(&learn_lock);
+    register_fork_check();
+    if (table_create() != 0 || used >= recipe_mask / 2) {
+        n = -1;
+    } else {
+        for (int i = 0; i < b.n && used < recipe_mask / 2; i++)
+            if (!recipe_find(b.key[i])) {
+                table_insert(b.key[i], &b.r[i]);
+                n++;
+            }
+    }
+    pthread_mutex_unlock(&learn_lock);
+    return n;
+}
+
+/* A forgotten slot: it still continues probe chains, matches no key a
+ * walk looks up (they are code addresses, or carry one tag bit), and is
+ * never reused (a reader may hold it). */
+#define RECIPE_FORGOTTEN (~0ull)
+
+/* The code range [*lo, *hi) a key stands for. */
+static void key_range(uint64_t key, uint64_t *lo, uint64_t *hi)
+{
+    if (key & RECIPE_EXACT) {
+        *lo = key & ~RECIPE_EXACT;
+        *hi = *lo + 1;
+    } else if (key & RECIPE_BLOCK) {
+        *lo = (key & ~RECIPE_BLOCK) << RECIPE_BLOCK_SHIFT;
+        *hi = *lo + (1ull << RECIPE_BLOCK_SHIFT);
+    } else {
+        *lo = key - 1; /* a return address: the call before it */
+        *hi = key;
+    }
+}
+
+void recipe_forget(uint64_t low, uint64_t high)
+{
+    pthread_mutex_lock(&learn_lock);
+    recipe *t = recipe_table;
+    for (uint64_t i = 0; t && used && i <= recipe_mask; i++) {
+        uint64_t k = t[i].key, lo, hi;
+        if (k == 0 || k == RECIPE_FORGOTTEN)
+            continue;
+        key_range(k, &lo, &hi);
+        if (hi <= low || lo >= high)
+            continue;
+        /* a walk that found it a moment ago fails rather than steps wrong */
+        __atomic_store_n(&t[i].kind, RECIPE_BAD, __ATOMIC_RELEASE);
+        __atomic_store_n(&t[i].key, RECIPE_FORGOTTEN, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&learn_lock);
 }
 
 uint64_t recipe_count(void)

@@ -98,6 +98,23 @@ static inline const recipe *recipe_find_ra(uint64_t ra)
  * caller walks with libunwind instead. Not from signal handlers. */
 const recipe *recipe_learn(uint64_t key, int may_wait);
 
+/* Prelearning (unwind/prelearn.c), on the learner thread only: a Dwfl of
+ * its own for the ELF file mapped at base, the recipes of the code
+ * [start, end) (its CFI rows' blocks and its calls' return addresses)
+ * read from it without the learning lock and published under it, and
+ * the Dwfl's end. recipe_prelearn returns the recipes added, or -1 when
+ * no more should be (at most half the table goes to prelearned code: the
+ * rest is for libraries and code met later). */
+void *recipe_prelearn_begin(const char *file, uint64_t base);
+int recipe_prelearn(void *dwfl, uint64_t start, uint64_t end);
+void recipe_prelearn_end(void *dwfl);
+
+/* Forgets every recipe for an address in [low, high): code was unloaded
+ * or loaded there (dlclose, dlopen), so what was learned of it, or of the
+ * nothing that was there, no longer holds. Called for every module that
+ * appears or goes (unwind/modules.h); takes the learning lock. */
+void recipe_forget(uint64_t low, uint64_t high);
+
 /* Number of recipes learned (for statistics). */
 uint64_t recipe_count(void);
 

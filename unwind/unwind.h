@@ -42,6 +42,15 @@ int unwind_signal_path(uint64_t *ips, int max, const void *ucontext);
  * ones, and counts their visits (CCT_VISITS of their nodes). */
 uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed);
 
+/* The node of the call site (as unwind_mpi_node would return it) when the
+ * calling thread made an MPI call from this call site and wrapper frame
+ * (same address, return address, and saved rbp where it matters) before,
+ * and the frame that made the call still holds the thunk a walk left in
+ * it: no frame was entered or left there since, the path is unchanged.
+ * A few call sites of the latest calling frame are kept. CCT_NONE
+ * otherwise, and always without thunks. Allocates nothing, no lock. */
+uint32_t unwind_mpi_cached(const void *wrapper_frame);
+
 /* Same for a signal's interrupted context: the leaf key is pc+1. Sets
  * *inside (and returns CCT_NONE) when the pc or any frame is hprof's own
  * code. Async-signal safe; never grows the tree (CCT_NONE when full). */
@@ -55,6 +64,11 @@ void unwind_restore_thunks(void);
 /* Prepares this thread for unwinding from signal handlers (libunwind sets
  * up its per-thread cache on first use, which is not signal safe). */
 void unwind_thread_init(void);
+
+/* The calling thread ends: the return addresses the thunk stack redirected
+ * are put back and its unwinding state is freed (its next walk, if any,
+ * starts afresh). Not from signal handlers. */
+void unwind_thread_end(void);
 
 /* Once per process when sampling starts: recipes that samples miss are
  * then learned in the background (unwind/learner.h), not only at the

@@ -11,6 +11,7 @@
 
 #include "libunwind_walk.h"
 #include "own_code.h"
+#include "tree_path.h"
 #include "unwind.h"
 
 int unwind_mpi_path(uint64_t *ips, int max)
@@ -29,14 +30,13 @@ void unwind_process_start(void)
 {
 }
 
+void unwind_thread_end(void)
+{
+}
+
 int unwind_signal_path(uint64_t *ips, int max, const void *ucontext)
 {
     return lu_signal_path(ips, max, ucontext);
-}
-
-static uint32_t failed_node(cct *tree)
-{
-    return cct_child(tree, CCT_ROOT, CCT_KEY_UNWIND_FAILED);
 }
 
 uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
@@ -47,7 +47,13 @@ uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
     *failed = n <= 0;
     if (cct_reserve(tree, n > 0 ? (uint32_t)n + 1 : 2) != 0)
         return CCT_NONE;
-    return n > 0 ? cct_path(tree, keys, n) : failed_node(tree);
+    return n > 0 ? cct_path(tree, keys, n) : tree_path_failed(tree, NULL, 0);
+}
+
+uint32_t unwind_mpi_cached(const void *wrapper_frame)
+{
+    (void)wrapper_frame;
+    return CCT_NONE; /* no thunks: nothing tells an unchanged path */
 }
 
 uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *inside)
@@ -63,7 +69,7 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
         }
     }
     if (*failed)
-        return failed_node(tree);
+        return tree_path_failed(tree, NULL, 0);
     keys[0] += 1;
     return cct_path(tree, keys, n);
 }

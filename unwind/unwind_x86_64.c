@@ -33,106 +33,26 @@
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <ucontext.h>
-#include <unistd.h>
 
-#include "config.h"
+#include "interpose.h"
 #include "own_code.h"
 #include "learner.h"
 #include "recipe.h"
+#include "thunk_stack.h"
 #include "thunks.h"
-
-
-int hprof_real_unw_backtrace(void **buffer, int size); /* interpose.c */
-void hprof_interpose_resolve(void);
-
-typedef struct uw_thread {
-    uint64_t stack_lo, stack_hi;  /* the thread's stack; hi = 0: unknown */
-    int thunks;                   /* this thread may patch */
-    int unknown;                  /* thunks were dropped: the next walk cannot tell new
-                                   * frames from old ones (no visits) */
-    volatile int foreign;         /* something else walked the stack since the last MPI
-                                   * call (maybe still does): samples do not patch */
-    uint64_t stats[4];
-    /* the thunks' table: top, then ra[] (thunk code reads ra[i], writes top) */
-    int64_t top;
-    uint64_t ra[THUNK_COUNT];
-    uint64_t *slot[THUNK_COUNT];
-    uint32_t node[THUNK_COUNT];
-} uw_thread;
-
-__thread uint64_t *hprof_thunk_tab __attribute__((tls_model("initial-exec")));
-static __thread uw_thread *uw __attribute__((tls_model("initial-exec")));
-
-static int thunks_global = -1; /* -1: not decided yet */
-static int check_mode = -1;
-static int plain_mode; /* HPROFTEST_UNWIND=libunwind: every walk with libunwind (bench/run.py) */
-static uint64_t check_compared, check_mismatched, check_printed;
-static uint64_t stat_status[10]; /* [0..4] MPI walks by status, [5..9] samples */
+#include "tree_path.h"
+#include "unwind_check.h"
 
 /* ---- set-up ---------------------------------------------------------------- */
-
-static int shadow_stack_active(void)
-{
-    uint64_t ssp = 0;
-    /* rdsspq is a no-op where CET shadow stacks are not enabled */
-    __asm__ volatile("rdsspq %0" : "+r"(ssp));
-    return ssp != 0;
-}
-
-static int thunks_enabled(void)
-{
-    int on = __atomic_load_n(&thunks_global, __ATOMIC_RELAXED);
-    if (on >= 0)
-        return on;
-    on = hprof_config.thunks && !shadow_stack_active();
-    const char *c = getenv("HPROFTEST_UNWIND_CHECK");
-    check_mode = c && *c == '1';
-    const char *m = getenv("HPROFTEST_UNWIND");
-    plain_mode = m && strcmp(m, "libunwind") == 0;
-    if (plain_mode)
-        on = 0;
-    __atomic_store_n(&thunks_global, on, __ATOMIC_RELAXED);
-    return on;
-}
-
-static uw_thread *uw_get(void)
-{
-    uw_thread *st = uw;
-    if (st)
-        return st;
-    hprof_interpose_resolve();
-    void *p = mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-    st = p;
-    pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        void *addr;
-        size_t size;
-        if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-            st->stack_lo = (uint64_t)(uintptr_t)addr;
-            st->stack_hi = st->stack_lo + size;
-        }
-        pthread_attr_destroy(&attr);
-    }
-    st->thunks = thunks_enabled();
-    hprof_thunk_tab = st->ra;
-    uw = st;
-    return st;
-}
 
 void unwind_thread_init(void)
 {
     void *buf[4];
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     hprof_real_unw_backtrace(buf, 4);
-    uw_get();
+    thunk_stack_get();
 }
 
 void unwind_process_start(void)
@@ -140,67 +60,12 @@ void unwind_process_start(void)
     learner_start();
 }
 
-/* ---- thunks ------------------------------------------------------------------ */
-
-static inline uint64_t thunk_addr(int i)
-{
-    return (uint64_t)(uintptr_t)hprof_thunks_start + (uint64_t)i * THUNK_SIZE;
-}
-
-/* -1: not a thunk; -2: inside the thunk code but not at a thunk's start */
-static inline int thunk_index(uint64_t v)
-{
-    uint64_t off = v - (uint64_t)(uintptr_t)hprof_thunks_start;
-    if (off >= (uint64_t)THUNK_COUNT * THUNK_SIZE)
-        return -1;
-    if (off % THUNK_SIZE)
-        return -2;
-    return (int)(off / THUNK_SIZE);
-}
-
-static inline uint64_t current_sp(void)
-{
-    uint64_t sp;
-    __asm__ volatile("movq %%rsp, %0" : "=r"(sp));
-    return sp;
-}
-
-/* Puts every original return address back that is still live (its slot
- * above the current sp, on this stack, still holding its thunk). */
-static void restore_all(uw_thread *st)
-{
-    uint64_t sp = current_sp();
-    int64_t top = st->top;
-    if (top > THUNK_COUNT)
-        top = THUNK_COUNT;
-    for (int64_t i = 0; i < top; i++) {
-        uint64_t *s = st->slot[i];
-        if (s && (uint64_t)(uintptr_t)s > sp && (uint64_t)(uintptr_t)s < st->stack_hi &&
-            *s == thunk_addr((int)i))
-            *s = st->ra[i];
-        st->slot[i] = NULL;
-    }
-    st->top = 0;
-    st->unknown = 1;
-}
-
 /* Before hprof's own libunwind walk: unlike a foreign walk it ends before
  * we return, so later samples may patch again. */
 static void restore_for_own_walk(uw_thread *st)
 {
     if (st)
-        restore_all(st);
-}
-
-void unwind_restore_thunks(void)
-{
-    uw_thread *st = uw;
-    if (!st)
-        return;
-    st->foreign = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (st->top > 0)
-        restore_all(st);
+        thunk_stack_restore(st);
 }
 
 /* ---- walking -------------------------------------------------------------------- */
@@ -305,6 +170,10 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
             w->status = own ? WK_FAIL : WK_END;
             return;
         }
+        if (!cct_key_is_code(pc)) {
+            w->status = WK_FAIL; /* not a return address: never a key (cct.h) */
+            return;
+        }
         int d = thunk_index(pc);
         if (d != -1) {
             if (d < 0 || own || d >= st->top || st->slot[d] != slot) {
@@ -359,7 +228,7 @@ static int in_stack(const uw_thread *st, uint64_t sp)
 
 __attribute__((noinline)) int unwind_mpi_path(uint64_t *ips, int max)
 {
-    uw_thread *st = uw_get();
+    uw_thread *st = thunk_stack_get();
     regs r;
     CAPTURE(r);
     r.bp_ok = 1;
@@ -370,7 +239,7 @@ __attribute__((noinline)) int unwind_mpi_path(uint64_t *ips, int max)
     walk w;
     do_walk(st, &w, r, max < UNWIND_MAX_FRAMES ? max : UNWIND_MAX_FRAMES, 1, 0, 1, NULL);
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
-        restore_all(st);
+        thunk_stack_restore(st);
         return lu_mpi_path(ips, max);
     }
     if (w.status != WK_END)
@@ -381,7 +250,7 @@ __attribute__((noinline)) int unwind_mpi_path(uint64_t *ips, int max)
 
 int unwind_signal_path(uint64_t *ips, int max, const void *ucontext)
 {
-    uw_thread *st = uw;
+    uw_thread *st = uw_self;
     const ucontext_t *uc = ucontext;
     regs r = { (uint64_t)uc->uc_mcontext.gregs[REG_RIP], (uint64_t)uc->uc_mcontext.gregs[REG_RSP],
                (uint64_t)uc->uc_mcontext.gregs[REG_RBP], 1 };
@@ -398,7 +267,7 @@ int unwind_signal_path(uint64_t *ips, int max, const void *ucontext)
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
         if (w.status == WK_MISS)
             learner_request(w.miss);
-        restore_all(st);
+        thunk_stack_restore(st);
         return lu_signal_path(ips, max, ucontext);
     }
     if (w.status != WK_END)
@@ -409,28 +278,13 @@ int unwind_signal_path(uint64_t *ips, int max, const void *ucontext)
 
 /* ---- paths as tree nodes ------------------------------------------------------- */
 
-/* Path of keys ips[n-1] (outermost) .. ips[0] under parent; the node of
- * ips[j] goes to nodes[j] when nodes is given. */
-static uint32_t add_keys(cct *tree, uint32_t parent, const uint64_t *ips, int from, uint32_t *nodes)
+/* What the self-check counts of a walk (unwind_check.h). */
+static enum unwind_check_outcome check_outcome(int status)
 {
-    uint32_t node = parent;
-    for (int j = from; j >= 0 && node != CCT_NONE; j--) {
-        node = cct_child(tree, node, ips[j]);
-        if (nodes)
-            nodes[j] = node;
-    }
-    return node;
+    if (status == WK_OK || status == WK_END)
+        return UNWIND_CHECK_FAST;
+    return status == WK_FAIL ? UNWIND_CHECK_FAILED : UNWIND_CHECK_FALLBACK;
 }
-
-static uint32_t failed_node(cct *tree, const uint64_t *ips, int n)
-{
-    uint32_t node = cct_child(tree, CCT_ROOT, CCT_KEY_UNWIND_FAILED);
-    if (node == CCT_NONE || n <= 0)
-        return node;
-    return add_keys(tree, node, ips, n - 1, NULL);
-}
-
-static void check_path(cct *tree, uint32_t node, const uint64_t *ref, int nref, int sample);
 
 /* Self-check: the path of node against libunwind's walk of the same stack
  * (an MPI call's when ucontext is NULL, else a sample's). libunwind cannot
@@ -453,7 +307,7 @@ static void check_against_libunwind(uw_thread *st, cct *tree, uint32_t node, con
     for (int64_t i = 0; i < top; i++)
         if (slots[i])
             *slots[i] = thunk_addr((int)i);
-    check_path(tree, node, ref, nref, ucontext != NULL);
+    unwind_check_path(tree, node, ref, nref, ucontext != NULL);
 }
 
 /* After a walk that reached its end or a thunk: the nodes, the visits, and
@@ -479,7 +333,7 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, int first_patch, int s
     }
     if (sample)
         w->ips[0] += 1; /* an instruction, not a return address: key - 1 must lie inside it */
-    node = add_keys(tree, node, w->ips, first_new, nodes);
+    node = tree_path_add(tree, node, w->ips, first_new, nodes);
     if (sample)
         w->ips[0] -= 1;
     if (node == CCT_NONE)
@@ -496,7 +350,12 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, int first_patch, int s
         for (int j = sample ? 1 : 0; j < old_frame && j < n; j++)
             tree->nodes[nodes[j]].counter[CCT_VISITS]++;
     st->unknown = 0;
-    /* Redirect the new frames' slots. */
+    /* Redirect the new frames' slots, each only where it is proven to hold
+     * a return address: the walk through it reached the outermost frame
+     * or a thunk of ours (commit runs only then), the slot is where the
+     * CFI of the frame below puts it (its row's own rule, recipe.c), still
+     * holds the value read, and that value has its own recipe, which found
+     * a call instruction right before it. */
     int top = -1;
     for (int j = first_new; j >= first_patch; j--) {
         int depth = base + (n - 1 - j);
@@ -504,7 +363,7 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, int first_patch, int s
             break;
         st->node[depth] = nodes[j];
         const recipe *rc = recipe_find(w->ips[j]);
-        if (!rc || !(rc->flags & RECIPE_AFTER_CALL)) {
+        if (!rc || !(rc->flags & RECIPE_AFTER_CALL) || *w->slots[j] != w->ips[j]) {
             st->slot[depth] = NULL;
         } else {
             st->ra[depth] = w->ips[j];
@@ -541,10 +400,71 @@ static uint64_t *caller_of_wrapper(const uw_thread *st, const void *frame, regs 
     return slot;
 }
 
+/* After an MPI walk from the wrapper's frame that committed (node: the
+ * call site's): remember where the caller's return address is and which
+ * thunk it holds, and the call site, so that a later call from this site
+ * in the same frame can tell its path is unchanged. The caller's CFA
+ * (hence its slot) follows from the same return address and sp, and from
+ * rbp where its recipe says the CFA is rbp-based. Another caller frame
+ * (or the same one, but its path's node changed) drops the sites. */
+static void remember_caller(uw_thread *st, const walk *w, const uint64_t *frame, uint32_t node)
+{
+    int d = (w->status == WK_OK ? w->thunk : 0) + w->n - 2; /* depth of ips[1] */
+    if (w->n < 2 || d < 0 || d >= THUNK_COUNT || st->slot[d] != w->slots[1] ||
+        *w->slots[1] != thunk_addr(d))
+        return;
+    const recipe *rc = recipe_find_ra(w->ips[0]);
+    if (!rc)
+        return;
+    if (st->caller_slot != w->slots[1] || st->caller_depth != d || st->caller_node != st->node[d]) {
+        memset(st->sites, 0, sizeof st->sites);
+        st->caller_slot = w->slots[1];
+        st->caller_depth = d;
+        st->caller_node = st->node[d];
+    }
+    /* its own entry, else an empty one, else one of the others goes */
+    unsigned i = site_index(frame[1]), at = (i + (unsigned)(frame[1] >> 4) % SITE_PROBE) & (SITE_CACHE - 1);
+    for (unsigned k = 0, free_at = SITE_CACHE; k < SITE_PROBE; k++, i = (i + 1) & (SITE_CACHE - 1)) {
+        if (st->sites[i].ra == frame[1]) {
+            at = i;
+            break;
+        }
+        if (!st->sites[i].ra && free_at == SITE_CACHE)
+            at = free_at = i;
+    }
+    struct site *c = &st->sites[at];
+    c->frame = frame;
+    c->ra = frame[1];
+    c->bp = frame[0];
+    c->need_bp = (rc->flags & RECIPE_CFA_RBP) != 0;
+    c->node = node;
+}
+
+/* The slot holds thunk d only if it was redirected during the caller's
+ * current activation (a call writes a raw return address there, and a
+ * return through the thunk sets top to d): the caller's frame is the one
+ * walked, and node[d] is still its path's node when no later walk
+ * redirected another slot at depth d. */
+uint32_t unwind_mpi_cached(const void *wrapper_frame)
+{
+    const uw_thread *st = uw_self;
+    const uint64_t *f = wrapper_frame;
+    if (!st || !f || !st->caller_slot)
+        return CCT_NONE;
+    const struct site *c = site_find(st->sites, f[1]);
+    if (!c || c->frame != f || (c->need_bp && c->bp != f[0]))
+        return CCT_NONE;
+    int d = st->caller_depth;
+    if (d < st->top && st->slot[d] == st->caller_slot && *st->caller_slot == thunk_addr(d) &&
+        st->node[d] == st->caller_node)
+        return c->node;
+    return CCT_NONE;
+}
+
 uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
 {
     *failed = 0;
-    uw_thread *st = uw_get();
+    uw_thread *st = thunk_stack_get();
     learner_drain(0);
     if (st)
         st->foreign = 0; /* a foreign walk ended before any MPI call (unwind.h) */
@@ -553,18 +473,18 @@ uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
     r.bp_ok = 1;
     walk w;
     w.status = WK_COMPLEX;
-    if (in_stack(st, r.sp) && !plain_mode) {
+    if (in_stack(st, r.sp) && !uw_plain_mode) {
         uint64_t *first_slot = caller_of_wrapper(st, wrapper_frame, &r);
         do_walk(st, &w, r, UNWIND_MAX_FRAMES, !first_slot, st->thunks, 1, first_slot);
     }
-    if (check_mode > 0)
-        __atomic_fetch_add(&stat_status[w.status], 1, __ATOMIC_RELAXED);
+    if (uw_check_mode > 0)
+        unwind_check_count(0, check_outcome(w.status));
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
         restore_for_own_walk(st);
         int n = lu_mpi_path(w.ips, UNWIND_MAX_FRAMES);
         if (n <= 0) {
             *failed = 1;
-            return cct_reserve(tree, 1) == 0 ? failed_node(tree, NULL, 0) : CCT_NONE;
+            return cct_reserve(tree, 1) == 0 ? tree_path_failed(tree, NULL, 0) : CCT_NONE;
         }
         if (cct_reserve(tree, (uint32_t)n + 1) != 0)
             return CCT_NONE;
@@ -574,10 +494,12 @@ uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
         return CCT_NONE;
     if (w.status == WK_FAIL) {
         *failed = 1;
-        return failed_node(tree, w.ips, w.n);
+        return tree_path_failed(tree, w.ips, w.n);
     }
     uint32_t node = commit(st, tree, &w, 1, 0, st->thunks);
-    if (check_mode > 0 && node != CCT_NONE)
+    if (node != CCT_NONE && st->thunks && w.n > 0 && w.slots[0] == (const uint64_t *)wrapper_frame + 1)
+        remember_caller(st, &w, wrapper_frame, node);
+    if (uw_check_mode > 0 && node != CCT_NONE)
         check_against_libunwind(st, tree, node, NULL);
     return node;
 }
@@ -586,7 +508,7 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
 {
     *failed = 0;
     *inside = 0;
-    uw_thread *st = uw;
+    uw_thread *st = uw_self;
     const ucontext_t *uc = ucontext;
     regs r = { (uint64_t)uc->uc_mcontext.gregs[REG_RIP], (uint64_t)uc->uc_mcontext.gregs[REG_RSP],
                (uint64_t)uc->uc_mcontext.gregs[REG_RBP], 1 };
@@ -596,10 +518,10 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
     }
     walk w;
     w.status = WK_COMPLEX;
-    if (in_stack(st, r.sp) && !plain_mode)
+    if (in_stack(st, r.sp) && !uw_plain_mode)
         do_walk(st, &w, r, UNWIND_MAX_FRAMES, 0, st->thunks, 0, NULL);
-    if (check_mode > 0)
-        __atomic_fetch_add(&stat_status[5 + w.status], 1, __ATOMIC_RELAXED);
+    if (uw_check_mode > 0)
+        unwind_check_count(1, check_outcome(w.status));
     if (w.status != WK_COMPLEX && w.inside) {
         *inside = 1;
         return CCT_NONE;
@@ -617,7 +539,7 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
         }
         if (n <= 0) {
             *failed = 1;
-            return failed_node(tree, NULL, 0);
+            return tree_path_failed(tree, NULL, 0);
         }
         /* learn the rest of this path's recipes too (off the handler) */
         for (int i = 0; w.status == WK_MISS && i < n; i++) {
@@ -632,57 +554,12 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
         *failed = 1;
         if (w.n > 0)
             w.ips[0] += 1;
-        return failed_node(tree, w.ips, w.n);
+        return tree_path_failed(tree, w.ips, w.n);
     }
     uint32_t node = commit(st, tree, &w, 2, 1, st->thunks && !st->foreign);
-    if (check_mode > 0 && node != CCT_NONE)
+    if (uw_check_mode > 0 && node != CCT_NONE)
         check_against_libunwind(st, tree, node, ucontext);
     return node;
 }
 
-/* ---- self-check (HPROFTEST_UNWIND_CHECK=1): every path against libunwind -------- */
-
-static void check_path(cct *tree, uint32_t node, const uint64_t *ref, int nref, int sample)
-{
-    uint64_t got[UNWIND_MAX_FRAMES];
-    int n = 0;
-    for (uint32_t id = node; id != CCT_ROOT && id != CCT_NONE && n < UNWIND_MAX_FRAMES; id = tree->nodes[id].parent)
-        got[n++] = tree->nodes[id].key;
-    if (sample && n > 0)
-        got[0] -= 1;
-    __atomic_fetch_add(&check_compared, 1, __ATOMIC_RELAXED);
-    int same = n == nref;
-    for (int i = 0; same && i < n; i++)
-        same = got[i] == ref[i];
-    if (same)
-        return;
-    __atomic_fetch_add(&check_mismatched, 1, __ATOMIC_RELAXED);
-    if (__atomic_fetch_add(&check_printed, 1, __ATOMIC_RELAXED) < 5) {
-        char buf[4096];
-        int len = snprintf(buf, sizeof buf, "hprof-unwind-check: %s mismatch\n  fast:", sample ? "sample" : "mpi");
-        for (int i = 0; i < n && len < 3000; i++)
-            len += snprintf(buf + len, sizeof buf - (size_t)len, " %lx", (unsigned long)got[i]);
-        len += snprintf(buf + len, sizeof buf - (size_t)len, "\n  libunwind:");
-        for (int i = 0; i < nref && len < 4000; i++)
-            len += snprintf(buf + len, sizeof buf - (size_t)len, " %lx", (unsigned long)ref[i]);
-        len += snprintf(buf + len, sizeof buf - (size_t)len, "\n");
-        if (write(2, buf, (size_t)len) < 0)
-            return;
-    }
-}
-
-__attribute__((destructor)) static void check_report(void)
-{
-    if (check_mode > 0)
-        fprintf(stderr, "hprof-unwind-check: pid %d compared %llu mismatched %llu recipes %llu "
-                "mpi_fast %llu mpi_fallback %llu mpi_failed %llu samples_fast %llu samples_fallback %llu "
-                "samples_failed %llu\n", (int)getpid(),
-                (unsigned long long)check_compared, (unsigned long long)check_mismatched,
-                (unsigned long long)recipe_count(), (unsigned long long)(stat_status[WK_OK] + stat_status[WK_END]),
-                (unsigned long long)(stat_status[WK_COMPLEX] + stat_status[WK_MISS]),
-                (unsigned long long)stat_status[WK_FAIL],
-                (unsigned long long)(stat_status[5 + WK_OK] + stat_status[5 + WK_END]),
-                (unsigned long long)(stat_status[5 + WK_COMPLEX] + stat_status[5 + WK_MISS]),
-                (unsigned long long)stat_status[5 + WK_FAIL]);
-}
 #endif

@@ -13,12 +13,14 @@ wrappers/README.md), probes the MPI library behind --mpicc:
   * which Fortran profiling entries pmpi_xxx_ its Fortran library exports
     (the link line of the matching mpif90),
 
-and writes into --outdir, always all four:
+and writes into --outdir, always all five:
 
   wrappers_c.c  one C wrapper per function that is both exported and declared
   wrappers_f.c  Fortran (mpif.h / use mpi) wrappers: mpi_xxx_, mpi_xxx__,
                 mpi_xxx and MPI_XXX as aliases of one function that forwards
                 to the library's own pmpi_xxx_
+  wrappers_f08.c  Fortran 2008 (use mpi_f08) wrappers, one per entry point
+                the f08 library exports (gen_f08.py)
   fn_table.c    hprof_fn_table[] / hprof_fn_count for every listed function
   fn_ids.h      enum of HPROF_FN_<name>
 
@@ -34,6 +36,8 @@ import shlex
 import subprocess
 import sys
 import tempfile
+
+import gen_f08
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -337,8 +341,9 @@ class Lang:
         return '%s(*(const MPI_Fint *)%s)' % (conv, p.name)
 
     def counts(self, p):
-        if self.fortran:
-            return 'hprof_cnt_int((const int *)%s)' % p.name
+        if self.fortran:   # the _c variants' counts are INTEGER(MPI_COUNT_KIND) in mpi_f08
+            return ('hprof_cnt_big((const MPI_Count *)%s)' if p.core == 'MPI_Count'
+                    else 'hprof_cnt_int((const int *)%s)') % p.name
         return ('hprof_cnt_big(%s)' if p.core == 'MPI_Count' else 'hprof_cnt_int(%s)') % p.name
 
     def types(self, p):
@@ -519,6 +524,13 @@ def gen_c_wrapper(fn, decl):
     for sp in status_params(fn):
         pre += ['MPI_Status hprof_st_%s;' % sp.name,
                 'if (call.measured && %s == MPI_STATUS_IGNORE) %s = &hprof_st_%s;' % (sp.name, sp.name, sp.name)]
+    if fn.get('session') == 'init':
+        post += ['hprof_w_session_init();']
+    if fn.get('spawn') == 'one':
+        pre += ['hprof_spawn hprof_sp;   /* the children get hprof too (lib/spawn.h) */',
+                'hprof_spawn_prepare(&hprof_sp, &command, &argv);']
+    elif fn.get('spawn') == 'multiple':
+        pre += ['hprof_spawn_multiple_note();']
     req = fn.get('req')
     comp = fn.get('complete')
     start = fn.get('start')
@@ -526,6 +538,9 @@ def gen_c_wrapper(fn, decl):
         if comp not in COMPLETE_KINDS:
             die('%s: unknown complete=%s' % (fn.name, comp))
         completion_c(fn, comp, pre, post)
+    if fn.get('phase'):
+        post += ['if (call.measured) hprof_w_phase(%s);' % fn.get('phase')]
+    if fn.get('poll'): post += ['call.poll = *%s == 0 || *%s == MPI_UNDEFINED; /* completed nothing */' % (fn.get('poll'), fn.get('poll'))]
     if fn.has('reqfree'):
         rp = fn.params[0].name
         pre += ['MPI_Request hprof_saved = *%s;' % rp]
@@ -617,7 +632,7 @@ def completion_f(fn, kind, pre, post):
                 'int hprof_track = call.measured && hprof_w_req_any();',
                 'if (hprof_track) {',
                 '    hprof_saved = PMPI_Request_f2c(*(MPI_Fint *)%s);' % req,
-                '    if ((MPI_Fint *)%s == MPI_F_STATUS_IGNORE) %s = hprof_fst;' % (st, st),
+                '    if ((MPI_Fint *)%s == HPROF_FST_IGNORE) %s = hprof_fst;' % (st, st),
                 '}']
         cond = 'hprof_track' + (' && *(MPI_Fint *)%s' % flag if flag else '')
         post += ['if (%s) hprof_w_req_fcomplete(call.bytes, hprof_saved, (MPI_Fint *)%s);' % (cond, st)]
@@ -632,7 +647,7 @@ def completion_f(fn, kind, pre, post):
                 'if (call.measured && hprof_w_req_any() && %s > 0 &&' % n,
                 '    (hprof_saved = hprof_thread_scratch((size_t)%s * sizeof(MPI_Request)))) {' % n,
                 '    for (int hprof_i = 0; hprof_i < %s; hprof_i++) hprof_saved[hprof_i] = PMPI_Request_f2c(%s[hprof_i]);' % (n, reqs),
-                '    if ((MPI_Fint *)%s == MPI_F_STATUS_IGNORE) %s = hprof_fst;' % (st, st),
+                '    if ((MPI_Fint *)%s == HPROF_FST_IGNORE) %s = hprof_fst;' % (st, st),
                 '}']
         cond = 'hprof_saved' + (' && *(MPI_Fint *)%s' % flag if flag else '')
         # Fortran indices are 1-based
@@ -649,7 +664,7 @@ def completion_f(fn, kind, pre, post):
         flag = None
     pre += ['MPI_Request *hprof_saved = NULL;',
             'if (call.measured && hprof_w_req_any() && %s > 0) {' % n,
-            '    int hprof_ign = (MPI_Fint *)%s == MPI_F_STATUSES_IGNORE;' % sts,
+            '    int hprof_ign = (MPI_Fint *)%s == HPROF_FSTS_IGNORE;' % sts,
             '    size_t hprof_rq = ((size_t)%s * sizeof(MPI_Request) + 15) & ~(size_t)15;' % n,
             '    char *hprof_buf = hprof_thread_scratch(hprof_rq + (hprof_ign ? (size_t)%s * MPI_F_STATUS_SIZE * sizeof(MPI_Fint) : 0));' % n,
             '    if (hprof_buf) {',
@@ -673,7 +688,12 @@ def completion_f(fn, kind, pre, post):
                  '            hprof_w_req_fcomplete(call.bytes, hprof_saved[%s - 1], %s);' % (ix, stat % 'hprof_i')]
 
 
-def gen_f_wrapper(fn):
+def gen_f_wrapper(fn, f08=None):
+    """The wrapper of one Fortran binding. mpif.h / use mpi (f08 None): one
+    function forwarding to pmpi_xxx_, exported under four spellings. mpi_f08
+    (f08 = (entry, profiling entry)): exported under the entry's own name,
+    forwarding to the library's profiling entry; IERROR is OPTIONAL there
+    (NULL when absent), so a missing one is replaced by our own."""
     L = Lang(True)
     names, strs = fortran_args(fn)
     noierr = fn.has('fnoierr')
@@ -689,11 +709,19 @@ def gen_f_wrapper(fn):
         fwd.append('%s_len' % s)
     sig = ', '.join(params) or 'void'
     fwd = ', '.join(fwd)
-    impl = 'hprof_f_%s' % fn.name
-    o = ['extern %s p%s_(%s) __attribute__((weak));' % (fret, lower, sig),
+    if f08:
+        entry, target = f08
+        impl, exports = 'hprof_f08_%s' % entry, [entry]
+    else:
+        target = 'p%s_' % lower
+        impl, exports = 'hprof_f_%s' % fn.name, [lower + '_', lower + '__', lower, fn.name.upper()]
+    o = ['extern %s %s(%s) __attribute__((weak));' % (fret, target, sig),
          'static %s %s(%s)' % (fret, impl, sig), '{',
-         '    %s (*pfn)(%s) = p%s_;' % (fret, sig, lower),
-         '    if (!pfn) pfn = (%s (*)(%s))hprof_f_sym("p%s_");' % (fret, sig, lower)]
+         '    %s (*pfn)(%s) = %s;' % (fret, sig, target),
+         '    if (!pfn) pfn = (%s (*)(%s))hprof_f_sym("%s");' % (fret, sig, target)]
+    if f08 and not noierr:
+        o += ['    MPI_Fint hprof_ierr;',
+              '    if (!ierr) ierr = &hprof_ierr;   /* IERROR absent */']
     if fret == 'void':
         fail = '{ %sreturn; }' % ('' if noierr else '*ierr = MPI_ERR_OTHER; ')
         call_expr = 'pfn(%s);' % fwd
@@ -715,11 +743,12 @@ def gen_f_wrapper(fn):
         pre, post = [], []
         for sp in status_params(fn):
             pre += ['MPI_Fint hprof_fst_%s[MPI_F_STATUS_SIZE];' % sp.name,
-                    'if (call.measured && (MPI_Fint *)%s == MPI_F_STATUS_IGNORE) %s = hprof_fst_%s;'
+                    'if (call.measured && (MPI_Fint *)%s == HPROF_FST_IGNORE) %s = hprof_fst_%s;'
                     % (sp.name, sp.name, sp.name)]
         req, comp, start = fn.get('req'), fn.get('complete'), fn.get('start')
         if comp:
             completion_f(fn, comp, pre, post)
+        if fn.get('poll'): post += ['call.poll = *(MPI_Fint *)%s == 0 || *(MPI_Fint *)%s == MPI_UNDEFINED;' % (fn.get('poll'), fn.get('poll'))]
         if fn.has('reqfree'):
             pre += ['MPI_Request hprof_saved = call.measured ? PMPI_Request_f2c(*(MPI_Fint *)%s) : MPI_REQUEST_NULL;'
                     % fn.params[0].name]
@@ -750,10 +779,20 @@ def gen_f_wrapper(fn):
                 flags = 'HPROF_REQ_RECV' + (' | HPROF_REQ_PERSISTENT' if req == 'precv' else '')
                 post += ['if (call.measured) hprof_w_req_track(PMPI_Request_f2c(*(MPI_Fint *)%s), %s, 0, 0);'
                          % (rp.name, flags)]
+        if fn.get('spawn') == 'one':
+            pre += ['int hprof_sp0 = hprof_spawn_count();']
+            post_any = ['hprof_spawn_fortran_done(hprof_sp0);']
+        else:
+            post_any = []
+            if fn.get('session') == 'init':
+                post += ['hprof_w_session_init();']
+            if fn.get('spawn') == 'multiple':
+                pre += ['hprof_spawn_multiple_note();']
         o.append('    hprof_call call;')
         o.append('    hprof_call_begin(&call, %s, HPROF_FRAME);' % fn.id)
         o += ['    ' + l for l in pre]
         o.append('    ' + call_expr)
+        o += ['    ' + l for l in post_any]
         if post:
             o.append('    if (%s) {' % ok)
             o += ['        ' + l for l in post]
@@ -762,7 +801,7 @@ def gen_f_wrapper(fn):
         if fret != 'void':
             o.append('    return r;')
         o.append('}')
-    for sym in (lower + '_', lower + '__', lower, fn.name.upper()):
+    for sym in exports:
         o.append('HPROF_EXPORT %s %s(%s) __attribute__((alias("%s")));' % (fret, sym, sig, impl))
     o.append('')
     return o
@@ -812,6 +851,7 @@ def main():
     # Fortran profiling entries of the Fortran MPI library
     fsyms = set()
     fortran_libs = []
+    f08_map, f08_orphans, f08_libs = {}, [], []
     fcommons = set()
     fnote = ''
     if not a.no_fortran:
@@ -826,6 +866,11 @@ def main():
             if got:
                 fsyms |= got
                 fortran_libs.append(l)
+            found, orphans = gen_f08.entries(syms)
+            if found:
+                f08_map.update(found)
+                f08_orphans += orphans
+                f08_libs.append(l)
         for l in flibs + libs:
             fcommons |= common_blocks(l)
         if not fsyms:
@@ -838,6 +883,7 @@ def main():
                ((f.name in decls and 'P' + f.name in decls) or 'P' + f.name in pexp)]
     wrapped_set = {f.name for f in wrapped}
     fwrapped = [f for f in wrapped if wants_fortran(f) and ('p%s_' % f.name.lower()) in fsyms]
+    f08wrapped = [f for f in wrapped if gen_f08.wants(f) and f.name.lower() in f08_map]
 
     os.makedirs(a.outdir, exist_ok=True)
     libname = ', '.join(soname(l) for l in libs)
@@ -862,7 +908,8 @@ def main():
     c = [HEAD % libname, '#include <mpi.h>',
          '/* deprecated MPI functions are wrapped too */',
          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '#include <stdint.h>', '#include <string.h>',
-         '#include "measure.h"', '#include "requests.h"', '#include "wrap_support.h"', '#include "fn_ids.h"', '']
+         '#include "measure.h"', '#include "requests.h"', '#include "spawn.h"', '#include "wrap_support.h"',
+         '#include "fn_ids.h"', '']
     for f in wrapped:
         for n in (f.name, 'P' + f.name):
             if n in mac:
@@ -875,7 +922,8 @@ def main():
 
     # wrappers_f.c
     fo = [HEAD % libname, '#include <mpi.h>', '#include <stddef.h>', '#include <stdint.h>', '#include <string.h>',
-          '#include "measure.h"', '#include "requests.h"', '#include "wrap_support.h"', '#include "fn_ids.h"', '',
+          '#include "measure.h"', '#include "requests.h"', '#include "spawn.h"', '#include "wrap_support.h"',
+          '#include "fn_ids.h"', '',
           '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"',
           '#ifndef MPI_F_STATUS_SIZE   /* Open MPI: the Fortran MPI_STATUS_SIZE */',
           '#ifdef OMPI_FORTRAN_STATUS_SIZE',
@@ -883,7 +931,9 @@ def main():
           '#else',
           '#define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))',
           '#endif',
-          '#endif', '',
+          '#endif',
+          '#define HPROF_FST_IGNORE MPI_F_STATUS_IGNORE',
+          '#define HPROF_FSTS_IGNORE MPI_F_STATUSES_IGNORE', '',
           '/* Each Fortran binding forwards to the MPI library\'s own Fortran profiling',
           ' * entry pmpi_xxx_ (declared weak: libhprof never needs the Fortran MPI library',
           ' * at link time). The C MPI_ functions the library calls from there reach our',
@@ -934,20 +984,21 @@ def main():
                '#define HPROF_F_IS_IN_PLACE(p) hprof_f_is_in_place(p)']
     else:
         fo += ['#define HPROF_F_IS_IN_PLACE(p) ((void)(p), 0)   /* unknown MPI: in-place not detected */']
-    fo += ['',
-           '/* A completed request, its status given as a Fortran status. */',
-           'static inline void hprof_w_req_fcomplete(uint64_t *b, MPI_Request saved, const MPI_Fint *fst)',
-           '{',
-           '    MPI_Status st;',
-           '    if (PMPI_Status_f2c(fst, &st) != MPI_SUCCESS) return;',
-           '    hprof_w_req_complete(b, saved, &st);',
-           '}', '']
+    fo += ['']
     if not fwrapped:
         fo += ['/* no Fortran wrappers for this MPI library */',
                'typedef int hprof_no_fortran_wrappers;', '']
     for f in fwrapped:
         fo += gen_f_wrapper(f)
     write(os.path.join(a.outdir, 'wrappers_f.c'), '\n'.join(fo))
+
+    # wrappers_f08.c
+    f8 = gen_f08.header(HEAD % libname, flav, [(soname(l), l) for l in f08_libs])
+    if not f08wrapped:
+        f8 += ['/* no mpi_f08 wrappers for this MPI library */', 'typedef int hprof_no_f08_wrappers;', '']
+    for f in f08wrapped:
+        f8 += gen_f_wrapper(f, f08_map[f.name.lower()])
+    write(os.path.join(a.outdir, 'wrappers_f08.c'), '\n'.join(f8))
 
     # report
     exp_fn = sorted(exp)
@@ -965,6 +1016,13 @@ def main():
                   % (len(unknown), ' '.join(unknown)))
         print('hprof: %d Fortran wrappers (4 spellings each)%s; %d functions in the table'
               % (len(fwrapped), fnote, len(fns)))
+        f08_entries = sorted(e for e, _ in f08_map.values()) + f08_orphans
+        f08_done = {f08_map[f.name.lower()][0] for f in f08wrapped}
+        print('hprof: wrapping %d of %d mpi_f08 entries exported by %s (%s)'
+              % (len(f08_done), len(f08_entries), ', '.join(soname(l) for l in f08_libs) or 'no library', flav))
+        not_f08 = [e for e in f08_entries if e not in f08_done]
+        if not_f08:
+            print('hprof: mpi_f08 entries not wrapped (%d): %s' % (len(not_f08), ' '.join(sorted(not_f08))))
         missing = [f.name for f in wrapped if f.name in exp and wants_fortran(f)
                    and ('p%s_' % f.name.lower()) not in fsyms and fsyms]
         if missing and not a.quiet and os.environ.get('HPROF_GEN_VERBOSE'):

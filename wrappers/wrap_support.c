@@ -7,9 +7,14 @@
  * not move; intercommunicators count the remote group. wrappers/README.md
  * has the table.
  */
+#include "clock.h"
+#include "timeline.h"
 #include "wrap_support.h"
+#include "log.h"
 #include "requests.h"
+#include "run_marks.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 uint64_t hprof_w_tsize(MPI_Datatype dt)
@@ -419,6 +424,13 @@ void hprof_w_req_complete(uint64_t *b, MPI_Request saved, const MPI_Status *st)
     if (!(info.flags & HPROF_REQ_PERSISTENT)) hprof_req_remove(req_key(saved));
 }
 
+void hprof_w_req_fcomplete(uint64_t *b, MPI_Request saved, const MPI_Fint *fst)
+{
+    MPI_Status st;
+    if (PMPI_Status_f2c(fst, &st) == MPI_SUCCESS)
+        hprof_w_req_complete(b, saved, &st);
+}
+
 void hprof_w_req_start(uint64_t *b, MPI_Request r)
 {
     hprof_req_info info;
@@ -436,6 +448,11 @@ void hprof_w_req_forget(MPI_Request r)
 
 static int lifecycle_started, lifecycle_stopped, lifecycle_nest;
 
+void hprof_w_phase(int level)
+{
+    timeline_phase(level, hprof_now_ns());
+}
+
 void hprof_w_lifecycle_enter(void) { __atomic_add_fetch(&lifecycle_nest, 1, __ATOMIC_SEQ_CST); }
 void hprof_w_lifecycle_leave(void) { __atomic_sub_fetch(&lifecycle_nest, 1, __ATOMIC_SEQ_CST); }
 
@@ -445,6 +462,46 @@ void hprof_w_started(int fn, uint64_t t0)
     if (__atomic_load_n(&lifecycle_nest, __ATOMIC_SEQ_CST) > 0) return;
     if (__atomic_compare_exchange_n(&lifecycle_started, &expect, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         hprof_runtime_start(fn, t0);
+}
+
+void hprof_w_unmeasured(void)
+{
+    static int checked;
+    if (__atomic_load_n(&lifecycle_started, __ATOMIC_RELAXED) || __atomic_load_n(&checked, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&lifecycle_nest, __ATOMIC_SEQ_CST) > 0)
+        return;
+    int flag = 0;
+    if (PMPI_Initialized(&flag) != MPI_SUCCESS || !flag)
+        return;   /* a call before MPI_Init (MPI_Initialized, ...): look again at the next */
+    __atomic_store_n(&checked, 1, __ATOMIC_RELAXED);
+    int rank = 0;
+    if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS)
+        hprof_log_set_rank(rank);
+    run_marks_foreign_init("MPI was initialised without passing through hprof's MPI_Init wrappers "
+                           "(PMPI_Init called directly, or through a binding hprof does not wrap)");
+}
+
+/* The rank the launcher gave this process, for a process without
+ * MPI_COMM_WORLD (sessions): so that only rank 0 speaks. */
+static void log_rank_from_launcher(void)
+{
+    static const char *const vars[] = { "PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK" };
+    for (unsigned i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v >= '0' && *v <= '9') {
+            hprof_log_set_rank(atoi(v));
+            return;
+        }
+    }
+}
+
+void hprof_w_session_init(void)
+{
+    if (__atomic_load_n(&lifecycle_started, __ATOMIC_SEQ_CST))
+        return;   /* MPI_Init came first: measured from there */
+    log_rank_from_launcher();
+    run_marks_foreign_init("it uses MPI sessions (MPI_Session_init) without MPI_Init, and hprof "
+                           "measures from MPI_Init to MPI_Finalize only");
 }
 
 void hprof_w_stopping(void)

@@ -10,6 +10,8 @@
 #include <mpi.h>
 #include <stdint.h>
 #include "measure.h"
+/* hprof_thread_scratch(), which the generated wrappers call */
+#include "thread.h"
 
 #define HPROF_EXPORT __attribute__((visibility("default")))
 
@@ -75,10 +77,15 @@ void hprof_w_req_track(MPI_Request r, unsigned flags, uint64_t sent, uint64_t re
 /* Request `saved` (its handle before the completion call) completed with
  * status st: count received bytes, forget it unless persistent. */
 void hprof_w_req_complete(uint64_t *b, MPI_Request saved, const MPI_Status *st);
+/* The same for the Fortran bindings: the status as a Fortran status. */
+void hprof_w_req_fcomplete(uint64_t *b, MPI_Request saved, const MPI_Fint *fst);
 /* MPI_Start on r: count the bytes remembered for a persistent operation. */
 void hprof_w_req_start(uint64_t *b, MPI_Request r);
 /* MPI_Request_free */
 void hprof_w_req_forget(MPI_Request r);
+
+/* MPI_Pcontrol(level): a phase mark on the timeline (lib/timeline.h). */
+void hprof_w_phase(int level);
 
 /* ---- lifecycle ---------------------------------------------------------- */
 /* Called by every MPI_Init/MPI_Init_thread wrapper (C and Fortran) after a
@@ -87,6 +94,9 @@ void hprof_w_req_forget(MPI_Request r);
 void hprof_w_started(int fn, uint64_t t0);
 void hprof_w_lifecycle_enter(void);   /* Fortran init wrapper: around the PMPI call */
 void hprof_w_lifecycle_leave(void);
+/* After a successful MPI_Session_init (C and Fortran): a process that uses
+ * sessions without MPI_Init is not measured; says so once (run_marks.h). */
+void hprof_w_session_init(void);
 /* Called by every MPI_Finalize wrapper before PMPI_Finalize: stops the runtime once. */
 void hprof_w_stopping(void);
 

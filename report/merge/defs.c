@@ -57,6 +57,30 @@ static int reserve_one(void **items, int *cap, int count, size_t size)
     return 0;
 }
 
+static int reserve_n(void **items, int *cap, int want, size_t size)
+{
+    if (want <= *cap)
+        return 0;
+    void *p = realloc(*items, (size_t)want * size);
+    if (!p)
+        return -1;
+    *items = p;
+    *cap = want;
+    return 0;
+}
+
+int defs_reserve(defs *d, int nstrings, int nregions, int ncnodes)
+{
+    int rc = 0;
+    rc |= reserve_n((void **)&d->strings, &d->strings_cap, d->nstrings + nstrings, sizeof(char *));
+    rc |= reserve_n((void **)&d->regions, &d->regions_cap, d->nregions + nregions, sizeof(def_region));
+    rc |= reserve_n((void **)&d->cnodes, &d->cnodes_cap, d->ncnodes + ncnodes, sizeof(def_cnode));
+    rc |= hmap_reserve(d->string_ids, (size_t)(d->nstrings + nstrings));
+    rc |= hmap_reserve(d->region_ids, (size_t)(d->nregions + nregions));
+    rc |= hmap_reserve(d->cnode_ids, (size_t)(d->ncnodes + ncnodes));
+    return rc ? -1 : 0;
+}
+
 int defs_string(defs *d, const char *s)
 {
     if (!s)
@@ -193,6 +217,7 @@ static int valid_ref(int id, int count) { return id >= -1 && id < count; }
 static int read_strings(rbuf *b, defs *d, int *map)
 {
     int32_t n = get_count(b, sizeof(int32_t));
+    defs_reserve(d, n, 0, 0);
     for (int i = 0; i < n && !b->failed; i++) {
         int32_t len = get_count(b, 1);
         char *s = b->failed ? NULL : strndup(b->p + b->pos, (size_t)len);
@@ -216,6 +241,7 @@ defs *defs_deserialize(const char *buf, size_t len)
     if (ns < 0)
         goto fail;
     int32_t nr = get_count(&b, 6 * sizeof(int32_t));
+    defs_reserve(d, 0, nr, 0);
     for (int i = 0; i < nr && !b.failed; i++) {
         int32_t v[6];
         for (int k = 0; k < 6; k++)
@@ -227,6 +253,7 @@ defs *defs_deserialize(const char *buf, size_t len)
             goto fail;
     }
     int32_t nc = get_count(&b, 4 * sizeof(int32_t));
+    defs_reserve(d, 0, 0, nc);
     for (int i = 0; i < nc && !b.failed; i++) {
         int32_t v[4];
         for (int k = 0; k < 4; k++)
@@ -249,23 +276,36 @@ fail:
 
 /* ---- unification ------------------------------------------------------ */
 
-static int absorb_string(defs *into, const defs *from, int id)
+/* from's string id -> into's (-1 stays -1): each string is hashed once,
+ * not once per cnode that names it. */
+static int *absorb_strings(defs *into, const defs *from)
 {
-    return id < 0 ? -1 : defs_string(into, from->strings[id]);
+    int *smap = malloc(((size_t)from->nstrings + 1) * sizeof(int));
+    for (int i = 0; smap && i < from->nstrings; i++)
+        if ((smap[i] = defs_string(into, from->strings[i])) < 0) {
+            free(smap);
+            return NULL;
+        }
+    return smap;
 }
+
+static int mapped(const int *smap, int id) { return id < 0 ? -1 : smap[id]; }
 
 int defs_absorb(defs *into, const defs *from, int *cnode_map)
 {
+    /* sized for from's definitions (ranks share most of theirs) */
+    defs_reserve(into, from->nstrings - into->nstrings, from->nregions - into->nregions,
+                 from->ncnodes - into->ncnodes);
+    int *smap = absorb_strings(into, from);
     int *rmap = malloc(((size_t)from->nregions + 1) * sizeof(int));
     int *cmap = cnode_map ? cnode_map : malloc(((size_t)from->ncnodes + 1) * sizeof(int));
     int rc = -1;
-    if (!rmap || !cmap)
+    if (!smap || !rmap || !cmap)
         goto out;
     for (int i = 0; i < from->nregions; i++) {
         const def_region *r = &from->regions[i];
-        def_region nr = { absorb_string(into, from, r->name), absorb_string(into, from, r->mangled),
-                          absorb_string(into, from, r->module), absorb_string(into, from, r->file),
-                          r->begin_line, r->kind };
+        def_region nr = { mapped(smap, r->name), mapped(smap, r->mangled), mapped(smap, r->module),
+                          mapped(smap, r->file), r->begin_line, r->kind };
         if ((rmap[i] = defs_region(into, &nr)) < 0)
             goto out;
     }
@@ -273,12 +313,13 @@ int defs_absorb(defs *into, const defs *from, int *cnode_map)
     for (int i = 0; i < from->ncnodes; i++) {
         const def_cnode *c = &from->cnodes[i];
         def_cnode nc = { c->parent < 0 ? -1 : cmap[c->parent], rmap[c->region],
-                         absorb_string(into, from, c->cs_file), c->cs_line };
+                         mapped(smap, c->cs_file), c->cs_line };
         if ((cmap[i] = defs_cnode(into, &nc)) < 0)
             goto out;
     }
     rc = 0;
 out:
+    free(smap);
     free(rmap);
     if (cmap != cnode_map)
         free(cmap);

@@ -9,7 +9,8 @@
 
 #include <stddef.h>
 
-enum def_region_kind { REGION_FUNCTION, REGION_MPI, REGION_ARTIFICIAL };
+/* REGION_PROGRAM: the call tree's root, named after the program. */
+enum def_region_kind { REGION_FUNCTION, REGION_MPI, REGION_ARTIFICIAL, REGION_PROGRAM };
 
 typedef struct def_region {
     int name, mangled, module, file; /* string ids, -1 = none */
@@ -43,6 +44,10 @@ int defs_region(defs *d, const def_region *r);
 int defs_cnode(defs *d, const def_cnode *c);
 
 const char *defs_str(const defs *d, int id); /* NULL for -1 */
+
+/* Room for this many more strings, regions and cnodes, so that adding them
+ * reallocates and rehashes nothing (a hint: 0 or -1, nothing lost on -1). */
+int defs_reserve(defs *d, int nstrings, int nregions, int ncnodes);
 
 int   defs_serialize(const defs *d, char **buf, size_t *len);
 defs *defs_deserialize(const char *buf, size_t len);

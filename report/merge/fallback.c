@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cube_writer.h"
@@ -41,13 +42,44 @@ static cube_writer *create_file(int rank, int nranks, const char *output, char *
     return NULL;
 }
 
+/* The least a one-rank profile takes on disk: anchor.xml plus an index and
+ * a data member per metric, each behind a 512-byte tar header (a profile
+ * with one call path is about 38 KB). */
+#define FALLBACK_MIN_BYTES 16384
+
+int fallback_check_room(const char *output, char *err, int errlen)
+{
+    char dir[4096] = ".";
+    const char *slash = output ? strrchr(output, '/') : NULL;
+    if (slash == output && output)
+        snprintf(dir, sizeof dir, "/");
+    else if (slash)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - output), output);
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(err, (size_t)errlen, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    struct statvfs sv;
+    if (statvfs(dir, &sv) != 0)
+        return 0; /* cannot tell: try */
+    /* root may use the blocks reserved for it */
+    unsigned long long blocks = geteuid() == 0 ? sv.f_bfree : sv.f_bavail;
+    unsigned long long room = blocks * (unsigned long long)sv.f_frsize;
+    if (room < FALLBACK_MIN_BYTES) {
+        snprintf(err, (size_t)errlen, "%s: %s (%llu bytes free)", dir, strerror(ENOSPC), room);
+        return -1;
+    }
+    return 0;
+}
+
 static int write_values(cube_writer *w, local_profile *lp)
 {
     double *row = calloc((size_t)lp->nthreads + 1, sizeof(double));
     int rc = row ? 0 : -1;
     for (int m = 0; rc == 0 && m < metrics_count(); m++) {
         rc = cube_writer_metric_begin(w, m);
-        for (int c = 0; rc == 0 && c < lp->defs->ncnodes; c++) {
+        for (int k = 0; rc == 0 && k < lp->defs->ncnodes; k++) {
+            int c = cube_writer_row_cnode(w, m, k);
             for (int t = 0; t < lp->nthreads; t++)
                 row[t] = metrics_stored(local_profile_values(lp, c, t), m);
             rc = cube_writer_metric_row(w, c, row);

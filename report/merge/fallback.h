@@ -9,6 +9,12 @@
 #ifndef HPROF_FALLBACK_H
 #define HPROF_FALLBACK_H
 
+/* Can output's folder take a profile at all? -1 with err set (the folder
+ * and why) when it certainly cannot: not writable, or less free space than
+ * the smallest profile takes. Cheap (two system calls): a dying rank asks
+ * before it says what becomes of its profile. 0 does not promise success. */
+int fallback_check_room(const char *output, char *err, int errlen);
+
 /* Returns 0 and fills path (the file written), or -1 with err set. */
 int fallback_write(int rank, int nranks, const char *output, const char *reason,
                    const char *const *attr_keys, const char *const *attr_values, int nattrs,

@@ -1,17 +1,27 @@
 /*
- * hashmap.c - open addressing with linear probing; entries point into an
- * append-only key arena (keys are never removed).
+ * hashmap.c - open addressing with linear probing; keys of up to 16 bytes
+ * (the int tuples of regions and cnodes, addresses) sit in the entry, so a
+ * probe that hits touches one cache line; longer keys (strings) point into
+ * an append-only key arena (keys are never removed).
  */
 #include "hashmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#define INLINE_KEY 16
+
 typedef struct entry {
     uint64_t hash;  /* 0: empty */
-    size_t off, len;
+    size_t len;
     long value;
+    union {
+        size_t off;                     /* len > INLINE_KEY: in the arena */
+        unsigned char key[INLINE_KEY];  /* len <= INLINE_KEY */
+    } k;
 } entry;
+
+static const void *key_of(const hmap *m, const entry *e);
 
 struct hmap {
     entry *slots;
@@ -57,13 +67,18 @@ void hmap_free(hmap *m)
 
 size_t hmap_size(const hmap *m) { return m->count; }
 
+static const void *key_of(const hmap *m, const entry *e)
+{
+    return e->len <= INLINE_KEY ? (const void *)e->k.key : (const void *)(m->keys + e->k.off);
+}
+
 static entry *find(const hmap *m, const void *key, size_t len, uint64_t h)
 {
     for (size_t i = h & m->mask;; i = (i + 1) & m->mask) {
         entry *e = &m->slots[i];
         if (e->hash == 0)
             return e;
-        if (e->hash == h && e->len == len && memcmp(m->keys + e->off, key, len) == 0)
+        if (e->hash == h && e->len == len && memcmp(key_of(m, e), key, len) == 0)
             return e;
     }
 }
@@ -74,9 +89,9 @@ long hmap_get(const hmap *m, const void *key, size_t len)
     return e->hash ? e->value : -1;
 }
 
-static int grow(hmap *m)
+/* Rehashes into n slots (a power of two). */
+static int resize(hmap *m, size_t n)
 {
-    size_t n = (m->mask + 1) * 2;
     entry *slots = calloc(n, sizeof(entry));
     if (!slots)
         return -1;
@@ -112,6 +127,19 @@ static int store_key(hmap *m, const void *key, size_t len)
     return 0;
 }
 
+static int grow(hmap *m)
+{
+    return resize(m, (m->mask + 1) * 2);
+}
+
+int hmap_reserve(hmap *m, size_t n)
+{
+    size_t slots = m->mask + 1;
+    while (n * 2 > slots)
+        slots *= 2;
+    return slots == m->mask + 1 ? 0 : resize(m, slots);
+}
+
 long hmap_put(hmap *m, const void *key, size_t len, long value)
 {
     if ((m->count + 1) * 2 > m->mask + 1 && grow(m) != 0)
@@ -120,11 +148,14 @@ long hmap_put(hmap *m, const void *key, size_t len, long value)
     entry *e = find(m, key, len, h);
     if (e->hash)
         return e->value;
-    size_t off = m->keys_len;
-    if (store_key(m, key, len) != 0)
-        return -2;
+    if (len <= INLINE_KEY) {
+        memcpy(e->k.key, key, len);
+    } else {
+        e->k.off = m->keys_len;
+        if (store_key(m, key, len) != 0)
+            return -2;
+    }
     e->hash = h;
-    e->off = off;
     e->len = len;
     e->value = value;
     m->count++;

@@ -19,5 +19,8 @@ long  hmap_get(const hmap *m, const void *key, size_t len);
  * when out of memory. */
 long  hmap_put(hmap *m, const void *key, size_t len, long value);
 size_t hmap_size(const hmap *m);
+/* Makes room for n entries in all, so that filling it rehashes nothing.
+ * Returns 0, or -1 when out of memory (the map stays as it was). */
+int   hmap_reserve(hmap *m, size_t n);
 
 #endif

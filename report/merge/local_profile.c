@@ -7,9 +7,15 @@
  *   call site = source line of parent key - 1
  * Function start addresses are cached per return address and regions per
  * start address, so each distinct address is resolved once. Frames of the C
- * runtime's start-up code (_start, __libc_start_main, start_thread, clone)
- * are transparent: their children become roots, so every path starts at main
- * (or at a thread's start routine).
+ * runtime's start-up code (_start, __libc_start_main, start_thread, clone;
+ * without symbols: the program's entry point and libc frames at the root)
+ * are transparent: their children hang under the root, so every path starts
+ * at main (or at a thread's start routine), with no call site in libc.
+ *
+ * The tree has one root, as Score-P's: a region named after the program
+ * (paradigm measurement, role artificial; its mangled name is the command
+ * line), with main, thread start routines and hprof's artificial nodes
+ * under it. Readers that assume a single root (pyCubexR, so Extra-P) need it.
  */
 #include "local_profile.h"
 
@@ -20,13 +26,15 @@
 #include "cct.h"
 #include "fn_table.h"
 #include "hashmap.h"
+#include "locations.h"
+#include "program_id.h"
 #include "symbols.h"
-#include "thread.h"
 
 #define TRANSPARENT (-2)
 
 typedef struct builder {
     local_profile *p;
+    int root;    /* the program's cnode */
     symbols *sym;
     hmap *start_by_ip, *region_by_start, *line_by_ip;
 } builder;
@@ -34,7 +42,7 @@ typedef struct builder {
 static const char *const transparent_names[] = {
     "_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl",
     "start_thread", "clone", "clone3", "__clone", "__clone3", "__GI___clone3", "__GI___clone",
-    "hprof_thread_start", /* lib/thread_start.c's trampoline */
+    hprof_thread_trampoline,
 };
 
 static int is_transparent(const char *name)
@@ -83,14 +91,31 @@ static int region_of_pc(builder *b, uint64_t pc)
     return (int)region;
 }
 
-/* Call site (file string id, line) of a return address. */
+/* At the root of a path, code of the C library or the loader is start-up
+ * code (__libc_start_call_main, start_thread, clone3) even where it has no
+ * symbol: libc without its debug file, a stripped static program. */
+static int is_startup_module(builder *b, int region)
+{
+    const defs *d = b->p->defs;
+    int mod = region >= 0 ? d->regions[region].module : -1;
+    const char *path = mod >= 0 ? d->strings[mod] : "";
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return strncmp(base, "libc.so", 7) == 0 || strncmp(base, "ld-linux", 8) == 0;
+}
+
+/* Call site (file string id, line) of a return address. Without line
+ * information the site is the return address ("prog+0x53ea25", line -1),
+ * so that two calls from one function stay two call sites, as in mpiP. */
 static void call_site(builder *b, uint64_t ret, int *file, int *line)
 {
     long packed = hmap_get(b->line_by_ip, &ret, sizeof ret);
     if (packed < 0) {
         const char *f;
         int l;
-        symbols_line(b->sym, ret - 1, &f, &l);
+        char addr[320];
+        if (symbols_line(b->sym, ret - 1, &f, &l) != 0 && symbols_address(b->sym, ret, addr, sizeof addr) == 0)
+            f = addr;
         int fid = defs_string(b->p->defs, f);
         packed = ((long)(fid + 1) << 32) | (long)(uint32_t)(l + 1);
         hmap_put(b->line_by_ip, &ret, sizeof ret, packed);
@@ -99,7 +124,8 @@ static void call_site(builder *b, uint64_t ret, int *file, int *line)
     *line = (int)(uint32_t)packed - 1;
 }
 
-static int is_address(uint64_t key) { return key != 0 && key < (1ull << 48); }
+/* A code address, also one of code unloaded since (cct.h). */
+static int is_address(uint64_t key) { return (key != 0 && key < (1ull << 48)) || CCT_KEY_IS_UNLOADED(key); }
 
 static int grow_values(local_profile *p, int ncnodes)
 {
@@ -119,29 +145,58 @@ static int grow_values(local_profile *p, int ncnodes)
     return 0;
 }
 
-/* The cnode of raw node id, given the cnode of its parent (-1 = a root). */
-static int cnode_of(builder *b, const cct *tree, uint32_t id, const int *map)
+/* The single root cnode: the program. */
+static int program_root(builder *b)
+{
+    char cmdline[4096];
+    defs *d = b->p->defs;
+    program_command_line(cmdline, sizeof cmdline);
+    def_region r = { defs_string(d, program_basename()), defs_string(d, cmdline[0] ? cmdline : NULL),
+                     defs_string(d, ""), -1, -1, REGION_PROGRAM };
+    int region = defs_region(d, &r);
+    def_cnode c = { -1, region, -1, -1 };
+    return region < 0 ? -1 : defs_cnode(d, &c);
+}
+
+static int is_function_cnode(const defs *d, int cnode)
+{
+    return d->regions[d->cnodes[cnode].region].kind == REGION_FUNCTION;
+}
+
+/* The cnode of raw node id, given the cnode of its parent (the program's
+ * root for the tree's own root). skipped[id] is set when the node is a
+ * start-up frame left out. */
+static int cnode_of(builder *b, const cct *tree, uint32_t id, const int *map, char *skipped)
 {
     const cct_node *n = &tree->nodes[id];
     const cct_node *parent = &tree->nodes[n->parent];
     int parent_cnode = map[n->parent];
-    int region;
+    int region, fn;
     if (n->key == CCT_KEY_NOT_UNWOUND)
         region = region_named(b, "(not unwound)", REGION_ARTIFICIAL);
     else if (n->key == CCT_KEY_UNWIND_FAILED)
         region = region_named(b, "(unwind failed)", REGION_ARTIFICIAL);
     else if (n->key == CCT_KEY_TREE_FULL)
         region = region_named(b, "(call tree full)", REGION_ARTIFICIAL);
-    else if (CCT_KEY_IS_MPI_FN(n->key))
-        region = region_named(b, hprof_fn_table[CCT_KEY_MPI_FN_ID(n->key)].name, REGION_MPI);
+    else if ((fn = cct_key_mpi_fn(n->key, hprof_fn_count)) >= 0)
+        region = region_named(b, hprof_fn_table[fn].name, REGION_MPI);
+    else if (!cct_key_is_code(n->key) && !CCT_KEY_IS_UNLOADED(n->key)) /* never written by the unwinders: keep it visible, harmless */
+        region = region_named(b, "(unwind failed)", REGION_ARTIFICIAL);
     else
         region = region_of_pc(b, n->key - 1);
-    if (region == TRANSPARENT)
+    /* at a path's root: every raw frame above was start-up code (whatever
+     * artificial root the profile puts above the paths) */
+    int at_root = n->parent == CCT_ROOT || skipped[n->parent];
+    if (region == TRANSPARENT || (at_root && region >= 0 && is_address(n->key) && is_startup_module(b, region))) {
+        skipped[id] = 1;
         return parent_cnode;
+    }
     if (region < 0)
         return -3;
     def_cnode c = { parent_cnode, region, -1, -1 };
-    if (parent_cnode >= 0 && is_address(parent->key))
+    /* The call site is a line of the caller: none when the caller was left
+     * out (main's caller in libc). */
+    if (parent_cnode != b->root && is_address(parent->key) && !skipped[n->parent])
         call_site(b, parent->key, &c.cs_file, &c.cs_line);
     return defs_cnode(b->p->defs, &c);
 }
@@ -154,43 +209,53 @@ static int has_counts(const cct_node *n)
     return 0;
 }
 
-static int add_thread(builder *b, const hprof_thread *t)
+static int add_thread(builder *b, const location *t)
 {
-    const cct *tree = &t->tree;
+    const cct *tree = t->tree;
     uint32_t nnodes = __atomic_load_n(&tree->nnodes, __ATOMIC_ACQUIRE);
     int *map = malloc((size_t)nnodes * sizeof(int));
-    if (!map)
+    char *skipped = calloc((size_t)nnodes + 1, 1);
+    if (!map || !skipped) {
+        free(map), free(skipped);
         return -1;
-    map[CCT_ROOT] = -1;
+    }
+    map[CCT_ROOT] = b->root;
     for (uint32_t id = 1; id < nnodes; id++) {
         if (id == tree->full_node && !has_counts(&tree->nodes[id])) {
             map[id] = -1; /* never needed: not in the profile */
             continue;
         }
         /* Raw ids grow from parents to children, so map[parent] is set. */
-        map[id] = cnode_of(b, tree, id, map);
+        map[id] = cnode_of(b, tree, id, map, skipped);
         if (map[id] < -1 || grow_values(b->p, b->p->defs->ncnodes) != 0) {
-            free(map);
+            free(map), free(skipped);
             return -1;
         }
-        if (map[id] >= 0) {
+        /* Start-up frames fold into the program root, which keeps nothing:
+         * what they held never had a place (their samples count as lost). */
+        if (map[id] >= 0 && map[id] != b->root) {
             double *v = local_profile_values(b->p, map[id], t->index);
-            metrics_add_counters(v, tree->nodes[id].counter);
+            metrics_add_counters(v, tree->nodes[id].counter, is_function_cnode(b->p->defs, map[id]));
             metrics_add_events(v, tree->nodes[id].event);
         }
     }
-    free(map);
+    free(map), free(skipped);
     return 0;
 }
 
 /* Names that say what a thread is: OpenMP threads are recognised by their
  * start routine living in libgomp. */
-static char *thread_name(builder *b, const hprof_thread *t)
+static char *thread_name(builder *b, const location *t)
 {
     char buf[256];
     sym_info info;
-    if (t->start_routine && symbols_function(b->sym, t->start_routine, &info) == 0) {
-        if (strstr(info.module, "libgomp") || strstr(info.module, "libomp"))
+    int known = t->start_routine && symbols_function(b->sym, t->start_routine, &info) == 0;
+    int openmp = known && (strstr(info.module, "libgomp") || strstr(info.module, "libomp"));
+    if (t->ended_threads) { /* the location ended threads were merged into (locations.h) */
+        snprintf(buf, sizeof buf, "%llu ended %s (%s)", (unsigned long long)t->ended_threads,
+                 openmp ? "OpenMP threads" : "threads", known ? info.name : "unknown routine");
+    } else if (known) {
+        if (openmp)
             snprintf(buf, sizeof buf, "OpenMP thread %d", t->index);
         else
             snprintf(buf, sizeof buf, "pthread %d (%s)", t->index, info.name);
@@ -200,6 +265,17 @@ static char *thread_name(builder *b, const hprof_thread *t)
     return strdup(buf);
 }
 
+/* The runtime's locations (locations.h), in a new array; NULL if none
+ * could be had. */
+static location *get_locations(int *n)
+{
+    *n = hprof_locations_get(NULL, 0);
+    location *loc = malloc(((size_t)*n + 1) * sizeof *loc);
+    if (loc)
+        *n = hprof_locations_get(loc, *n);
+    return loc;
+}
+
 local_profile *local_profile_build(void)
 {
     builder b = { 0 };
@@ -207,20 +283,23 @@ local_profile *local_profile_build(void)
     if (!b.p)
         return NULL;
     b.p->defs = defs_new();
-    b.p->nthreads = hprof_thread_count();
+    b.p->nthreads = hprof_locations_count();
+    int nloc;
+    location *loc = get_locations(&nloc);
     b.sym = symbols_open();
     b.start_by_ip = hmap_new();
     b.region_by_start = hmap_new();
     b.line_by_ip = hmap_new();
-    int ok = b.p->defs && b.sym && b.start_by_ip && b.region_by_start && b.line_by_ip &&
-             grow_values(b.p, 1) == 0;
+    int ok = loc && b.p->defs && b.sym && b.start_by_ip && b.region_by_start && b.line_by_ip &&
+             (b.root = program_root(&b)) >= 0 && grow_values(b.p, 1) == 0;
     b.p->thread_names = calloc((size_t)b.p->nthreads + 1, sizeof(char *));
     ok = ok && b.p->thread_names;
-    for (hprof_thread *t = hprof_thread_list(); ok && t; t = t->next) {
-        ok = add_thread(&b, t) == 0;
-        if (ok && t->index < b.p->nthreads)
-            b.p->thread_names[t->index] = thread_name(&b, t);
+    for (int i = 0; ok && i < nloc; i++) {
+        ok = add_thread(&b, &loc[i]) == 0;
+        if (ok && loc[i].index < b.p->nthreads)
+            b.p->thread_names[loc[i].index] = thread_name(&b, &loc[i]);
     }
+    free(loc);
     symbols_close(b.sym);
     hmap_free(b.start_by_ip);
     hmap_free(b.region_by_start);

@@ -13,12 +13,14 @@
 #include <unistd.h>
 
 #include "cube_writer.h"
+#include "cw_order.h"
 #include "defs.h"
 #include "local_profile.h"
 #include "log.h"
 #include "metrics.h"
 #include "output_name.h"
 #include "profile_file.h"
+#include "timeline_file.h"
 
 #define TAG_DEFS 4711
 #define HOST_LEN 64
@@ -61,7 +63,8 @@ static void reduce_defs(MPI_Comm comm, int rank, int size, defs *mine)
     }
 }
 
-/* Every rank gets rank 0's unified definitions. */
+/* Every rank gets rank 0's unified definitions (rank 0 keeps its own:
+ * root_defs then belongs to the caller's result). */
 static defs *broadcast_defs(MPI_Comm comm, int rank, defs *root_defs)
 {
     char *buf = NULL;
@@ -73,9 +76,44 @@ static defs *broadcast_defs(MPI_Comm comm, int rank, defs *root_defs)
     if (rank != 0)
         buf = malloc(n > 0 ? (size_t)n : 1);
     PMPI_Bcast(buf, (int)n, MPI_BYTE, 0, comm);
-    defs *g = n > 0 && buf ? defs_deserialize(buf, (size_t)n) : NULL;
+    defs *g = rank == 0 ? root_defs : n > 0 && buf ? defs_deserialize(buf, (size_t)n) : NULL;
     free(buf);
     return g ? g : defs_new();
+}
+
+/* The same definitions with the cnodes numbered in preorder: the cnode ids
+ * of the file, and the order in which rows are written (cube_writer.h), so
+ * that chunks of consecutive ids are consecutive rows. Rank 0 renumbers
+ * before it broadcasts, so all ranks agree on the numbering. */
+static defs *preorder_defs(defs *g)
+{
+    int n = g->ncnodes;
+    int *parent = malloc(((size_t)n + 1) * sizeof(int));
+    cw_forest f;
+    defs *p = defs_new();
+    int ok = parent && p;
+    for (int i = 0; ok && i < n; i++)
+        parent[i] = g->cnodes[i].parent;
+    int built = ok && cw_forest_build(&f, parent, n, 0) == 0;
+    ok = built && defs_reserve(p, g->nstrings, g->nregions, n) == 0;
+    for (int i = 0; ok && i < g->nstrings; i++)
+        ok = defs_string(p, g->strings[i]) == i;
+    for (int i = 0; ok && i < g->nregions; i++)
+        ok = defs_region(p, &g->regions[i]) == i;
+    for (int k = 0; ok && k < n; k++) {
+        def_cnode c = g->cnodes[f.pre[k]];
+        c.parent = c.parent < 0 ? -1 : f.pre_pos[c.parent];
+        ok = defs_cnode(p, &c) == k;
+    }
+    if (built)
+        cw_forest_free(&f);
+    free(parent);
+    if (!ok) {
+        defs_free(p);
+        return g; /* out of memory: the writer will refuse the rows */
+    }
+    defs_free(g);
+    return p;
 }
 
 /* ---- the system tree ------------------------------------------------------ */
@@ -336,6 +374,8 @@ static int open_output(MPI_Comm comm, int rank, int size, const merge_info *info
         *w = output_create(info->output, size, path, pathlen, err, errlen);
         if (!*w)
             hprof_say("profile not written: %s", err);
+        else
+            cube_writer_set_compress(*w, info->compress);
     }
     int ok = *w != NULL;
     PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
@@ -374,6 +414,16 @@ static int write_values(MPI_Comm comm, int rank, cube_writer *w, const layout *l
     return rc == 0 && indexed && (rank != 0 || c.w) ? 0 : -1;
 }
 
+/* The ranks' time histograms, as their own member (collective). */
+static void write_timeline(MPI_Comm comm, int rank, cube_writer *w, const merge_info *info, int *rc)
+{
+    size_t len = 0;
+    char *text = timeline_file_text(comm, info->timeline, info->phases, info->nphases, &len);
+    if (rank == 0 && text && *rc == 0 && cube_writer_add_member(w, TIMELINE_MEMBER, text, len) != 0)
+        *rc = -1;
+    free(text);
+}
+
 int hprof_merge_and_write(const merge_info *info)
 {
     MPI_Comm comm;
@@ -390,19 +440,24 @@ int hprof_merge_and_write(const merge_info *info)
         local_profile_free(lp);
         lp = empty_profile();
     }
+    double t_local = PMPI_Wtime();
     /* Reduce a copy: lp->defs must keep this rank's own cnode ids. */
     defs *unified = defs_new();
     if (unified)
         defs_absorb(unified, lp->defs, NULL);
     reduce_defs(comm, rank, size, unified);
+    if (rank == 0)
+        unified = preorder_defs(unified);
     defs *g = broadcast_defs(comm, rank, unified);
-    defs_free(unified);
+    if (g != unified)
+        defs_free(unified);
     int nglobal = g->ncnodes;
     /* Every PAPI event some rank counted becomes a metric on all ranks. */
     unsigned long long events = metrics_local_events(), all_events = 0;
     PMPI_Allreduce(&events, &all_events, 1, MPI_UNSIGNED_LONG_LONG, MPI_BOR, comm);
     metrics_set_events(all_events);
 
+    double t_unified = PMPI_Wtime();
     layout l;
     int rc = gather_layout(comm, rank, size, lp, &l);
     char path[4096] = "";
@@ -410,7 +465,12 @@ int hprof_merge_and_write(const merge_info *info)
     int opened = open_output(comm, rank, size, info, path, sizeof path, &w);
     int defined = opened && (rank != 0 || (rc == 0 && profile_file_define(w, g, l.node_names, l.nnodes, l.procs, l.nprocs, info->attr_keys, info->attr_values, info->nattrs) == 0));
     PMPI_Bcast(&defined, 1, MPI_INT, 0, comm);
+    double t_defined = PMPI_Wtime();
     rc = defined ? write_values(comm, rank, w, &l, g, lp, nglobal) : -1;
+    hprof_verbose(1, "merge: local profile %.3f s, unified definitions %.3f s, written %.3f s, values %.3f s",
+                  t_local - t0, t_unified - t_local, t_defined - t_unified, PMPI_Wtime() - t_defined);
+    if (defined)
+        write_timeline(comm, rank, w, info, &rc);
     if (rank == 0 && opened)
         rc = finish_output(w, defined && rc == 0, path, nglobal, size, t0);
     defs_free(g);

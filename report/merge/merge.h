@@ -13,6 +13,10 @@ typedef struct merge_info {
     const char *const *attr_keys;   /* what was measured: stored as <attr> in the file */
     const char *const *attr_values;
     int nattrs;
+    int compress;         /* 1: ZCUBEX.DATA (zlib), 0: plain CUBEX.DATA */
+    const struct hprof_timeline *timeline;  /* this rank's threads summed, or NULL */
+    const struct timeline_phase_mark *phases; /* MPI_Pcontrol marks of this rank */
+    int nphases;
 } merge_info;
 
 /* Collective over MPI_COMM_WORLD; must be called by every rank before

@@ -9,11 +9,13 @@
 const cube_metric_def hprof_metric_defs[M_COUNT] = {
     [M_TIME] = { "time", "Time", "DOUBLE", "sec",
                  "Wall time: measured MPI time plus sampled computation time", 0, -1 },
+    /* Top-level, not children of time: Extra-P models top-level metrics only. */
     [M_MPI_TIME] = { "mpi_time", "MPI", "DOUBLE", "sec",
-                     "Time inside MPI calls, measured directly by the wrappers", 0, M_TIME },
+                     "Time inside MPI calls, measured directly by the wrappers", 0, -1 },
     [M_COMP_TIME] = { "comp_time", "Computation", "DOUBLE", "sec",
-                      "Time outside MPI, from samples weighted by their effective interval", 0, M_TIME },
-    [M_VISITS] = { "visits", "Visits", "UINT64", "occ", "Number of calls", 0, -1 },
+                      "Time outside MPI, from samples weighted by their effective interval", 0, -1 },
+    [M_VISITS] = { "visits", "Visits", "UINT64", "occ",
+                   "Number of calls of MPI functions (exact)", 0, -1 },
     [M_MIN_TIME] = { "min_time", "Minimum Inclusive Time", "MINDOUBLE", "sec",
                      "Shortest single MPI call", 0, -1 },
     [M_MAX_TIME] = { "max_time", "Maximum Inclusive Time", "MAXDOUBLE", "sec",
@@ -32,6 +34,9 @@ const cube_metric_def hprof_metric_defs[M_COUNT] = {
                             "MPI calls and samples whose call path could not be unwound", 0, -1 },
     [M_CALLS_NOT_UNWOUND] = { "calls_not_unwound", "Calls not unwound", "UINT64", "occ",
                               "MPI calls timed and counted without a call path (HPROF_NOUNWIND)", 0, -1 },
+    [M_FUNCTION_ENTRIES] = { "function_entries_seen", "Function entries seen", "UINT64", "occ",
+                             "Entries of a function seen by the thunk stack or a sample: a lower "
+                             "bound of its calls, not a count", 0, -1 },
 };
 
 void metrics_clear(double *v)
@@ -41,14 +46,15 @@ void metrics_clear(double *v)
     v[M_MIN_TIME] = INFINITY;
 }
 
-void metrics_add_counters(double *v, const uint64_t *c)
+void metrics_add_counters(double *v, const uint64_t *c, int is_function)
 {
     double mpi = (double)c[CCT_MPI_TIME_NS] * 1e-9, comp = (double)c[CCT_COMP_TIME_NS] * 1e-9;
     v[M_TIME] += mpi + comp;
     v[M_MPI_TIME] += mpi;
     v[M_COMP_TIME] += comp;
-    v[M_VISITS] += (double)c[CCT_VISITS];
-    if (c[CCT_VISITS] && (double)c[CCT_MIN_NS] * 1e-9 < v[M_MIN_TIME])
+    v[is_function ? M_FUNCTION_ENTRIES : M_VISITS] += (double)c[CCT_VISITS];
+    /* A node entered but never timed keeps the "no call yet" sentinel. */
+    if (c[CCT_MIN_NS] != UINT64_MAX && (double)c[CCT_MIN_NS] * 1e-9 < v[M_MIN_TIME])
         v[M_MIN_TIME] = (double)c[CCT_MIN_NS] * 1e-9;
     if ((double)c[CCT_MAX_NS] * 1e-9 > v[M_MAX_TIME])
         v[M_MAX_TIME] = (double)c[CCT_MAX_NS] * 1e-9;

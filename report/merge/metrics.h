@@ -14,16 +14,19 @@ enum hprof_metric {
     M_VISITS, M_MIN_TIME, M_MAX_TIME,
     M_BYTES_SENT, M_BYTES_RECEIVED, M_BYTES_PUT, M_BYTES_GET,
     M_IO_BYTES_READ, M_IO_BYTES_WRITTEN,
-    M_SAMPLES, M_UNWIND_FAILURES, M_CALLS_NOT_UNWOUND,
+    M_SAMPLES, M_UNWIND_FAILURES, M_CALLS_NOT_UNWOUND, M_FUNCTION_ENTRIES,
     M_COUNT
 };
 
 extern const cube_metric_def hprof_metric_defs[M_COUNT];
 
 /* Values of one cnode at one location, before and after folding in the
- * counters of a call-tree node (several raw nodes can fold into one cnode). */
+ * counters of a call-tree node (several raw nodes can fold into one cnode).
+ * A function's entries seen by the thunk stack are a lower bound, so they
+ * go to function_entries_seen, never to visits, which stays exact: the calls
+ * of MPI functions (and the counts of hprof's artificial nodes). */
 void metrics_clear(double *values);
-void metrics_add_counters(double *values, const uint64_t *counters);
+void metrics_add_counters(double *values, const uint64_t *counters, int is_function);
 /* The value as stored in the file (metric: an index into metrics_defs()). */
 double metrics_stored(const double *values, int metric);
 

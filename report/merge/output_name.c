@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cw_tmpfile.h"
+
 /* The program's name, from /proc, for a recognisable default file name. */
 static void program_name(char *buf, size_t len)
 {
@@ -15,28 +17,56 @@ static void program_name(char *buf, size_t len)
             *p = '_';
 }
 
-cube_writer *output_create(const char *hprof_output, int nprocs, char *path, size_t pathlen,
-                           char *err, size_t errlen)
+static char spawn_tag[64];
+
+void output_name_set_spawn(const char *tag)
 {
-    if (hprof_output) {
-        snprintf(path, pathlen, "%s", hprof_output);
-        return cube_writer_create(path, 1, err, errlen);
-    }
-    char prog[128];
-    program_name(prog, sizeof prog);
-    /* hprof-<prog>-<P>p.cubex, then .1, .2, ... : never overwrite. The writer
-     * refuses an existing name atomically, so a race just moves to the next. */
+    snprintf(spawn_tag, sizeof spawn_tag, "%s", tag && *tag ? tag : "spawn");
+    for (char *p = spawn_tag; *p; p++)
+        if (*p == '/')
+            *p = '_';
+}
+
+/* stem.cubex, then stem.1.cubex, ... : never overwrite. The writer refuses
+ * an existing name atomically, and its commit moves on to the next number
+ * when the name was taken while it wrote. */
+static cube_writer *create_new(const char *stem, char *path, size_t pathlen, char *err, size_t errlen)
+{
     for (int i = 0; i < 10000; i++) {
         if (i == 0)
-            snprintf(path, pathlen, "hprof-%s-%dp.cubex", prog, nprocs);
+            snprintf(path, pathlen, "%s.cubex", stem);
         else
-            snprintf(path, pathlen, "hprof-%s-%dp.%d.cubex", prog, nprocs, i);
+            snprintf(path, pathlen, "%s.%d.cubex", stem, i);
         if (access(path, F_OK) == 0)
             continue;
         cube_writer *w = cube_writer_create(path, 0, err, errlen);
         if (w || access(path, F_OK) != 0)
             return w;
     }
-    snprintf(err, errlen, "no free profile name like hprof-%s-%dp.N.cubex in the working directory", prog, nprocs);
+    snprintf(err, errlen, "no free profile name like %s.N.cubex", stem);
     return NULL;
+}
+
+cube_writer *output_create(const char *hprof_output, int nprocs, char *path, size_t pathlen,
+                           char *err, size_t errlen)
+{
+    cw_tmp_report_name_to(path, pathlen);
+    char prog[128], stem[4096];
+    program_name(prog, sizeof prog);
+    if (hprof_output && !spawn_tag[0]) {
+        snprintf(path, pathlen, "%s", hprof_output);
+        return cube_writer_create(path, 1, err, errlen);
+    }
+    if (hprof_output) {
+        /* a spawned job: HPROF_OUTPUT names its parent's profile */
+        size_t n = strlen(hprof_output);
+        if (n > 6 && strcmp(hprof_output + n - 6, ".cubex") == 0)
+            n -= 6;
+        snprintf(stem, sizeof stem, "%.*s.%s.%s", (int)n, hprof_output, prog, spawn_tag);
+    } else if (spawn_tag[0]) {
+        snprintf(stem, sizeof stem, "hprof-%s-%dp.%s", prog, nprocs, spawn_tag);
+    } else {
+        snprintf(stem, sizeof stem, "hprof-%s-%dp", prog, nprocs);
+    }
+    return create_new(stem, path, pathlen, err, errlen);
 }

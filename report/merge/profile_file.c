@@ -2,11 +2,30 @@
 
 #include <stdlib.h>
 
+#include <string.h>
+
+#include "fn_table.h"
 #include "metrics.h"
+#include "mpi_roles.h"
 
 static const char *paradigm_of(int kind)
 {
-    return kind == REGION_MPI ? "mpi" : kind == REGION_ARTIFICIAL ? "measurement" : "sampling";
+    return kind == REGION_MPI ? "mpi" : kind == REGION_FUNCTION ? "sampling" : "measurement";
+}
+
+static const char *fn_group(const char *name)
+{
+    for (int i = 0; name && i < hprof_fn_count; i++)
+        if (strcmp(hprof_fn_table[i].name, name) == 0)
+            return hprof_fn_table[i].group;
+    return NULL;
+}
+
+static const char *role_of(const def_region *r, const char *name)
+{
+    if (r->kind == REGION_MPI)
+        return mpi_region_role(name, fn_group(name));
+    return r->kind == REGION_FUNCTION ? "function" : "artificial";
 }
 
 int profile_file_define(cube_writer *w, const defs *g, const char *const *nodes, int nnodes,
@@ -19,10 +38,11 @@ int profile_file_define(cube_writer *w, const defs *g, const char *const *nodes,
     if (regions && cnodes) {
         for (int i = 0; i < g->nregions; i++) {
             const def_region *r = &g->regions[i];
+            const char *name = defs_str(g, r->name);
             regions[i] = (cube_region_def){
-                defs_str(g, r->name), defs_str(g, r->mangled), defs_str(g, r->module),
-                defs_str(g, r->file), r->begin_line, -1, paradigm_of(r->kind),
-                r->kind == REGION_ARTIFICIAL ? "artificial" : "function", NULL };
+                name, defs_str(g, r->mangled), defs_str(g, r->module),
+                defs_str(g, r->file), r->begin_line, -1, paradigm_of(r->kind), role_of(r, name),
+                r->kind == REGION_PROGRAM ? "The program: root of the call tree" : NULL };
         }
         for (int i = 0; i < g->ncnodes; i++) {
             const def_cnode *c = &g->cnodes[i];

@@ -7,6 +7,7 @@
 #ifndef HPROF_SYMBOLS_H
 #define HPROF_SYMBOLS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct symbols symbols;
@@ -29,5 +30,9 @@ int symbols_function(symbols *s, uint64_t pc, sym_info *info);
 
 /* Source file and line of pc; returns 0, or -1 if there is no line info. */
 int symbols_line(symbols *s, uint64_t pc, const char **file, int *line);
+
+/* "libfoo.so.1+0x1234": pc as its object's file name and ELF address (what
+ * nm, objdump and addr2line take); returns 0, or -1 if pc is in no object. */
+int symbols_address(symbols *s, uint64_t pc, char *buf, size_t len);
 
 #endif

@@ -117,8 +117,16 @@ int cr_tar_scan(cr_archive *a, const unsigned char *buf, size_t len,
             return cr_err(err, errlen, "truncated archive (no end-of-archive marker)");
         }
         const unsigned char *h = buf + off;
-        if (all_zero(h, BLOCK))
-            return off == 0 ? cr_err(err, errlen, "not a CUBE4 file (empty tar archive)") : 0;
+        if (all_zero(h, BLOCK)) {
+            if (off == 0)
+                return cr_err(err, errlen, "not a CUBE4 file (empty tar archive)");
+            /* The end is two zero blocks. cubew pads a member whose size is a
+             * multiple of 512 with one zero block more: skip it, read on. */
+            if (len - off - BLOCK < BLOCK || all_zero(h + BLOCK, BLOCK))
+                return 0;
+            off += BLOCK;
+            continue;
+        }
         if (memcmp(h + 257, "ustar", 5) != 0)
             return off == 0
                 ? cr_err(err, errlen, "not a CUBE4 file (no tar header)")

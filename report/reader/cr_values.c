@@ -8,7 +8,6 @@
 #include <string.h>
 #include <zlib.h>
 
-#define MAX_CELLS ((size_t)1 << 28)     /* cnodes x locations per metric */
 
 enum vt { V_I8, V_U8, V_I16, V_U16, V_I32, V_U32, V_I64, V_U64, V_F64 };
 
@@ -99,30 +98,47 @@ static int parse_index(const cube_profile *p, const cube_metric *m, const unsign
     if (n > (uint32_t)p->ncnodes || len - 22 != (size_t)n * 4)
         return cr_err(err, errlen, "%d.index: %u entries do not match its size or the %d cnodes",
                       m->id, n, p->ncnodes);
-    for (uint32_t i = 0; i < n; i++)
-        if (cr_get32(b + 22 + 4 * (size_t)i, ix->swap) >= (uint32_t)p->ncnodes)
-            return cr_err(err, errlen, "%d.index: entry out of range", m->id);
+    /* a row listed twice would be counted twice by views that add rows up */
+    unsigned char *seen = calloc((size_t)p->ncnodes / 8 + 1, 1);
+    if (!seen)
+        return cr_err(err, errlen, "out of memory");
+    int rc = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+        uint32_t c = cr_get32(b + 22 + 4 * (size_t)i, ix->swap);
+        if (c >= (uint32_t)p->ncnodes)
+            rc = cr_err(err, errlen, "%d.index: entry out of range", m->id);
+        else if (seen[c / 8] & (1u << (c % 8)))
+            rc = cr_err(err, errlen, "%d.index: entry %u listed twice", m->id, c);
+        else
+            seen[c / 8] |= (unsigned char)(1u << (c % 8));
+    }
+    free(seen);
+    if (rc)
+        return rc;
     ix->rows = n;
     ix->cids = b + 22;
     return 0;
 }
 
+/* Rows are decoded one at a time into row[] (nlocs doubles) and handed to
+ * fn with their cnode: memory O(locations), whatever the profile's size. */
 typedef struct row_sink {
     const cube_profile *p;
     const index_info *ix;
     const int *seq;
     const struct dtype_info *d;
-    double *dst;
+    double *row;
+    cube_row_fn fn;
+    void *ctx;
 } row_sink;
 
-/* Stores row r (raw bytes in file order) at its cnode. */
+/* Decodes row r (raw bytes in file order) and passes it on. */
 static void put_row(const row_sink *s, size_t r, const unsigned char *src)
 {
     size_t pos = s->ix->cids ? cr_get32(s->ix->cids + 4 * r, s->ix->swap) : r;
-    size_t cn = (size_t)s->seq[pos];
-    double *dst = s->dst + cn * (size_t)s->p->nlocs;
     for (int l = 0; l < s->p->nlocs; l++)
-        dst[l] = decode(src + (size_t)l * (size_t)s->d->size, s->d->type, s->ix->swap);
+        s->row[l] = decode(src + (size_t)l * (size_t)s->d->size, s->d->type, s->ix->swap);
+    s->fn(s->ctx, s->seq[pos], s->row);
 }
 
 static int read_plain(const row_sink *s, const unsigned char *b, size_t len, size_t rowbytes,
@@ -131,15 +147,49 @@ static int read_plain(const row_sink *s, const unsigned char *b, size_t len, siz
     if ((len - 10) / rowbytes != s->ix->rows || (len - 10) % rowbytes)
         return cr_err(err, errlen, "%d.data: size %zu does not match %zu rows of %zu bytes",
                       id, len, s->ix->rows, rowbytes);
-    for (size_t r = 0; r < s->ix->rows; r++)
+    for (size_t r = 0; s->fn && r < s->ix->rows; r++)
         put_row(s, r, b + 10 + r * rowbytes);
     return 0;
 }
 
+/* Inflates one block of whole rows that starts at row r0, handing each row
+ * on as it completes: memory O(one row), however large the block. */
+static int inflate_rows(const row_sink *s, const unsigned char *src, size_t srclen, size_t r0,
+                        unsigned char *row, unsigned char *done, int id, char *err, size_t errlen)
+{
+    size_t rowbytes = (size_t)s->p->nlocs * (size_t)s->d->size;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK)
+        return cr_err(err, errlen, "out of memory");
+    z.next_in = (Bytef *)src;
+    z.avail_in = (uInt)srclen;
+    int zrc = Z_OK, rc = 0;
+    for (size_t r = r0; zrc != Z_STREAM_END && rc == 0; r++) {
+        z.next_out = row;
+        z.avail_out = (uInt)rowbytes;
+        zrc = inflate(&z, Z_NO_FLUSH);
+        size_t got = rowbytes - z.avail_out;
+        if (zrc == Z_STREAM_END && got == 0 && r > r0)
+            break;
+        if ((zrc != Z_OK && zrc != Z_STREAM_END) || got != rowbytes)
+            rc = cr_err(err, errlen, "%d.data: corrupt compressed block", id);
+        else if (r >= s->ix->rows || (done[r / 8] & (1u << (r % 8))))
+            rc = cr_err(err, errlen, "%d.data: a compressed block overlaps another or ends past the rows", id);
+        else {
+            done[r / 8] |= (unsigned char)(1u << (r % 8));
+            put_row(s, r, row);
+        }
+    }
+    inflateEnd(&z);
+    return rc;
+}
+
 /* ZCUBEX.DATA: uint64 count, count x {uncompressed offset, compressed
- * offset, compressed size} (uint64 each), then one zlib stream per row.
- * The table, not the physical order, places each row (the writer may
- * write rows out of order). */
+ * offset, compressed size} (uint64 each), then count zlib streams, each one
+ * or more whole rows (cubelib and hprof write blocks of rows; hprof's files
+ * before 0.2 one stream per row, in any order). The table, not the
+ * physical order, places each block. */
 static int read_zlib(const row_sink *s, const unsigned char *b, size_t len, size_t rowbytes,
                      int id, char *err, size_t errlen)
 {
@@ -147,27 +197,31 @@ static int read_zlib(const row_sink *s, const unsigned char *b, size_t len, size
     if (len < 19)
         return cr_err(err, errlen, "%d.data: truncated", id);
     uint64_t n = cr_get64(b + 11, swap);
-    if (n != s->ix->rows || n > (len - 19) / 24)
-        return cr_err(err, errlen, "%d.data: %llu compressed rows, index says %zu",
+    if (n > s->ix->rows || n > (len - 19) / 24 || (n == 0 && s->ix->rows))
+        return cr_err(err, errlen, "%d.data: %llu compressed blocks for the %zu rows of its index",
                       id, (unsigned long long)n, s->ix->rows);
     const unsigned char *seg = b + 19 + 24 * n;
-    size_t seglen = len - 19 - 24 * n;
-    unsigned char *row = malloc(rowbytes);
-    if (!row)
-        return cr_err(err, errlen, "out of memory");
-    int rc = 0;
+    size_t seglen = len - 19 - 24 * n, rows = s->ix->rows;
+    /* zlib expands at most CR_ZLIB_MAX_RATIO times: more rows than the
+     * compressed bytes can make (rows sharing one block) are a lie */
+    if ((double)rows * (double)rowbytes > (double)seglen * CR_ZLIB_MAX_RATIO)
+        return cr_err(err, errlen, "%d.data: %zu rows of %zu bytes cannot come from %zu compressed bytes "
+                      "(zlib expands at most %d times): corrupt or forged file", id,
+                      rows, rowbytes, seglen, CR_ZLIB_MAX_RATIO);
+    if (!s->fn)
+        return 0;       /* sizes checked, rows not read */
+    unsigned char *row = malloc(rowbytes), *done = calloc(rows / 8 + 1, 1);
+    int rc = row && done ? 0 : cr_err(err, errlen, "out of memory");
     for (uint64_t k = 0; k < n && rc == 0; k++) {
         const unsigned char *e = b + 19 + 24 * k;
         uint64_t ustart = cr_get64(e, swap), cstart = cr_get64(e + 8, swap), csize = cr_get64(e + 16, swap);
-        uLongf out = rowbytes;
-        if (ustart % rowbytes || ustart / rowbytes >= n || cstart > seglen || csize > seglen - cstart)
-            rc = cr_err(err, errlen, "%d.data: bad compressed row table", id);
-        else if (uncompress(row, &out, seg + cstart, (uLong)csize) != Z_OK || out != rowbytes)
-            rc = cr_err(err, errlen, "%d.data: corrupt compressed row", id);
+        if (ustart % rowbytes || ustart / rowbytes >= rows || cstart > seglen || csize > seglen - cstart)
+            rc = cr_err(err, errlen, "%d.data: bad compressed block table", id);
         else
-            put_row(s, (size_t)(ustart / rowbytes), row);
+            rc = inflate_rows(s, seg + cstart, (size_t)csize, (size_t)(ustart / rowbytes), row, done, id,
+                              err, errlen);
     }
-    free(row);
+    free(row), free(done);
     return rc;
 }
 
@@ -184,36 +238,53 @@ static int read_data(const row_sink *s, const unsigned char *b, size_t len, int 
     return cr_err(err, errlen, "%d.data: not a CUBE data file", id);
 }
 
-int cr_load_values(const cube_profile *p, cube_metric *m, const cr_archive *a,
-                   const unsigned char *buf, const int *seq, char *err, size_t errlen)
+int cr_has_values(const cr_archive *a, const cube_metric *m)
+{
+    char iname[32], dname[32];
+    snprintf(iname, sizeof iname, "%d.index", m->id);
+    snprintf(dname, sizeof dname, "%d.data", m->id);
+    return cr_tar_find(a, iname) || cr_tar_find(a, dname);
+}
+
+int cr_scan_values(const cube_profile *p, const cube_metric *m, const cr_archive *a,
+                   const unsigned char *buf, const int *seq, cube_row_fn fn, void *ctx,
+                   char *err, size_t errlen)
 {
     char iname[32], dname[32];
     snprintf(iname, sizeof iname, "%d.index", m->id);
     snprintf(dname, sizeof dname, "%d.data", m->id);
     const cr_member *im = cr_tar_find(a, iname), *dm = cr_tar_find(a, dname);
-    if (!im && !dm) {                   /* Cube omits all-zero metrics */
-        m->loaded = 1;
+    if (!im && !dm)                     /* Cube omits all-zero metrics */
         return 0;
-    }
     if (!im || !dm)
         return cr_err(err, errlen, "metric %s: %s missing", m->uniq_name ? m->uniq_name : "?",
                       im ? dname : iname);
     index_info ix;
     if (parse_index(p, m, buf + im->off, im->size, &ix, err, errlen) < 0)
         return -1;
-    size_t cells = (size_t)p->ncnodes * (size_t)p->nlocs;
-    if (p->nlocs && cells / (size_t)p->nlocs != (size_t)p->ncnodes)
-        cells = SIZE_MAX;
-    if (cells > MAX_CELLS)
-        return cr_err(err, errlen, "profile too large (%d cnodes x %d locations)", p->ncnodes, p->nlocs);
-    double *vals = cr_alloc_values(cells);
-    if (!vals)
+    double *row = malloc(sizeof *row * ((size_t)p->nlocs + 1));
+    if (!row)
         return cr_err(err, errlen, "out of memory");
-    row_sink s = { p, &ix, seq, find_dtype(m->dtype), vals };
-    if (read_data(&s, buf + dm->off, dm->size, m->id, err, errlen) < 0) {
-        free(vals);
+    row_sink s = { p, &ix, seq, find_dtype(m->dtype), row, fn, ctx };
+    int rc = read_data(&s, buf + dm->off, dm->size, m->id, err, errlen);
+    free(row);
+    return rc;
+}
+
+typedef struct store { double *dst; size_t nlocs; } store;
+
+static void store_row(void *ctx, int cnode, const double *row)
+{
+    store *s = ctx;
+    memcpy(s->dst + (size_t)cnode * s->nlocs, row, sizeof *row * s->nlocs);
+}
+
+int cr_load_values(const cube_profile *p, cube_metric *m, const cr_archive *a,
+                   const unsigned char *buf, const int *seq, double *vals, char *err, size_t errlen)
+{
+    store s = { vals, (size_t)p->nlocs };
+    if (cr_scan_values(p, m, a, buf, seq, store_row, &s, err, errlen) < 0)
         return -1;
-    }
     if (m->kind == CUBE_KIND_INCLUSIVE)
         m->incl = vals;
     else

@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #define MAX_GUNZIP ((size_t)1 << 32)    /* whole-file or anchor gzip limit */
+#define MAX_CELLS ((size_t)1 << 28)     /* cnodes x locations per metric */
+#define MIN_BUDGET ((size_t)256 << 20)  /* bytes of values always allowed */
 #define MAX_NOTES 1000
 #define MAX_LOAD_THREADS 8
 
@@ -36,6 +38,7 @@ typedef struct cube_source {
     size_t len;
     cr_archive archive;
     int *ident, *wide;          /* row position -> cnode, per metric kind */
+    size_t budget, used;        /* doubles that may be / are held in memory */
 } source;
 
 static int map_file(const char *path, source *s, char *err, size_t errlen)
@@ -63,8 +66,11 @@ static int map_file(const char *path, source *s, char *err, size_t errlen)
     close(fd);
     s->buf = s->map;
     s->len = s->maplen;
+    /* what the file can honestly hold: zlib expands at most 1032 times */
+    size_t honest = s->maplen > MAX_GUNZIP / CR_ZLIB_MAX_RATIO ? MAX_GUNZIP : s->maplen * CR_ZLIB_MAX_RATIO;
+    s->budget = (honest > MIN_BUDGET ? honest : MIN_BUDGET) / sizeof(double);
     if (rc == 0 && cr_is_gzip(s->buf, s->len)) {   /* a .cubex.gz */
-        s->heap = cr_gunzip(s->buf, s->len, MAX_GUNZIP, &s->len, err, errlen);
+        s->heap = cr_gunzip(s->buf, s->len, honest, &s->len, err, errlen);
         if (!s->heap)
             rc = -1;
         s->buf = s->heap;
@@ -188,6 +194,8 @@ static int load_ratio(cube_profile *p, int metric, char *err, size_t errlen)
     cube_metric *m = &p->metrics[metric];
     const cube_metric *a = &p->metrics[num], *b = &p->metrics[den];
     size_t cells = (size_t)p->ncnodes * (size_t)p->nlocs;
+    if (cube_reserve_values(p, 2 * cells, err, errlen) < 0)
+        return -1;
     m->excl = malloc(cells * sizeof(double) + 1);
     m->incl = malloc(cells * sizeof(double) + 1);
     if (!m->excl || !m->incl)
@@ -239,9 +247,27 @@ int cube_load_metric(cube_profile *p, int metric, char *err, size_t errlen)
     source *s = p->src;
     if (m->loaded || !m->loadable)
         return 0;
+    if (!cr_has_values(&s->archive, m)) {    /* all zero */
+        m->loaded = 1;
+        return 0;
+    }
+    size_t cells = (size_t)p->ncnodes * (size_t)p->nlocs;
+    if (p->nlocs && cells / (size_t)p->nlocs != (size_t)p->ncnodes)
+        cells = SIZE_MAX;
+    if (cells > MAX_CELLS)
+        return cr_err(err, errlen, "profile too large (%d cnodes x %d locations)", p->ncnodes, p->nlocs);
     const int *seq = m->kind == CUBE_KIND_INCLUSIVE ? s->wide : s->ident;
-    if (cr_load_values(p, m, &s->archive, s->buf, seq, err, errlen) < 0)
+    /* a forged size says so before the budget does */
+    if (cr_scan_values(p, m, &s->archive, s->buf, seq, NULL, NULL, err, errlen) < 0 ||
+        cube_reserve_values(p, 2 * cells, err, errlen) < 0)
         return -1;
+    double *vals = cr_alloc_values(cells);
+    if (!vals)
+        return cr_err(err, errlen, "out of memory");
+    if (cr_load_values(p, m, &s->archive, s->buf, seq, vals, err, errlen) < 0) {
+        free(vals);
+        return -1;
+    }
     if ((m->excl || m->incl) && cr_derive(p, m) < 0) {
         free(m->excl), free(m->incl);
         m->excl = m->incl = NULL;
@@ -249,6 +275,35 @@ int cube_load_metric(cube_profile *p, int metric, char *err, size_t errlen)
         return cr_err(err, errlen, "out of memory");
     }
     return 0;
+}
+
+int cube_reserve_values(cube_profile *p, size_t n, char *err, size_t errlen)
+{
+    source *s = p->src;
+    size_t used = __atomic_add_fetch(&s->used, n, __ATOMIC_RELAXED);
+    if (used <= s->budget && used >= n)
+        return 0;
+    __atomic_sub_fetch(&s->used, n, __ATOMIC_RELAXED);
+    return cr_err(err, errlen, "too large to hold in memory: %d call paths x %d locations need %zu MB more, "
+                  "over the %zu MB a file of %zu bytes can honestly hold (%d times its size, at least %zu MB)",
+                  p->ncnodes, p->nlocs, (n >> 17) + 1, s->budget >> 17, s->maplen, CR_ZLIB_MAX_RATIO,
+                  MIN_BUDGET >> 20);
+}
+
+int cube_scan_metric(cube_profile *p, int metric, cube_row_fn fn, void *ctx, char *err, size_t errlen)
+{
+    const cube_metric *m = &p->metrics[metric];
+    source *s = p->src;
+    if (!m->loadable || m->aggr == CUBE_AGGR_RATIO)
+        return 0;
+    if (m->loaded) {
+        const double *v = m->kind == CUBE_KIND_INCLUSIVE ? m->incl : m->excl;
+        for (int c = 0; v && c < p->ncnodes; c++)
+            fn(ctx, c, v + (size_t)c * (size_t)p->nlocs);
+        return 0;
+    }
+    const int *seq = m->kind == CUBE_KIND_INCLUSIVE ? s->wide : s->ident;
+    return cr_scan_values(p, m, &s->archive, s->buf, seq, fn, ctx, err, errlen);
 }
 
 /* Workers take the next metric from a shared counter; the first error
@@ -392,4 +447,13 @@ const char *cube_cnode_name(const cube_profile *p, int cnode)
 {
     int r = p->cnodes[cnode].region;
     return r >= 0 && p->regions[r].name ? p->regions[r].name : "?";
+}
+
+const unsigned char *cube_member(const cube_profile *p, const char *name, size_t *len)
+{
+    const cr_member *m = p->src ? cr_tar_find(&p->src->archive, name) : NULL;
+    if (!m)
+        return NULL;
+    *len = m->size;
+    return p->src->buf + m->off;
 }

@@ -104,6 +104,25 @@ int cube_load_metric(cube_profile *p, int metric, char *err, size_t errlen);
 /* Loads every loadable metric, several at a time. */
 int cube_load_all(cube_profile *p, char *err, size_t errlen);
 
+/* Memory: a view's values are bounded by what the file can honestly hold,
+ * CR_ZLIB_MAX_RATIO (1032, zlib's largest expansion) times its size on
+ * disk, and at least 256 MB. cube_load_metric holds cnodes x locations
+ * values twice (exclusive and inclusive) and takes them from this budget;
+ * past it, it fails with a one-line reason. cube_scan_metric reads rows
+ * one at a time instead, for views that do not need every location. */
+
+/* One row: the values of every location at one cnode, as the file stores
+ * them (inclusive for CUBE_KIND_INCLUSIVE metrics, else exclusive). */
+typedef void (*cube_row_fn)(void *ctx, int cnode, const double *row);
+
+/* Passes the metric's rows to fn one at a time (rows the file leaves out
+ * are zero and not passed; a loaded metric passes every row). Ratios and
+ * metrics that are not loadable pass nothing. 0, or -1 with a reason. */
+int cube_scan_metric(cube_profile *p, int metric, cube_row_fn fn, void *ctx, char *err, size_t errlen);
+
+/* Takes n doubles from the budget above: 0, or -1 with a one-line reason. */
+int cube_reserve_values(cube_profile *p, size_t n, char *err, size_t errlen);
+
 /* Adds the derived metric "A/B" (sum of A over sum of B wherever values are
  * combined; per location A/B, NaN where B is 0). Returns its index, or -1
  * when out of memory. Metric pointers taken before are invalid after. */
@@ -120,6 +139,10 @@ double cube_value_all_locs(const cube_profile *p, int metric, int cnode, int inc
 
 /* Value of a top-level <attr key=...>, NULL if absent. */
 const char *cube_attr_get(const cube_profile *p, const char *key);
+
+/* The bytes of an archive member beside the CUBE data (e.g. hprof.timeline),
+ * NULL if the file has none by that name. Valid until cube_close. */
+const unsigned char *cube_member(const cube_profile *p, const char *name, size_t *len);
 
 /* Region name of a cnode ("?" if none). */
 const char *cube_cnode_name(const cube_profile *p, int cnode);

@@ -1,19 +1,23 @@
 /*
  * cube_writer.c - the streaming CUBE4 writer: a state machine over the
  * temporary file, the tar member streams, anchor.xml and the per-metric
- * index and ZCUBEX data members.
+ * index and data members.
  *
  * Layout written, per metric <id> (id = preorder position in the metric
  * tree; cnode ids are preorder positions in the call tree, as Score-P's):
  *   <id>.index  "CUBEX.INDEX", uint32 1 (byte-order check), uint16 0
  *               (version), uint8 1 (sparse), uint32 n, then positions
  *               0..n-1: every cnode is listed.
- *   <id>.data   "ZCUBEX.DATA", uint64 n, n x {uint64 uncompressed offset,
- *               uint64 offset after the table, uint64 size}, then one zlib
- *               stream per cnode row (one value per location).
- * Rows sit in the metric's cnode order (preorder for EXCLUSIVE metrics,
- * cubelib's wide order for INCLUSIVE ones); the table places each row, so
- * rows are accepted in the caller's cnode order and streamed at once.
+ *   <id>.data   compressed (default): "ZCUBEX.DATA", uint64 b, b x {uint64
+ *               uncompressed offset, uint64 offset after the table, uint64
+ *               size}, then b zlib streams, each a block of whole rows;
+ *               plain: "CUBEX.DATA", then the rows.
+ * Rows sit in the metric's row order (preorder for EXCLUSIVE metrics,
+ * cubelib's wide order for INCLUSIVE ones) and the blocks follow each
+ * other in that order, so a reader that inflates the blocks one after
+ * another (pyCubexR) and one that follows the table (cubelib, hprof's)
+ * see the same rows. Rows are therefore accepted in row order only
+ * (cube_writer_row_cnode) and streamed at once.
  * All numbers are in native byte order, which the index marker records.
  */
 #include "cube_writer.h"
@@ -23,6 +27,7 @@
 #include "cw_tar.h"
 #include "cw_tmpfile.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -51,13 +56,15 @@ struct cube_writer {
     long long mtime;
     int ncnodes, nlocs, nmetrics;
     wmetric *metrics;
-    int *pre_pos, *wide_pos;    /* cnode -> row slot per metric kind */
+    int compress;               /* ZCUBEX (1) or CUBEX (0) data */
+    int *pre_cnode, *wide_cnode; /* row -> cnode per metric kind */
     int cur, next_row;          /* the metric being written */
     cw_member data;
     long long table_off, seg_start;
-    uint64_t *table;
-    unsigned char *row, *zbuf;
+    uint64_t *table;            /* 3 per block */
+    unsigned char *block, *zbuf;
     size_t rowbytes, zcap;
+    int rows_per_block, nblocks, block_rows; /* block_rows: rows in `block` now */
     cw_out out;                 /* last: holds the 64 KiB buffer */
 };
 
@@ -108,8 +115,17 @@ cube_writer *cube_writer_create(const char *path, int overwrite_ok, char *err, s
     w->err = err;
     w->errlen = errlen;
     w->mtime = (long long)time(NULL);
+    w->compress = 1;
     cw_out_init(&w->out, w->file.fd, w->msg, sizeof w->msg);
     return w;
+}
+
+int cube_writer_set_compress(cube_writer *w, int on)
+{
+    if (w->state != ST_CREATED)
+        return w->state == ST_FAILED ? -1 : fail(w, "cube writer: set_compress after define");
+    w->compress = on != 0;
+    return 0;
 }
 
 const char *cube_writer_error(const cube_writer *w)
@@ -177,7 +193,7 @@ static int write_anchor(cube_writer *w, const cube_defs *d, const cw_forest *mf,
     cw_member m;
     cw_tar_begin(&w->out, &m, "anchor.xml", w->mtime);
     cw_anchor_write(&w->out, d, mf, cf);
-    cw_tar_end(&w->out, &m);
+    cw_tar_end(&w->out, &m, '\n');
     return check_out(w);
 }
 
@@ -217,6 +233,24 @@ static int build_forests(const cube_defs *d, cw_forest *mf, cw_forest *cf)
     return rc;
 }
 
+/* Row k of an EXCLUSIVE metric holds the cnode at preorder position k; of
+ * an INCLUSIVE one, the cnode at wide position k. */
+static int keep_row_orders(cube_writer *w, const cw_forest *cf)
+{
+    w->pre_cnode = malloc(sizeof(int) * (size_t)(cf->n ? cf->n : 1));
+    if (!w->pre_cnode)
+        return fail(w, "out of memory");
+    memcpy(w->pre_cnode, cf->pre, sizeof(int) * (size_t)cf->n);
+    if (!cf->wide_pos)
+        return 0;
+    w->wide_cnode = malloc(sizeof(int) * (size_t)(cf->n ? cf->n : 1));
+    if (!w->wide_cnode)
+        return fail(w, "out of memory");
+    for (int c = 0; c < cf->n; c++)
+        w->wide_cnode[cf->wide_pos[c]] = c;
+    return 0;
+}
+
 int cube_writer_define(cube_writer *w, const cube_defs *defs)
 {
     if (w->state != ST_CREATED)
@@ -231,9 +265,9 @@ int cube_writer_define(cube_writer *w, const cube_defs *defs)
     int rc = write_anchor(w, defs, &mf, &cf);
     if (rc == 0)
         rc = keep_metric_info(w, defs, &mf);
-    w->pre_pos = cf.pre_pos;    /* the row slots outlive the forests */
-    w->wide_pos = cf.wide_pos;
-    cf.pre_pos = cf.wide_pos = NULL;
+    if (rc == 0)
+        rc = keep_row_orders(w, &cf);
+
     cw_forest_free(&mf);
     cw_forest_free(&cf);
     if (rc < 0)
@@ -261,18 +295,31 @@ static int write_index(cube_writer *w, int file_id)
     snprintf(name, sizeof name, "%d.index", file_id);
     cw_tar_begin(&w->out, &m, name, w->mtime);
     cw_out_write(&w->out, head, sizeof head);
-    for (uint32_t i = 0; i < n; i++)
-        cw_out_write(&w->out, &i, 4);
-    cw_tar_end(&w->out, &m);
+    uint32_t ids[1024];
+    for (uint32_t i = 0; i < n; i += 1024) {
+        uint32_t k = n - i < 1024 ? n - i : 1024;
+        for (uint32_t j = 0; j < k; j++)
+            ids[j] = i + j;
+        cw_out_write(&w->out, ids, 4 * (size_t)k);
+    }
+    cw_tar_end(&w->out, &m, 0);
     return check_out(w);
 }
+
+/* Blocks of whole rows, about CW_BLOCK_BYTES uncompressed: large enough that
+ * the table and zlib's per-stream overhead stay small next to the data. */
+#define CW_BLOCK_BYTES (256u << 10)
 
 static int start_data(cube_writer *w, int file_id)
 {
     char name[32];
-    uint64_t n = (uint64_t)w->ncnodes;
     snprintf(name, sizeof name, "%d.data", file_id);
     cw_tar_begin(&w->out, &w->data, name, w->mtime);
+    if (!w->compress) {
+        cw_out_write(&w->out, "CUBEX.DATA", 10);
+        return check_out(w);
+    }
+    uint64_t n = (uint64_t)w->nblocks;
     cw_out_write(&w->out, "ZCUBEX.DATA", 11);
     cw_out_write(&w->out, &n, 8);
     w->table_off = w->out.pos;
@@ -284,17 +331,22 @@ static int start_data(cube_writer *w, int file_id)
 static int alloc_row_buffers(cube_writer *w)
 {
     w->rowbytes = (size_t)w->nlocs * 8;
-    w->zcap = compressBound((uLong)w->rowbytes);
-    w->table = calloc((size_t)(w->ncnodes ? w->ncnodes : 1) * 3, sizeof *w->table);
-    w->row = malloc(w->rowbytes);
-    w->zbuf = malloc(w->zcap);
-    return (w->table && w->row && w->zbuf) ? 0 : fail(w, "out of memory");
+    size_t per = CW_BLOCK_BYTES / w->rowbytes;
+    w->rows_per_block = per < 1 ? 1 : per > (size_t)INT_MAX ? INT_MAX : (int)per;
+    w->nblocks = (w->ncnodes + w->rows_per_block - 1) / w->rows_per_block;
+    size_t blockbytes = (size_t)w->rows_per_block * w->rowbytes;
+    w->zcap = compressBound((uLong)blockbytes);
+    w->table = calloc((size_t)(w->nblocks ? w->nblocks : 1) * 3, sizeof *w->table);
+    w->block = malloc(blockbytes);
+    w->zbuf = w->compress ? malloc(w->zcap) : NULL;
+    w->block_rows = 0;
+    return (w->table && w->block && (w->zbuf || !w->compress)) ? 0 : fail(w, "out of memory");
 }
 
 static void free_row_buffers(cube_writer *w)
 {
-    free(w->table), free(w->row), free(w->zbuf);
-    w->table = NULL, w->row = w->zbuf = NULL;
+    free(w->table), free(w->block), free(w->zbuf);
+    w->table = NULL, w->block = w->zbuf = NULL;
 }
 
 int cube_writer_metric_begin(cube_writer *w, int metric)
@@ -304,12 +356,20 @@ int cube_writer_metric_begin(cube_writer *w, int metric)
     if (metric < 0 || metric >= w->nmetrics || w->metrics[metric].done)
         return fail(w, "cube writer: bad or repeated metric %d", metric);
     int id = w->metrics[metric].file_id;
-    if (write_index(w, id) < 0 || start_data(w, id) < 0 || alloc_row_buffers(w) < 0)
+    if (alloc_row_buffers(w) < 0 || write_index(w, id) < 0 || start_data(w, id) < 0)
         return -1;
     w->cur = metric;
     w->next_row = 0;
     w->state = ST_IN_METRIC;
     return 0;
+}
+
+int cube_writer_row_cnode(const cube_writer *w, int metric, int row)
+{
+    if (w->state == ST_CREATED || w->state == ST_FAILED || metric < 0 || metric >= w->nmetrics ||
+        row < 0 || row >= w->ncnodes)
+        return -1;
+    return w->metrics[metric].inclusive ? w->wide_cnode[row] : w->pre_cnode[row];
 }
 
 /* Integers: rounded, clamped to the type's range (NaN becomes 0). */
@@ -330,24 +390,41 @@ static void encode_row(unsigned char *dst, const double *v, int n, int dtype)
     }
 }
 
+/* Writes the rows gathered in `block`: as they are, or as one zlib stream
+ * and its table entry. */
+static int flush_block(cube_writer *w)
+{
+    size_t len = (size_t)w->block_rows * w->rowbytes;
+    if (len == 0)
+        return 0;
+    if (!w->compress) {
+        cw_out_write(&w->out, w->block, len);
+    } else {
+        uLongf zlen = (uLongf)w->zcap;
+        if (compress2(w->zbuf, &zlen, w->block, (uLong)len, Z_BEST_SPEED) != Z_OK)
+            return fail(w, "compression failed");
+        size_t k = (size_t)(w->next_row - w->block_rows) / (size_t)w->rows_per_block;
+        w->table[3 * k] = (uint64_t)(w->next_row - w->block_rows) * w->rowbytes;
+        w->table[3 * k + 1] = (uint64_t)(w->out.pos - w->seg_start);
+        w->table[3 * k + 2] = (uint64_t)zlen;
+        cw_out_write(&w->out, w->zbuf, zlen);
+    }
+    w->block_rows = 0;
+    return check_out(w);
+}
+
 int cube_writer_metric_row(cube_writer *w, int cnode, const double *values)
 {
     if (w->state != ST_IN_METRIC)
         return w->state == ST_FAILED ? -1 : fail(w, "cube writer: metric_row outside a metric");
-    if (cnode != w->next_row || !values)
-        return fail(w, "cube writer: row for cnode %d, expected cnode %d", cnode, w->next_row);
-    const wmetric *m = &w->metrics[w->cur];
-    encode_row(w->row, values, w->nlocs, m->dtype);
-    uLongf zlen = (uLongf)w->zcap;
-    if (compress2(w->zbuf, &zlen, w->row, (uLong)w->rowbytes, Z_BEST_SPEED) != Z_OK)
-        return fail(w, "compression failed");
-    size_t slot = (size_t)(m->inclusive ? w->wide_pos[cnode] : w->pre_pos[cnode]);
-    w->table[3 * slot] = (uint64_t)(slot * w->rowbytes);
-    w->table[3 * slot + 1] = (uint64_t)(w->out.pos - w->seg_start);
-    w->table[3 * slot + 2] = (uint64_t)zlen;
-    cw_out_write(&w->out, w->zbuf, zlen);
+    int expected = w->next_row < w->ncnodes ? cube_writer_row_cnode(w, w->cur, w->next_row) : -1;
+    if (cnode != expected || !values)
+        return fail(w, "cube writer: row for cnode %d, expected cnode %d", cnode, expected);
+    encode_row(w->block + (size_t)w->block_rows * w->rowbytes, values, w->nlocs,
+               w->metrics[w->cur].dtype);
+    w->block_rows++;
     w->next_row++;
-    return check_out(w);
+    return w->block_rows == w->rows_per_block ? flush_block(w) : 0;
 }
 
 int cube_writer_metric_end(cube_writer *w)
@@ -356,8 +433,11 @@ int cube_writer_metric_end(cube_writer *w)
         return w->state == ST_FAILED ? -1 : fail(w, "cube writer: metric_end outside a metric");
     if (w->next_row != w->ncnodes)
         return fail(w, "cube writer: metric ended after %d of %d cnodes", w->next_row, w->ncnodes);
-    cw_out_patch(&w->out, w->table_off, w->table, (size_t)w->ncnodes * 24);
-    cw_tar_end(&w->out, &w->data);
+    if (flush_block(w) < 0)
+        return -1;
+    if (w->compress)
+        cw_out_patch(&w->out, w->table_off, w->table, (size_t)w->nblocks * 24);
+    cw_tar_end(&w->out, &w->data, 0);
     free_row_buffers(w);
     if (check_out(w) < 0)
         return -1;
@@ -366,13 +446,24 @@ int cube_writer_metric_end(cube_writer *w)
     return 0;
 }
 
+int cube_writer_add_member(cube_writer *w, const char *name, const void *data, size_t len)
+{
+    if (w->state != ST_DEFINED)
+        return w->state == ST_FAILED ? -1 : fail(w, "cube writer: add_member inside a metric or before define");
+    cw_member m;
+    cw_tar_begin(&w->out, &m, name, w->mtime);
+    cw_out_write(&w->out, data, len);
+    cw_tar_end(&w->out, &m, '\n');
+    return check_out(w);
+}
+
 /* ---- completion ---------------------------------------------------------- */
 
 static void destroy(cube_writer *w)
 {
     cw_tmp_discard(&w->file);
     free_row_buffers(w);
-    free(w->metrics), free(w->pre_pos), free(w->wide_pos);
+    free(w->metrics), free(w->pre_cnode), free(w->wide_cnode);
     free(w);
 }
 

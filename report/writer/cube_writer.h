@@ -2,7 +2,8 @@
  * cube_writer.h - streaming CUBE4 (.cubex) writer.
  *
  * A .cubex file is a tar archive: anchor.xml (definitions) and, per metric
- * id, <id>.index and <id>.data (ZCUBEX.DATA, zlib-compressed per-cnode rows).
+ * id, <id>.index and <id>.data (ZCUBEX.DATA: zlib-compressed blocks of
+ * rows, in row order; or plain CUBEX.DATA).
  * The writer streams: definitions first, then each metric's rows in cnode
  * order, so its memory does not grow with cnodes x locations x metrics.
  *
@@ -72,15 +73,26 @@ typedef struct cube_defs {
 cube_writer *cube_writer_create(const char *path, int overwrite_ok, char *err, size_t errlen);
 int cube_writer_define(cube_writer *w, const cube_defs *defs);
 
-/* Rows for one metric: call metric_row for every cnode 0..ncnodes-1 in
- * order, values[] holding one value per location (processes in rank order,
+/* Before define: 1 (the default) writes ZCUBEX.DATA (zlib blocks), 0 plain
+ * CUBEX.DATA, as Score-P does by default. */
+int cube_writer_set_compress(cube_writer *w, int on);
+
+/* Rows for one metric, in the metric's row order: row k holds the cnode
+ * cube_writer_row_cnode(w, metric, k) (for EXCLUSIVE metrics the cnode at
+ * preorder position k: the identity when the cnodes were given in
+ * preorder), values[] holding one value per location (processes in rank order,
  * threads within). Integer dtypes are rounded from the doubles (negative
  * values become 0 for UINT64). MINDOUBLE/MAXDOUBLE are stored as given:
  * pass 0 for both at a (cnode, location) never visited, as Score-P does
  * (Cube shows 0 there; a reader's inclusive min then also sees 0). */
 int cube_writer_metric_begin(cube_writer *w, int metric);
 int cube_writer_metric_row(cube_writer *w, int cnode, const double *values);
+int cube_writer_row_cnode(const cube_writer *w, int metric, int row); /* -1: no such row */
 int cube_writer_metric_end(cube_writer *w);
+
+/* An archive member of the caller's own beside the CUBE data (outside a
+ * metric; readers ignore members they do not know). */
+int cube_writer_add_member(cube_writer *w, const char *name, const void *data, size_t len);
 
 /* Completes the archive, fsyncs, renames into place. Frees w. */
 int cube_writer_commit(cube_writer *w, char *err, size_t errlen);

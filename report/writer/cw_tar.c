@@ -57,10 +57,18 @@ int cw_tar_begin(cw_out *o, cw_member *m, const char *name, long long mtime)
     return cw_out_write(o, h, BLOCK);
 }
 
-int cw_tar_end(cw_out *o, cw_member *m)
+int cw_tar_end(cw_out *o, cw_member *m, char filler)
 {
     unsigned char h[BLOCK];
     uint64_t size = (uint64_t)(o->pos - m->header_off - BLOCK);
+    /* cubelib's reader skips (size/512 + 1) blocks after every member (the
+     * padding cubew writes), so a member of an exact multiple of 512 bytes
+     * would hide the next one from it: such a member gets one more byte. */
+    if (size % BLOCK == 0) {
+        if (cw_out_write(o, &filler, 1) < 0)
+            return -1;
+        size++;
+    }
     size_t pad = (size_t)((BLOCK - size % BLOCK) % BLOCK);
     if (cw_out_zeros(o, pad) < 0)
         return -1;

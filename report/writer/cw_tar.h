@@ -15,8 +15,12 @@ typedef struct cw_member {
 } cw_member;
 
 int cw_tar_begin(cw_out *o, cw_member *m, const char *name, long long mtime);
-/* Pads the member to 512 bytes and patches its header. */
-int cw_tar_end(cw_out *o, cw_member *m);
+/* Pads the member to 512 bytes and patches its header. A member whose size
+ * is a multiple of 512 (or empty) first gets one `filler` byte appended
+ * (a newline for text, a zero byte after binary content that readers
+ * locate through its own table): cubelib's reader loses the member after
+ * such a one. */
+int cw_tar_end(cw_out *o, cw_member *m, char filler);
 /* The end-of-archive marker: two zero blocks. */
 int cw_tar_finish(cw_out *o);
 

@@ -93,18 +93,76 @@ static void sync_dir(const char *path)
     free(d);
 }
 
+/* Where a commit that moved on to a numbered name writes that name. */
+static char *final_name;
+static size_t final_len;
+
+void cw_tmp_report_name_to(char *buf, size_t len)
+{
+    final_name = buf;
+    final_len = len;
+}
+
+/* Renames tmp to path unless path exists (EEXIST then). */
+static int rename_noreplace(const char *tmp, const char *path)
+{
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        return -1;
+    if (link(tmp, path) != 0)     /* fails with EEXIST, never replaces */
+        return -1;
+    unlink(tmp);
+    return 0;
+}
+
+/* The n-th numbered variant of path: a.cubex -> a.<n>.cubex (a.3.cubex ->
+ * a.<n>.cubex: an existing number is replaced), other names get .<n>. */
+static char *numbered(const char *path, int n)
+{
+    size_t len = strlen(path), ext = 0;
+    if (len > 6 && strcmp(path + len - 6, ".cubex") == 0)
+        ext = 6;
+    size_t stem = len - ext, d = stem;
+    while (d > 0 && path[d - 1] >= '0' && path[d - 1] <= '9')
+        d--;
+    const char *slash = strrchr(path, '/');
+    size_t base = slash ? (size_t)(slash - path) + 1 : 0;
+    if (d < stem && d > base + 1 && path[d - 1] == '.')
+        stem = d - 1;
+    char *p = malloc(len + 16);
+    if (p)
+        snprintf(p, len + 16, "%.*s.%d%s", (int)stem, path, n, path + len - ext);
+    return p;
+}
+
+/* A name that must not be replaced and was taken while we wrote (two jobs
+ * started at once in one folder, a parent and its spawned children): move
+ * on to .1, .2, ... so that both keep their profiles; t->path follows. */
 static int move_into_place(cw_tmpfile *t)
 {
     if (t->overwrite_ok)
         return rename(t->tmp, t->path);
-    if (renameat2(AT_FDCWD, t->tmp, AT_FDCWD, t->path, RENAME_NOREPLACE) == 0)
+    if (rename_noreplace(t->tmp, t->path) == 0)
         return 0;
-    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+    if (errno != EEXIST)
         return -1;
-    if (link(t->tmp, t->path) != 0)     /* fails with EEXIST, never replaces */
-        return -1;
-    unlink(t->tmp);
-    return 0;
+    for (int n = 1; n < 10000; n++) {
+        char *p = numbered(t->path, n);
+        if (!p)
+            return -1;
+        if (rename_noreplace(t->tmp, p) == 0) {
+            if (final_name && final_len)
+                snprintf(final_name, final_len, "%s", p);
+            free(t->path);
+            t->path = p;
+            return 0;
+        }
+        free(p);
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
 }
 
 int cw_tmp_commit(cw_tmpfile *t, char *err, size_t errlen)

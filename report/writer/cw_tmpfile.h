@@ -7,7 +7,8 @@
  * permissions. Commit fsyncs, then renames; when overwriting is not
  * allowed it uses renameat2(RENAME_NOREPLACE), or link()+unlink() where
  * the file system lacks it, so a file that appeared meanwhile is never
- * replaced.
+ * replaced: the commit moves on to the next free numbered name instead
+ * (a.cubex -> a.1.cubex, a.2.cubex, ...).
  */
 #ifndef HPROF_CW_TMPFILE_H
 #define HPROF_CW_TMPFILE_H
@@ -22,8 +23,15 @@ typedef struct cw_tmpfile {
 } cw_tmpfile;
 
 int cw_tmp_create(cw_tmpfile *t, const char *path, int overwrite_ok, char *err, size_t errlen);
-/* Fsyncs, closes and renames into place; removes the temporary on error. */
+/* Fsyncs, closes and renames into place (a name that must not be replaced
+ * and was taken meanwhile: the next free numbered one, then written into the
+ * buffer given to cw_tmp_report_name_to, if any); removes the temporary on
+ * error. */
 int cw_tmp_commit(cw_tmpfile *t, char *err, size_t errlen);
+/* Where commits report a name they moved on to (the caller's buffer for
+ * the path it prints; NULL: nowhere). Process-wide: profiles are committed
+ * one at a time. */
+void cw_tmp_report_name_to(char *buf, size_t len);
 /* Closes and removes the temporary (safe to call twice). */
 void cw_tmp_discard(cw_tmpfile *t);
 

@@ -5,6 +5,7 @@
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+. "$ROOT/tests/common/cube_tools/build.sh"
 W=${TEST_TMP:-$(mktemp -d)}
 S=${CUBE_SAMPLES:-/work/shared/cube-samples}
 ok() { echo "ok - $1"; }
@@ -36,8 +37,7 @@ for f in "$S"/*/*.cubex; do
 done
 
 # The writer under the sanitizers: round trip through the sanitized reader.
-if gcc -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -I"$ROOT/report/writer" \
-        "$HERE/cube_tools/write_profile.c" "$ROOT"/report/writer/*.c -o "$W/wp-asan" -lz -lm 2> "$W/cc.err" &&
+if build_cube_tool write_profile.c "$W/wp-asan" -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all 2> "$W/cc.err" &&
    "$W/wp-asan" roundtrip "$W/rt.cubex" > "$W/exp.csv" 2> "$W/err" &&
    "$W/wp-asan" badorder "$W/bo.cubex" > /dev/null 2>> "$W/err" &&
    "$V" --csv "$W/rt.cubex" > "$W/got.csv" 2>> "$W/err" &&

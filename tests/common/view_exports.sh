@@ -5,6 +5,7 @@
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+. "$ROOT/tests/common/cube_tools/build.sh"
 VIEW=${TEST_VIEW:-$ROOT/build/tools/hprof-view}
 W=${TEST_TMP:-$(mktemp -d)}
 S=${CUBE_SAMPLES:-/work/shared/cube-samples}
@@ -13,8 +14,7 @@ notok() { echo "not ok - $1: $2"; }
 
 if [ ! -x "$VIEW" ]; then notok "export: viewer built" "$VIEW missing (run make tools)"; exit 1; fi
 GEN=$W/view_profiles
-if ! gcc -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -I"$ROOT/report/writer" \
-        "$HERE/cube_tools/view_profiles.c" "$ROOT"/report/writer/*.c -o "$GEN" -lz -lm 2> "$W/cc.err"; then
+if ! build_cube_tool view_profiles.c "$GEN" 2> "$W/cc.err"; then
     notok "export: profile generator builds" "$(head -c 400 "$W/cc.err")"; exit 1
 fi
 D=$W/drops.cubex T=$W/threads.cubex

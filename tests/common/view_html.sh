@@ -10,6 +10,7 @@
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+. "$ROOT/tests/common/cube_tools/build.sh"
 VIEW=${TEST_VIEW:-$ROOT/build/tools/hprof-view}
 W=${TEST_TMP:-$(mktemp -d)}
 ok() { echo "ok - $1"; }
@@ -17,8 +18,7 @@ notok() { echo "not ok - $1: $2"; }
 
 if [ ! -x "$VIEW" ]; then notok "html: viewer built" "$VIEW missing (run make tools)"; exit 1; fi
 GEN=$W/view_profiles
-if ! gcc -std=gnu11 -O2 -I"$ROOT/report/writer" "$HERE/cube_tools/view_profiles.c" "$ROOT"/report/writer/*.c \
-        -o "$GEN" -lz -lm 2> "$W/cc.err"; then
+if ! build_cube_tool view_profiles.c "$GEN" 2> "$W/cc.err"; then
     notok "html: profile generator builds" "$(head -c 400 "$W/cc.err")"; exit 1
 fi
 "$GEN" drops "$W/drops.cubex" || { notok "html: profile written" "generator failed"; exit 1; }
@@ -74,6 +74,9 @@ if [[ "$st" == *"strip_cells=8 strip_info=[min 500.00 ms on rank 0, mean 5.750 s
     ok "html: heat strip of the selected path: 8 ranks, rank 0 the outlier"
 else notok "html: heat strip" "${st:-no result}"; fi
 [[ "$st" == *"search_matches=1"* ]] && ok "html: search finds the root" || notok "html: search" "${st:-no result}"
+if [[ "$st" == *"fold_total_same=yes folded=[[libstdc++.so.6]]"* ]]; then
+    ok "html: 'fold libraries' makes std::endl's frames one [libstdc++.so.6] node, total unchanged"
+else notok "html: fold libraries" "${st:-no result}"; fi
 
 timeout 180 "$CHROME" "${flags[@]}" --screenshot="$W/shot.png" "file://$W/d.html" > /dev/null 2> chrome.err
 out=$(python3 - shot.png <<'PY'

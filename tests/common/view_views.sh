@@ -7,6 +7,7 @@
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+. "$ROOT/tests/common/cube_tools/build.sh"
 VIEW=${TEST_VIEW:-$ROOT/build/tools/hprof-view}
 W=${TEST_TMP:-$(mktemp -d)}
 ok() { echo "ok - $1"; }
@@ -28,8 +29,7 @@ refute() {
 
 if [ ! -x "$VIEW" ]; then notok "view: viewer built" "$VIEW missing (run make tools)"; exit 1; fi
 GEN=$W/view_profiles
-if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I"$ROOT/report/writer" \
-        "$HERE/cube_tools/view_profiles.c" "$ROOT"/report/writer/*.c -o "$GEN" -lz -lm 2> "$W/cc.err"; then
+if ! build_cube_tool view_profiles.c "$GEN" 2> "$W/cc.err"; then
     notok "view: profile generator builds" "$(head -c 400 "$W/cc.err")"; exit 1
 fi
 D=$W/drops.cubex F=$W/fixed.cubex T=$W/threads.cubex
@@ -49,12 +49,12 @@ check "tree: inclusive, %, exclusive per call path" tree.txt \
     '^ +46\.000000 +63\.0% +46\.000000 +800 +6400 +6400 +MPI_Allreduce \(solve\.cc:42\)$' \
     '^ +6\.000000 +8\.2% +6\.000000 .* {6}std::endl \(io\.cc:17\)$'
 # children sorted by inclusive value: solve (62.5) before output (6) before MPI_Init (2)
-order=$(grep -Eo '(solve\(Grid&\)|output|MPI_Init) \(' tree.txt | sed 's/ ($//' | tr '\n' ,)
-[ "$order" = "solve(Grid&),output,MPI_Init," ] && ok "tree: children by inclusive value" || notok "tree: order" "$order"
+order=$(grep -Eo '(solve|output|MPI_Init) \(' tree.txt | sed 's/ ($//' | tr '\n' ,)
+[ "$order" = "solve,output,MPI_Init," ] && ok "tree: children by inclusive value" || notok "tree: order" "$order"
 refute "tree: libstdc++/libc internals folded by default" tree.txt 'std::ostream::flush|write$'
 "$VIEW" --no-hide --threshold 0 "$D" > nohide.txt
 check "tree: --no-hide shows the internals" nohide.txt '^ +6\.000000 .* +0\.000000 .*std::endl' \
-    '^ +6\.000000 +8\.2% +0\.500000 .*std::ostream::flush\(\)$' '^ +5\.500000 +7\.5% +5\.500000 .* write$'
+    '^ +6\.000000 +8\.2% +0\.500000 .*std::ostream::flush$' '^ +5\.500000 +7\.5% +5\.500000 .* write$'
 "$VIEW" --hide 'solve' "$D" > hide.txt
 check "tree: --hide folds matching frames into the caller" hide.txt \
     '^ +72\.500000 .*2\.000000 .*main$' '^ +46\.000000 +63\.0% .* {4}MPI_Allreduce'
@@ -66,7 +66,7 @@ refute "tree: --threshold hides MPI_Init" thr.txt 'MPI_Init'
 [ "$(grep -c '(' all.txt)" -ge 8 ] && ! grep -q 'more under' all.txt && ok "tree: --threshold 0 shows all" \
     || notok "tree: --threshold 0" "$(grep 'more under' all.txt)"
 "$VIEW" --depth 1 "$D" > depth.txt
-check "tree: --depth limits levels" depth.txt 'solve\(Grid&\) \(drops\.cc:20\) \[\+3 below depth 1\]$'
+check "tree: --depth limits levels" depth.txt 'solve \(drops\.cc:20\) \[\+3 below depth 1\]$'
 refute "tree: --depth 1 shows nothing deeper" depth.txt 'compute|MPI_Allreduce'
 "$VIEW" --metric visits,bytes_sent "$D" > met.txt
 check "tree: --metric NAME,NAME" met.txt 'incl visits +% +excl visits +incl bytes_sent +excl bytes_sent' \
@@ -88,14 +88,39 @@ check "header: Score-P style file" thr1.txt '^written by ' '^ranks +2 ranks, 4 t
 "$VIEW" --flat "$D" > flat.txt
 check "flat: regions by self value" flat.txt '^ +% self +cumulative +self +total +calls' \
     '^ +63\.01% +46\.000 s +46\.000 s +46\.000 s +800 +57\.50 ms +57\.50 ms +MPI_Allreduce$' \
-    '^ +8\.22% .* 6\.000 s +6\.000 s +0 .*std::endl$' '^ +0\.00% .* 0 s +62\.500 s +0 .*solve\(Grid&\)$'
+    '^ +8\.22% .* 6\.000 s +6\.000 s +0 .*std::endl$' '^ +0\.00% .* 0 s +62\.500 s +0 .*solve$'
 first=$(grep -A1 '% self' flat.txt | tail -1)
 [[ "$first" == *MPI_Allreduce ]] && ok "flat: heaviest region first" || notok "flat: order" "$first"
+
+# ---- --fold: consecutive frames of one library as one node ---------------------------
+"$VIEW" --fold libs --no-hide --threshold 0 "$D" > fold.txt
+check "fold libs: std::endl > flush as [libstdc++.so.6], write as [libc.so.6], exclusive values moved" fold.txt \
+    '^ +6\.000000 +8\.2% +0\.500000 .* {6}\[libstdc\+\+\.so\.6\] \(io\.cc:17\)$' \
+    '^ +5\.500000 +7\.5% +5\.500000 .* {8}\[libc\.so\.6\]$' '^time: total 73\.0000 s'
+refute "fold libs: no library function left" fold.txt 'std::|write$'
+"$VIEW" --fold libc --no-hide --threshold 0 "$D" > foldc.txt
+check "fold libc: only libc folded" foldc.txt '^ +6\.000000 .* {8}std::ostream::flush$' '^ +5\.500000 .* {10}\[libc\.so\.6\]$'
+"$VIEW" --fold libs --flat "$D" > foldflat.txt
+check "fold libs: --flat has the library as one row" foldflat.txt '^ +8\.22% .* 6\.000 s +6\.000 s +0 .*\[libstdc\+\+\.so\.6\]$'
+"$VIEW" --fold '' "$D" > /dev/null 2> folderr.txt; rc=$?
+[ $rc -eq 2 ] && grep -q -- '--fold:' folderr.txt && ok "fold: empty list is bad usage" || notok "fold: empty" "exit $rc: $(cat folderr.txt)"
+
+# ---- function visits as a lower bound (function_entries_seen) ------------------------
+"$GEN" entries "$W/entries.cubex" || notok "entries: profile written" "generator failed"
+"$VIEW" --threshold 0 entries.cubex > ent.txt
+check "entries: functions' visits are function_entries_seen, marked >=; MPI visits exact" ent.txt \
+    '^ +16\.000000 +21\.9% +16\.000000 +>=800 +0 +0 +compute \(solve\.cc:30\)$' \
+    '^ +46\.000000 +63\.0% +46\.000000 +800 +6400 +6400 +MPI_Allreduce' \
+    '^ +6\.000000 +8\.2% +6\.000000 +>=20 +0 +0 +std::endl \(io\.cc:17\)$'
+"$VIEW" --flat entries.cubex > entflat.txt
+check "entries: --flat calls >=N, per call values <=" entflat.txt \
+    '^ +21\.92% .* 16\.000 s +>=800 +<=20\.00 ms +<=20\.00 ms  compute$' '^ +63\.01% .* 800 +57\.50 ms +57\.50 ms  MPI_Allreduce$'
+refute "entries: no >= without the metric" tree.txt '>='
 
 # ---- ranks ------------------------------------------------------------------------
 "$VIEW" --ranks "$D" > ranks.txt
 check "ranks: min/mean/max, extremes' ranks, imbalance" ranks.txt \
-    '^ 63\.0% +500\.00 ms +0 +5\.750 s +6\.500 s +1 +11\.5% \[\.@@@@@@@\]  main > solve\(Grid&\) > MPI_Allreduce \(solve\.cc:42\)$' \
+    '^ 63\.0% +500\.00 ms +0 +5\.750 s +6\.500 s +1 +11\.5% \[\.@@@@@@@\]  main > solve > MPI_Allreduce \(solve\.cc:42\)$' \
     '^  8\.2% +0 s +1 +750\.00 ms +6\.000 s +0 +87\.5% \[@       \]  main > output > std::endl \(io\.cc:17\)$'
 "$VIEW" --ranks --top 2 "$D" > ranks2.txt
 [ "$(grep -c ' > ' ranks2.txt)" = 2 ] && ok "ranks: --top 2" || notok "ranks: --top" "$(grep -c ' > ' ranks2.txt) rows"
@@ -106,18 +131,30 @@ check "mpi: MPI time and share per rank" mpi.txt '^ +rank +app time +MPI time +M
     '^ +0 +9\.125000 +0\.875000 +9\.59%$' '^ +1 +9\.125000 +6\.875000 +75\.34%$' '^ +\* +73\.000000 +49\.000000 +67\.12%$' \
     '^MPI% lowest on rank 0'
 check "mpi: top call sites by time" mpi.txt \
-    '^ +1 +46\.000000 +63\.01% +93\.88% +800 +57\.50 ms +11\.5% +1  solve\(Grid&\) > MPI_Allreduce \(solve\.cc:42\)$'
-check "mpi: top call sites by bytes sent" mpi.txt '^ +1 +327680 +98\.08% +80 +4\.1 kB  solve\(Grid&\) > MPI_Send'
+    '^ +1 +46\.000000 +63\.01% +93\.88% +800 +57\.50 ms +11\.5% +1 +2  solve > MPI_Allreduce \(solve\.cc:42\)$'
+check "mpi: top call sites by bytes sent" mpi.txt '^ +1 +327680 +98\.08% +80 +4\.1 kB +3  solve > MPI_Send'
 check "mpi: message sizes" mpi.txt '^MPI_Send +80 +327680 +0 +4096\.0 +4096\.0 +4096\.0$' \
     '^MPI_Allreduce +800 +6400 +6400 +16\.0 +16\.0 +16\.0$'
 
 # ---- hotspots --------------------------------------------------------------------------
-"$VIEW" --hotspots "$D" > hot.txt
+COLUMNS=1000 "$VIEW" --hotspots "$D" > hot.txt
 check "hotspots: waiting ranks, MPI_Allreduce, rank 0, std::endl" hot.txt \
     '^ 1\. waiting: ranks wait in MPI_Allreduce for rank 0 .* rank 0 meanwhile spends 6\.000 s .* in main > output > std::endl$' \
     "see: hprof-view --rank 0 --focus '\^std::endl\\$'"
-check "hotspots: most expensive MPI path" hot.txt 'MPI: main > solve\(Grid&\) > MPI_Allreduce takes 63\.0% of the time' 'see: hprof-view --mpi'
+check "hotspots: most expensive MPI path" hot.txt 'MPI: main > solve > MPI_Allreduce takes 63\.0% of the time' 'see: hprof-view --mpi'
 check "hotspots: imbalance and its rank" hot.txt 'imbalance 88% at main > output > std::endl: rank 0 spends 6\.000 s' 'see: hprof-view --ranks'
+# not on a terminal, lines fit 100 columns (COLUMNS when set): findings wrap
+for cols in "" 60; do
+    COLUMNS=$cols "$VIEW" --hotspots drops.cubex > hot$cols.txt
+    long=$(awk -v w="${cols:-100}" 'length($0) > w' hot$cols.txt | head -n 2)
+    [ -z "$long" ] && grep -q '^ 1\. waiting: ranks wait in MPI_Allreduce' hot$cols.txt &&
+        grep -q 'in main > output > std::endl$' hot$cols.txt &&
+        ok "hotspots: lines fit ${cols:-100} columns" || notok "hotspots: lines fit ${cols:-100} columns" "$long"
+done
+# a path too long for the line keeps its root, its last frame and the
+# program's deepest own frame (output; std::endl and flush are libstdc++'s)
+COLUMNS=56 "$VIEW" --hotspots --no-hide drops.cubex > hot56.txt
+check "hotspots: elided path keeps the program's own frame" hot56.txt 'main > output > \.\.\. > write( |:|$)'
 
 # ---- diff ----------------------------------------------------------------------------
 "$VIEW" --diff "$D" "$F" > diff.txt; rc=$?

@@ -50,6 +50,19 @@ if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
     else
         notok "disk full: rc $rc, $lines lines: $(tr '\n' ' ' <full.err); folder: $(ls -A full | tr '\n' ' ')"
     fi
+    # A rank that dies (SIGTERM) with the disk full: the line says that no
+    # partial profile was written, and why, instead of promising one.
+    $MPICC -g -O1 "$here/reliability/dying.c" -o dying -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" \
+        || notok "build dying.c"
+    HPROF_OUTPUT=full/p.cubex timeout 60 $MPIRUN -np 1 ./dying term >term.out 2>term.err
+    sleep 0.5 # a writer, if one was started, had its chance
+    lines=$(grep -c '^hprof: ' term.err)
+    if [ "$lines" -eq 1 ] && grep -q '^hprof: .*no partial profile written.*No space left on device' term.err \
+       && [ "$(ls -A full)" = filler ]; then
+        ok "SIGTERM with the disk full: one line says no partial profile was written and why ($(grep '^hprof: ' term.err))"
+    else
+        notok "SIGTERM with the disk full: $lines lines: $(grep '^hprof: ' term.err | tr '\n' ' '); folder: $(ls -A full | tr '\n' ' ')"
+    fi
     umount full
 else
     ok "disk full # skipped: cannot mount a small tmpfs here"
@@ -58,8 +71,8 @@ fi
 # --- exports ---------------------------------------------------------------------------------
 # Interposed to measure threads from their start, keep the program's signals,
 # and put the thunk stack's return addresses back before anything else walks
-# or switches the stack (README, lib/exports.map).
-interposed='pthread_create|pthread_exit|sigaction|signal|_Unwind_RaiseException|_Unwind_Resume|_Unwind_Resume_or_Rethrow|_Unwind_ForcedUnwind|_Unwind_Backtrace|backtrace|unw_backtrace|_ULx86_64_init_local|swapcontext|setcontext'
+# or switches the stack, and note code that dlclose unloads (README, lib/exports.map).
+interposed='pthread_create|pthread_exit|sigaction|signal|_Unwind_RaiseException|_Unwind_Resume|_Unwind_Resume_or_Rethrow|_Unwind_ForcedUnwind|_Unwind_Backtrace|backtrace|unw_backtrace|_ULx86_64_init_local|swapcontext|setcontext|dlclose|_ULx86_64_init_local2'
 bad=$(nm -D --defined-only "$TEST_LIBDIR/libhprof.so" | awk '{ print $3 }' \
       | grep -v -E '^(MPI_|mpi_)' | grep -v -x -E "$interposed" | head -5 | tr '\n' ' ')
 [ -z "$bad" ] && ok "libhprof.so exports only MPI/Fortran MPI symbols and the documented interposers" \

@@ -59,8 +59,8 @@ else
     ok "cxx no mangled names"
 fi
 # the text view (by visits: the default view hides nodes under 0.5% of the
-# time) shows the demangled template name too
-if timeout 60 "$TEST_VIEW" --metric visits "$prof" > cxx.view 2>&1 && grep -qF "$HD" cxx.view; then
+# time) shows the demangled template name too (in full with --long-names)
+if timeout 60 "$TEST_VIEW" --long-names --metric visits "$prof" > cxx.view 2>&1 && grep -qF "$HD" cxx.view; then
     ok "cxx text view shows $HD"
 else
     notok "cxx text view shows $HD" "$(head -c 300 cxx.view)"

@@ -23,8 +23,8 @@ else
 fi
 cat "$T/gen.log"
 missing=""
-for f in wrappers_c.c wrappers_f.c fn_table.c fn_ids.h; do [ -s "$G/$f" ] || missing="$missing $f"; done
-[ -z "$missing" ] && ok "generator writes all four files" || notok "generator writes all four files" "missing:$missing"
+for f in wrappers_c.c wrappers_f.c wrappers_f08.c fn_table.c fn_ids.h; do [ -s "$G/$f" ] || missing="$missing $f"; done
+[ -z "$missing" ] && ok "generator writes all five files" || notok "generator writes all five files" "missing:$missing"
 line=$(grep '^hprof: wrapping ' "$T/gen.log")
 if [[ $line =~ wrapping\ ([0-9]+)\ of\ ([0-9]+)\ MPI_\ functions\ exported\ by\ ([^ ]+) ]] &&
    [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] && [ "${BASH_REMATCH[1]}" -gt 400 ]; then
@@ -37,6 +37,16 @@ if grep -q 'not wrapped, exported but not in the list' "$T/gen.log"; then
 else
     ok "no undocumented unwrapped functions"
 fi
+# mpi_f08: every entry of the library's f08 module procedures that has a C
+# counterpart (Open MPI: mpi_aint_add/diff_f08_, local arithmetic, and
+# mpi_f_sync_reg_f08_ have none; MPICH: the MPIX_Delete_error_* ones too)
+line=$(grep '^hprof: wrapping .* mpi_f08 entries' "$T/gen.log")
+if [[ $line =~ wrapping\ ([0-9]+)\ of\ ([0-9]+)\ mpi_f08 ]] && [ "${BASH_REMATCH[1]}" -gt 300 ] &&
+   [ $((BASH_REMATCH[2] - BASH_REMATCH[1])) -le 4 ]; then
+    ok "mpi_f08 entries wrapped (${BASH_REMATCH[1]} of ${BASH_REMATCH[2]})"
+else
+    notok "mpi_f08 entries wrapped" "${line:-no 'mpi_f08 entries' line}"
+fi
 nlist=$(grep -c '^[a-z0-9]* *| ' "$ROOT/wrappers/mpi_functions.txt")
 nlist=$((nlist - $(grep -c '^except' "$ROOT/wrappers/mpi_functions.txt")))
 ntab=$(grep -c '^    \[HPROF_FN_' "$G/fn_table.c")
@@ -48,7 +58,7 @@ done
 
 # 2. the generated code compiles without warnings
 warn=0
-for f in wrappers_c wrappers_f fn_table; do
+for f in wrappers_c wrappers_f wrappers_f08 fn_table; do
     if ! $MPICC -std=gnu11 -O2 -Wall -Wextra -fPIC -fvisibility=hidden -I"$ROOT/lib" -I"$ROOT/wrappers" -I"$G" \
             -c "$G/$f.c" -o "$T/$f.o" > "$T/$f.cc.log" 2>&1 || [ -s "$T/$f.cc.log" ]; then
         notok "$f.c compiles without warnings" "$(head -c 300 "$T/$f.cc.log" | tr '\n' ' ')"; warn=1
@@ -72,6 +82,11 @@ else
     nm --defined-only "$T/wrappers_f.o" | awk '$2=="T"{print $3}' | grep -iv '^hprof_' | sort -u > "$T/f.syms"
     mc=$(comm -23 "$T/c.syms" "$T/so.syms" | head -n 5 | tr '\n' ' ')
     mf=$(comm -23 "$T/f.syms" "$T/so.syms" | head -n 5 | tr '\n' ' ')
+    nm --defined-only "$T/wrappers_f08.o" | awk '$2=="T"{print $3}' | grep -iv '^hprof_' | sort -u > "$T/f08.syms"
+    m8=$(comm -23 "$T/f08.syms" "$T/so.syms" | head -n 5 | tr '\n' ' ')
+    n8=$(wc -l < "$T/f08.syms")
+    [ -z "$m8" ] && [ "$n8" -gt 300 ] && ok "all $n8 mpi_f08 wrappers exported by libhprof.so" \
+        || notok "mpi_f08 wrappers exported by libhprof.so" "$n8 generated; missing: $m8"
     nc=$(wc -l < "$T/c.syms"); nf=$(wc -l < "$T/f.syms")
     [ -z "$mc" ] && [ "$nc" -gt 400 ] && ok "all $nc C wrappers exported by libhprof.so" \
         || notok "C wrappers exported by libhprof.so" "$nc generated; missing: $mc"

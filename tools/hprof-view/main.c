@@ -20,7 +20,8 @@
 
 enum mode {
     MODE_TREE, MODE_CSV, MODE_CSV_IDS, MODE_CHECK, MODE_FLAT, MODE_RANKS, MODE_MPI,
-    MODE_HOTSPOTS, MODE_DIFF, MODE_HEADER, MODE_INTERVALS, MODE_JSON, MODE_FOLDED, MODE_HTML
+    MODE_HOTSPOTS, MODE_DIFF, MODE_HEADER, MODE_INTERVALS, MODE_JSON, MODE_FOLDED, MODE_HTML,
+    MODE_TIMELINE
 };
 
 static const char usage[] =
@@ -40,6 +41,8 @@ static const char usage[] =
     "  --diff                compare two profiles by call path names\n"
     "  --header              what was measured and the top-level time split\n"
     "  --intervals           effective sampling interval histogram (hprof files)\n"
+    "  --timeline            MPI share over time per rank, phases (MPI_Pcontrol) and\n"
+    "                        findings: when a rank starts to lag, when MPI takes over\n"
     "Exports:\n"
     "  --csv                 path,rank,thread,metric,exclusive,inclusive: one row per\n"
     "                        call path, location and metric with a nonzero value;\n"
@@ -61,10 +64,17 @@ static const char usage[] =
     "  --depth N             tree: show N levels below the roots at most\n"
     "  --focus REGEX         only the subtrees of regions matching REGEX (with their\n"
     "                        callers, dimmed, in the tree)\n"
+    "  --fold libs|LIB,...   consecutive frames of one shared library (all, or those\n"
+    "                        whose file name starts with LIB) become one node\n"
+    "                        [libstdc++.so.6] holding their exclusive values\n"
     "  --hide REGEX          fold frames matching REGEX into their callers (repeatable)\n"
     "  --no-hide             keep libc/libstdc++/loader/hprof internals, which are\n"
     "                        folded into the library function the program called by\n"
     "                        default\n"
+    "  --long-names          full C++ names (template and function arguments); by\n"
+    "                        default the tree, --flat, --mpi, --hotspots and\n"
+    "                        --ranks print them short (ns::Solver::step), longer\n"
+    "                        only where two functions would look the same\n"
     "  --top N               entries in --ranks, --mpi, --hotspots, --diff (default 10)\n"
     "  --color[=WHEN]        always, never or auto (default: auto: on a terminal and\n"
     "                        NO_COLOR unset); --no-color = --color=never\n"
@@ -132,7 +142,7 @@ static const struct { const char *flag; int mode; } modes[] = {
     { "--flat", MODE_FLAT }, { "--ranks", MODE_RANKS }, { "--mpi", MODE_MPI },
     { "--hotspots", MODE_HOTSPOTS }, { "--diff", MODE_DIFF }, { "--header", MODE_HEADER },
     { "--intervals", MODE_INTERVALS }, { "--json", MODE_JSON }, { "--folded", MODE_FOLDED },
-    { "--tree", MODE_TREE },
+    { "--tree", MODE_TREE }, { "--timeline", MODE_TIMELINE },
 };
 
 /* Options with a value; returns 1 if s was one, -1 on error (status in *rc). */
@@ -163,6 +173,10 @@ static int value_option(int argc, char **argv, int *i, args *a, int *rc)
         if (to_number(v, 1, 1e6, &d) < 0 || d != (int)d)
             return *rc = bad_usage("--top: a whole number >= 1, not ", v), -1;
         o->top = (int)d;
+    } else if ((v = opt_value(argc, argv, i, "--fold", &missing))) {
+        if (!v[0] || strspn(v, ",") == strlen(v))
+            return *rc = bad_usage("--fold: 'libs' or a comma list of library names, not ", "''"), -1;
+        o->fold = v;
     } else if ((v = opt_value(argc, argv, i, "--focus", &missing))) {
         o->focus = v;
     } else if ((v = opt_value(argc, argv, i, "--hide", &missing))) {
@@ -211,6 +225,8 @@ static int parse_args(int argc, char **argv, args *a)
             return 0;
         } else if (strcmp(s, "--no-hide") == 0) {
             a->o.default_hide = 0;
+        } else if (strcmp(s, "--long-names") == 0) {
+            a->o.long_names = 1;
         } else if (strcmp(s, "--color") == 0) {
             a->color = "always";
         } else if (strcmp(s, "--no-color") == 0) {
@@ -244,8 +260,14 @@ static int parse_args(int argc, char **argv, args *a)
         return bad_usage("--color: always, never or auto, not ", a->color);
     if (nc && nc[0])
         a->o.color = 0;
+    /* short names where space is short; exports and the HTML page (which
+     * has room, and a search) keep the file's names */
     if (a->mode != MODE_TREE && a->mode != MODE_FLAT && a->mode != MODE_RANKS && a->mode != MODE_MPI &&
-        a->mode != MODE_HOTSPOTS && a->mode != MODE_DIFF && a->mode != MODE_HEADER && a->mode != MODE_INTERVALS)
+        a->mode != MODE_HOTSPOTS)
+        a->o.long_names = 1;
+    if (a->mode != MODE_TREE && a->mode != MODE_FLAT && a->mode != MODE_RANKS && a->mode != MODE_MPI &&
+        a->mode != MODE_HOTSPOTS && a->mode != MODE_DIFF && a->mode != MODE_HEADER && a->mode != MODE_INTERVALS &&
+        a->mode != MODE_TIMELINE)
         a->o.color = 0;     /* exports are data */
     return -1;
 }
@@ -321,6 +343,7 @@ static int dispatch(cube_profile *p, int mode, const view_opts *o, FILE *out)
     case MODE_JSON: return view_json(p, o, out);
     case MODE_FOLDED: return view_folded(p, o, out);
     case MODE_HTML: return view_html(p, o, out);
+    case MODE_TIMELINE: return view_timeline(p, o, out);
     default: return view_tree(p, o, out);
     }
 }

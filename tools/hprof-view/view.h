@@ -28,6 +28,8 @@ typedef struct view_opts {
     const char *hide[VIEW_MAX_HIDE];    /* regexes: frames folded into callers */
     int nhide;
     int default_hide;       /* fold libc/libstdc++/... internals */
+    int long_names;         /* full C++ names (default: short, see short_name.h) */
+    const char *fold;       /* --fold: "libs" or a comma list of modules, NULL: none */
     int color;              /* ANSI colours */
     int top;                /* list length of ranks, mpi, hotspots, diff */
     const char *out_path;   /* --html FILE */
@@ -67,9 +69,13 @@ int view_intervals(cube_profile *p, const view_opts *o, FILE *out);
 int view_json(cube_profile *p, const view_opts *o, FILE *out);
 int view_folded(cube_profile *p, const view_opts *o, FILE *out);
 int view_html(cube_profile *p, const view_opts *o, FILE *out);
+/* --timeline: the member hprof.timeline (report/merge/timeline_file.h). */
+int view_timeline(cube_profile *p, const view_opts *o, FILE *out);
 
 /* Helpers shared by views (view_util.c). */
 void view_print_value(FILE *out, const cube_metric *m, double v);
+/* A CSV text cell: RFC 4180 quoting, and a leading ' when it starts like a
+ * spreadsheet formula (= + - @ tab CR). Numbers go through view_print_value. */
 void view_print_csv_field(FILE *out, const char *s);
 /* Prints s as a JSON string (quoted, escaped; "<" as \u003c for HTML). */
 void view_print_json_string(FILE *out, const char *s);

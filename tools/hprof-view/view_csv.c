@@ -1,52 +1,66 @@
 /*
  * view_csv.c - the CSV contract: header path,rank,thread,metric,exclusive,
  * inclusive, then one row per (cnode, location, metric) with a nonzero
- * value. path joins region names from the root with ';'.
+ * value. path joins region names from the root with ';' (deep paths cut
+ * in the middle, as vtree.h describes), below hprof's program root
+ * (vt_is_program_root), so paths start at main.
  */
-#include "view.h"
+#include "vtree.h"
 
 #include <math.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Builds call paths in document (pre)order: the path of a cnode at depth
- * d extends the prefix its parent left at depth d. */
+/* Builds call paths in document (pre)order: anc[d] is the cnode at depth
+ * d on the current path. A path deeper than VT_PATH_FRAMES frames keeps
+ * its first VT_PATH_HEAD and last VT_PATH_TAIL names around a
+ * "[... N frames ...]" marker, and names are cut past VIEW_NAME_MAX bytes,
+ * so a row costs O(VT_PATH_FRAMES) however deep the tree and long the names. */
 typedef struct path_buf {
     char *s;
     size_t cap;
-    size_t *len_at;     /* path length before depth d */
-    int depth_cap;
+    int *anc;
 } path_buf;
 
-static const char *path_of(path_buf *b, const cube_profile *p, int c)
+static int append(path_buf *b, size_t *pos, const char *full, int sep)
 {
-    int d = p->cnodes[c].depth;
-    if (d + 2 > b->depth_cap) {
-        int nc = (d + 2) * 2;
-        size_t *l = realloc(b->len_at, sizeof *l * (size_t)nc);
-        if (!l)
-            return NULL;
-        b->len_at = l;
-        b->depth_cap = nc;
-    }
-    if (d == 0)
-        b->len_at[0] = 0;
-    const char *name = cube_cnode_name(p, c);
-    size_t start = b->len_at[d], need = start + strlen(name) + 2;
+    char cut[VIEW_NAME_MAX + 64];
+    const char *name = view_cut_name(full, cut, sizeof cut);     /* bounded per row */
+    size_t len = strlen(name), need = *pos + len + 2;
     if (need > b->cap) {
         char *s = realloc(b->s, need * 2);
         if (!s)
-            return NULL;
+            return -1;
         b->s = s;
         b->cap = need * 2;
     }
-    size_t pos = start;
-    if (d > 0)
-        b->s[pos++] = ';';
-    strcpy(b->s + pos, name);
-    b->len_at[d + 1] = pos + strlen(name);
-    return b->s;
+    if (sep)
+        b->s[(*pos)++] = ';';
+    memcpy(b->s + *pos, name, len + 1);
+    *pos += len;
+    return 0;
+}
+
+static const char *path_of(path_buf *b, const cube_profile *p, int c, int top)
+{
+    int d = p->cnodes[c].depth - top, rc = 0;
+    b->anc[d] = c;
+    size_t pos = 0;
+    char marker[64];
+    if (d < VT_PATH_HEAD + VT_PATH_TAIL) {
+        for (int i = 0; i <= d && rc == 0; i++)
+            rc = append(b, &pos, cube_cnode_name(p, b->anc[i]), i > 0);
+        return rc ? NULL : b->s;
+    }
+    for (int i = 0; i < VT_PATH_HEAD && rc == 0; i++)
+        rc = append(b, &pos, cube_cnode_name(p, b->anc[i]), i > 0);
+    long cut = (long)d + 1 - VT_PATH_HEAD - VT_PATH_TAIL;
+    if (rc == 0)
+        rc = append(b, &pos, vt_cut_marker(marker, sizeof marker, cut), 1);
+    for (int i = d + 1 - VT_PATH_TAIL; i <= d && rc == 0; i++)
+        rc = append(b, &pos, cube_cnode_name(p, b->anc[i]), 1);
+    return rc ? NULL : b->s;
 }
 
 static void print_rows(FILE *out, const cube_profile *p, const int *ml, int nm,
@@ -81,17 +95,24 @@ static int csv(cube_profile *p, const view_opts *o, FILE *out, int ids)
     path_buf b = { 0 };
     if (!ml)
         return rc;
+    if (!(b.anc = malloc(sizeof *b.anc * ((size_t)p->ncnodes + 1)))) {
+        free(ml);
+        return VIEW_FAILED;
+    }
     fputs(ids ? "cnode,location,metric,exclusive,inclusive\n"
               : "path,rank,thread,metric,exclusive,inclusive\n", out);
+    int top = p->nroots == 1 && vt_is_program_root(p, p->roots[0]);
     for (int c = 0; c < p->ncnodes && rc == 0; c++) {
-        const char *path = path_of(&b, p, c);
+        if (top && c == p->roots[0] && !ids)
+            continue;   /* holds nothing: its children start the paths */
+        const char *path = ids ? "" : path_of(&b, p, c, top);
         if (!path)
             rc = -1;
         else
             print_rows(out, p, ml, nm, c, path, ids);
     }
     free(b.s);
-    free(b.len_at);
+    free(b.anc);
     free(ml);
     return rc;
 }

@@ -1,78 +1,119 @@
 /*
  * view_diff.c - two profiles compared call path by call path. Paths are
  * matched by their region names from the root (not by ids, which differ
- * between runs); paths with the same names are summed. Rows are sorted by
+ * between runs); paths with the same names are summed. The trees are
+ * merged node by node, so time and memory stay linear in the call paths. Rows are sorted by
  * the absolute change of the exclusive value (where the time moved), with
  * the inclusive change beside it.
  */
 #include "vtree.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct drow { char *path; double ex[2], in[2]; int present[2]; } drow;
+/* The two call trees merged by names: a row is a call path keyed by its
+ * caller's row and its region name, so matching costs one hash lookup per
+ * call path however deep the trees are (never a path string per node). */
+typedef struct drow {
+    const char *name;           /* as printed (vnames.h) */
+    uint64_t hash;              /* of the whole name */
+    int parent, depth, head;    /* head: ancestor row at depth min(depth, VT_PATH_HEAD - 1) */
+    double ex[2], in[2];
+    int present[2];
+} drow;
 
-static int by_path(const void *a, const void *b)
+typedef struct merged {
+    drow *rows;
+    int n;
+    int *table;                 /* row indexes, -1 empty */
+    size_t hsize;
+} merged;
+
+/* The row of (parent, name), created if new. Names match by the hash of
+ * the whole name and the printed form (bounded): a long name is never
+ * compared once per call path. */
+static int row_of(merged *g, int parent, const char *name, uint64_t hash)
 {
-    return strcmp(((const drow *)a)->path, ((const drow *)b)->path);
+    uint64_t k = (hash ^ (uint32_t)parent) * 1099511628211ull;
+    size_t h = (size_t)(k ^ (k >> 29)) & (g->hsize - 1);
+    for (; g->table[h] >= 0; h = (h + 1) & (g->hsize - 1)) {
+        drow *r = &g->rows[g->table[h]];
+        if (r->parent == parent && r->hash == hash && strcmp(r->name, name) == 0)
+            return g->table[h];
+    }
+    drow *r = &g->rows[g->n];
+    memset(r, 0, sizeof *r);
+    r->name = name;
+    r->hash = hash;
+    r->parent = parent;
+    r->depth = parent >= 0 ? g->rows[parent].depth + 1 : 0;
+    r->head = r->depth < VT_PATH_HEAD ? g->n : g->rows[parent].head;
+    g->table[h] = g->n;
+    return g->n++;
 }
 
+/* Adds the vnodes of t (parents come first) as side s; in-focus ones
+ * carry values. */
+static int collect(merged *g, vtree *t, int m, int s)
+{
+    int *row = malloc(sizeof *row * ((size_t)t->nv + 1));
+    if (!row)
+        return VIEW_FAILED;
+    for (int v = 0; v < t->nv; v++) {
+        int par = t->v[v].parent;
+        int reg = t->v[v].region;
+        drow *r = &g->rows[row[v] = row_of(g, par >= 0 ? row[par] : -1, vt_name(t, v),
+                                            reg >= 0 ? t->names.hash[reg] : 0)];
+        if (!t->v[v].in_focus)
+            continue;
+        r->ex[s] += t->vm[m].excl[v];
+        r->in[s] += t->vm[m].incl[v];
+        r->present[s] = 1;
+    }
+    free(row);
+    return 0;
+}
+
+/* Prints the row's path from the root, cut in the middle past
+ * VT_PATH_FRAMES frames as vt_path does. */
+static void print_path(FILE *out, const merged *g, int k)
+{
+    int frames[VT_PATH_FRAMES], n = 0, d = g->rows[k].depth;
+    long cut = 0;
+    if (d < VT_PATH_HEAD + VT_PATH_TAIL) {
+        for (int a = k; a >= 0; a = g->rows[a].parent)
+            frames[d - n++] = a;
+    } else {
+        for (int a = g->rows[k].head, i = VT_PATH_HEAD - 1; a >= 0; a = g->rows[a].parent)
+            frames[i--] = a;
+        frames[VT_PATH_HEAD] = -1;
+        for (int a = k, i = VT_PATH_FRAMES - 1; i > VT_PATH_HEAD; a = g->rows[a].parent)
+            frames[i--] = a;
+        n = VT_PATH_FRAMES;
+        cut = (long)d + 1 - VT_PATH_HEAD - VT_PATH_TAIL;
+    }
+    char marker[64];
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%s%s", i ? ";" : "", frames[i] < 0 ? vt_cut_marker(marker, sizeof marker, cut)
+                                                          : g->rows[frames[i]].name);
+}
+
+static const drow *sort_rows;
+
+/* Largest change of the exclusive value first, then of the inclusive one,
+ * then in the order the paths were met. */
 static int by_change(const void *a, const void *b)
 {
-    const drow *x = a, *y = b;
+    const drow *x = &sort_rows[*(const int *)a], *y = &sort_rows[*(const int *)b];
     double dx = fabs(x->ex[1] - x->ex[0]), dy = fabs(y->ex[1] - y->ex[0]);
     if (dx != dy)
         return dx < dy ? 1 : -1;
     double ix = fabs(x->in[1] - x->in[0]), iy = fabs(y->in[1] - y->in[0]);
     if (ix != iy)
         return ix < iy ? 1 : -1;
-    return strcmp(x->path, y->path);
-}
-
-/* Appends the in-focus vnodes of t as rows of side s. */
-static int collect(vtree *t, int m, int s, drow *rows, int *n)
-{
-    char *buf = NULL;
-    size_t cap = 0;
-    for (int v = 0; v < t->nv; v++) {
-        if (!t->v[v].in_focus)
-            continue;
-        const char *ps = vt_path(t, v, ";", &buf, &cap);
-        char *copy = ps ? strdup(ps) : NULL;
-        if (!copy) {
-            free(buf);
-            return VIEW_FAILED;
-        }
-        drow *r = &rows[(*n)++];
-        memset(r, 0, sizeof *r);
-        r->path = copy;
-        r->ex[s] = t->vm[m].excl[v];
-        r->in[s] = t->vm[m].incl[v];
-        r->present[s] = 1;
-    }
-    free(buf);
-    return 0;
-}
-
-/* Sorts by path and merges rows with the same path (either side). */
-static int merge_rows(drow *rows, int n)
-{
-    qsort(rows, (size_t)n, sizeof *rows, by_path);
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        if (k > 0 && strcmp(rows[k - 1].path, rows[i].path) == 0) {
-            for (int s = 0; s < 2; s++) {
-                rows[k - 1].ex[s] += rows[i].ex[s];
-                rows[k - 1].in[s] += rows[i].in[s];
-                rows[k - 1].present[s] |= rows[i].present[s];
-            }
-            free(rows[i].path);
-        } else {
-            rows[k++] = rows[i];
-        }
-    }
-    return k;
+    return *(const int *)a - *(const int *)b;
 }
 
 static void print_change(FILE *out, const view_opts *o, double a, double b, int present_a, int present_b)
@@ -95,8 +136,8 @@ int view_diff(cube_profile *p, const view_opts *o, FILE *out)
     vtree ta, tb;
     int m = view_main_metric(p, o), mb = -1;
     int rc = vt_build(&ta, p, o), rcb = vt_build(&tb, o->pb, o);
-    drow *rows = NULL;
-    int n = 0;
+    merged g = { 0 };
+    int *order = NULL;
     if (rc == 0 && rcb != 0) {
         if (rcb == VIEW_BAD_USAGE) {    /* say which file */
             char tmp[512];
@@ -120,15 +161,27 @@ int view_diff(cube_profile *p, const view_opts *o, FILE *out)
         snprintf(tmp, sizeof tmp, "%s", o->err);
         snprintf(o->err, o->errlen, "@%s", tmp);
     }
-    if (rc == 0 && !(rows = malloc(sizeof *rows * ((size_t)ta.nv + (size_t)tb.nv + 1))))
-        rc = VIEW_FAILED;
-    if (rc == 0)
-        rc = collect(&ta, m, 0, rows, &n);
-    if (rc == 0)
-        rc = collect(&tb, mb, 1, rows, &n);
+    size_t cap = (size_t)ta.nv + (size_t)tb.nv + 1;
+    for (g.hsize = 16; rc == 0 && g.hsize < 2 * cap; g.hsize *= 2)
+        ;
     if (rc == 0) {
-        n = merge_rows(rows, n);
-        qsort(rows, (size_t)n, sizeof *rows, by_change);
+        g.rows = malloc(sizeof *g.rows * cap);
+        g.table = malloc(sizeof *g.table * g.hsize);
+        order = malloc(sizeof *order * cap);
+        if (!g.rows || !g.table || !order)
+            rc = VIEW_FAILED;
+        else
+            memset(g.table, 0xff, sizeof *g.table * g.hsize);
+    }
+    if (rc == 0)
+        rc = collect(&g, &ta, m, 0);
+    if (rc == 0)
+        rc = collect(&g, &tb, mb, 1);
+    if (rc == 0) {
+        for (int i = 0; i < g.n; i++)
+            order[i] = i;
+        sort_rows = g.rows;
+        qsort(order, (size_t)g.n, sizeof *order, by_change);
         const cube_metric *mt = &p->metrics[m];
         double a = vt_total(&ta, m), b = vt_total(&tb, mb);
         fprintf(out, "%sdiff of %s%s%s: before %s, after %s\n", view_c(o, C_BOLD), mt->uniq_name,
@@ -138,23 +191,23 @@ int view_diff(cube_profile *p, const view_opts *o, FILE *out)
         fprintf(out, "%13s %13s %13s %8s %13s %13s %13s %8s  %s\n", "excl before", "excl after", "change",
                 "rel", "incl before", "incl after", "change", "rel", "call path");
         int shown = 0;
-        for (int i = 0; i < n && shown < o->top; i++) {
-            drow *r = &rows[i];
+        for (int i = 0; i < g.n && shown < o->top; i++) {
+            drow *r = &g.rows[order[i]];
             if (r->ex[0] == r->ex[1] && r->in[0] == r->in[1])
                 continue;
             fprintf(out, "%13.6f %13.6f ", r->ex[0], r->ex[1]);
             print_change(out, o, r->ex[0], r->ex[1], r->present[0], r->present[1]);
             fprintf(out, "%13.6f %13.6f ", r->in[0], r->in[1]);
             print_change(out, o, r->in[0], r->in[1], r->present[0], r->present[1]);
-            fprintf(out, " %s\n", r->path);
+            fputc(' ', out);
+            print_path(out, &g, order[i]);
+            fputc('\n', out);
             shown++;
         }
         if (!shown)
             fprintf(out, "(no call path changed)\n");
     }
-    for (int i = 0; i < n; i++)
-        free(rows[i].path);
-    free(rows);
+    free(g.rows), free(g.table), free(order);
     vt_free(&ta);
     vt_free(&tb);
     return rc;

@@ -2,21 +2,29 @@
  * view_flat.c - flat profile by region, like gprof's: the metric's
  * exclusive (self) value summed over every call path of a region, its
  * inclusive (total) value counted once per outermost call path (recursion
- * is not counted twice), calls (visits), per call averages.
+ * is not counted twice), calls (visits), per call averages. With --fold a
+ * folded library is one row ("[libc.so.6]").
  */
 #include "vtree.h"
+#include "view_visits.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct flat_row { int group; double self, total, calls; } flat_row;
+typedef struct flat_row { int group; double self, total, calls; int lower_bound; } flat_row;
 
-static const cube_profile *sort_p;
+static const vtree *sort_t;
+
+/* What makes a row: the file's region name, or a folded library's label. */
+static const char *row_key(const vtree *t, int v)
+{
+    return t->v[v].label ? t->v[v].label : vt_full_name(t, v);
+}
 
 static int by_name(const void *a, const void *b)
 {
-    const cube_region *x = &sort_p->regions[*(const int *)a], *y = &sort_p->regions[*(const int *)b];
-    return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+    int x = *(const int *)a, y = *(const int *)b;
+    return strcmp(row_key(sort_t, x), row_key(sort_t, y));
 }
 
 static int by_self(const void *a, const void *b)
@@ -29,33 +37,66 @@ static int by_self(const void *a, const void *b)
     return x->group - y->group;
 }
 
-/* Regions with the same name form one group; group[r] is its number. */
-static int group_regions(const cube_profile *p, int *group, int *first_region)
+/* View nodes with the same region name (or fold label) form one group;
+ * group[v] is its number, first[g] a node of it. */
+static int group_nodes(const vtree *t, int *group, int *first)
 {
-    int n = p->nregions, ng = 0;
+    int n = t->nv, ng = 0;
     int *order = malloc(sizeof *order * (size_t)(n + 1));
     if (!order)
         return -1;
     for (int i = 0; i < n; i++)
         order[i] = i;
-    sort_p = p;
+    sort_t = t;
     qsort(order, (size_t)n, sizeof *order, by_name);
     for (int i = 0; i < n; i++) {
         if (i == 0 || by_name(&order[i - 1], &order[i]) != 0)
-            first_region[ng++] = order[i];
+            first[ng++] = order[i];
         group[order[i]] = ng - 1;
     }
     free(order);
     return ng;
 }
 
+/* outer[v]: no in-focus caller of v is in v's group, so a recursive
+ * region's total counts once. One depth-first walk that counts the groups
+ * on the current path: linear however deep the tree. */
+static int mark_outer(const vtree *t, const int *group, int ng, char *outer)
+{
+    int *on_path = calloc((size_t)ng + 1, sizeof *on_path);
+    int *stack = malloc(sizeof *stack * (2 * (size_t)t->nv + 1)), sp = 0;
+    if (!on_path || !stack) {
+        free(on_path), free(stack);
+        return -1;
+    }
+    for (int r = t->nroots - 1; r >= 0; r--)
+        stack[sp++] = t->roots[r];
+    while (sp > 0) {
+        int e = stack[--sp], v = e >= 0 ? e : -1 - e;
+        int g = t->v[v].region >= 0 ? group[v] : -1, counts = g >= 0 && t->v[v].in_focus;
+        if (e < 0) {                    /* leaving v */
+            if (counts)
+                on_path[g]--;
+            continue;
+        }
+        outer[v] = g < 0 || on_path[g] == 0;
+        if (counts)
+            on_path[g]++;
+        stack[sp++] = -1 - v;
+        for (int c = t->v[v].first_child; c >= 0; c = t->v[c].next_sibling)
+            stack[sp++] = c;
+    }
+    free(on_path), free(stack);
+    return 0;
+}
+
 int view_flat(cube_profile *p, const view_opts *o, FILE *out)
 {
     vtree t;
     int rc = vt_build(&t, p, o), m = view_main_metric(p, o), visits = view_metric(p, "visits");
-    int *group = malloc(sizeof *group * (size_t)(p->nregions + 1));
-    int *first = malloc(sizeof *first * (size_t)(p->nregions + 1));
-    flat_row *rows = calloc((size_t)p->nregions + 1, sizeof *rows);
+    int *group = malloc(sizeof *group * (size_t)(p->ncnodes + 1));
+    int *first = malloc(sizeof *first * (size_t)(p->ncnodes + 1));
+    flat_row *rows = calloc((size_t)p->ncnodes + 1, sizeof *rows);
     if (rc == 0 && (!group || !first || !rows))
         rc = VIEW_FAILED;
     if (rc == 0 && m < 0) {
@@ -66,8 +107,10 @@ int view_flat(cube_profile *p, const view_opts *o, FILE *out)
         rc = vt_metric(&t, m);
     if (rc == 0 && visits >= 0)
         rc = vt_metric(&t, visits);
-    int ng = rc == 0 ? group_regions(p, group, first) : 0;
-    if (ng < 0)
+    double *entries = rc == 0 ? view_entries(&t) : NULL;
+    int ng = rc == 0 ? group_nodes(&t, group, first) : 0;
+    char *outer = calloc((size_t)t.nv + 1, 1);
+    if (ng < 0 || !outer || (rc == 0 && mark_outer(&t, group, ng, outer) < 0))
         rc = VIEW_FAILED;
     if (rc == 0) {
         for (int g = 0; g < ng; g++)
@@ -76,16 +119,17 @@ int view_flat(cube_profile *p, const view_opts *o, FILE *out)
         for (int v = 0; v < t.nv; v++) {
             if (!t.v[v].in_focus || t.v[v].region < 0)
                 continue;
-            int g = group[t.v[v].region], outer = 1;
-            for (int a = t.v[v].parent; a >= 0 && outer; a = t.v[a].parent)
-                if (t.v[a].region >= 0 && group[t.v[a].region] == g && t.v[a].in_focus)
-                    outer = 0;
+            int g = group[v];
             rows[g].self += t.vm[m].excl[v];
             total += t.vm[m].excl[v];
-            if (outer)
+            if (outer[v])
                 rows[g].total += t.vm[m].incl[v];
-            if (visits >= 0)
+            if (entries && !t.v[v].is_mpi) {   /* a function: entries seen, a lower bound */
+                rows[g].calls += entries[v];
+                rows[g].lower_bound = 1;
+            } else if (visits >= 0) {
                 rows[g].calls += t.vm[visits].excl[v];
+            }
         }
         qsort(rows, (size_t)ng, sizeof *rows, by_self);
         const cube_metric *mt = &p->metrics[m];
@@ -101,20 +145,26 @@ int view_flat(cube_profile *p, const view_opts *o, FILE *out)
             if (r->self == 0 && r->total == 0 && r->calls == 0)
                 continue;
             cum += r->self;
-            char a[32], b[32], c[32], d[32], e[32];
-            fprintf(out, "%6.2f%% %12s %12s %12s %10.0f %12s %12s  %s%s%s\n", view_share(r->self, total),
+            char a[32], b[32], c[32], d[32], e[32], n[32];
+            /* lower-bound calls: ">=N", and the per-call values are upper bounds */
+            snprintf(n, sizeof n, r->lower_bound && r->calls > 0 ? ">=%.0f" : "%.0f", r->calls);
+            if (r->calls > 0 && r->lower_bound) {
+                snprintf(d, sizeof d, "<=%s", view_fmt(a, sizeof a, mt, r->self / r->calls));
+                snprintf(e, sizeof e, "<=%s", view_fmt(a, sizeof a, mt, r->total / r->calls));
+            } else if (r->calls > 0) {
+                view_fmt(d, sizeof d, mt, r->self / r->calls), view_fmt(e, sizeof e, mt, r->total / r->calls);
+            }
+            fprintf(out, "%6.2f%% %12s %12s %12s %10s %12s %12s  %s%s%s\n", view_share(r->self, total),
                     view_fmt(a, sizeof a, mt, cum), view_fmt(b, sizeof b, mt, r->self),
-                    view_fmt(c, sizeof c, mt, r->total), r->calls,
-                    r->calls > 0 ? view_fmt(d, sizeof d, mt, r->self / r->calls) : "-",
-                    r->calls > 0 ? view_fmt(e, sizeof e, mt, r->total / r->calls) : "-",
-                    view_region_is_mpi(p, first[r->group]) ? view_c(o, C_MAGENTA) : "",
-                    p->regions[first[r->group]].name ? p->regions[first[r->group]].name : "?",
+                    view_fmt(c, sizeof c, mt, r->total), n,
+                    r->calls > 0 ? d : "-", r->calls > 0 ? e : "-",
+                    t.v[first[r->group]].is_mpi ? view_c(o, C_MAGENTA) : "", vt_name(&t, first[r->group]),
                     view_c(o, C_RESET));
         }
         if (visits < 0)
             fprintf(out, "(the profile has no visits metric: calls are 0)\n");
     }
-    free(group), free(first), free(rows);
+    free(group), free(first), free(rows), free(entries), free(outer);
     vt_free(&t);
     return rc;
 }

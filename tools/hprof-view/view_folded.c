@@ -4,7 +4,9 @@
  * nonzero exclusive value, "main;solve;MPI_Allreduce 1234". Values are
  * whole numbers: metrics in seconds are written in microseconds, others
  * rounded. A ';' inside a name becomes ':' and line breaks become spaces,
- * so every line splits cleanly. Lines come in call tree (pre)order.
+ * so every line splits cleanly. Lines come in call tree (pre)order. A
+ * path deeper than VT_PATH_FRAMES frames keeps its first and last frames
+ * around a "[... N frames ...]" marker.
  */
 #include "vtree.h"
 
@@ -18,14 +20,17 @@ static void put_name(FILE *out, const char *s)
         fputc(*s == ';' ? ':' : (*s == '\n' || *s == '\r') ? ' ' : *s, out);
 }
 
-static void put_path(FILE *out, const vtree *t, int v, int *chain)
+/* Deep paths are cut in the middle (vt_path_frames): a line never holds
+ * more than VT_PATH_FRAMES names. */
+static void put_path(FILE *out, const vtree *t, int v)
 {
-    int n = 0;
-    for (int a = v; a >= 0; a = t->v[a].parent)
-        chain[n++] = a;
-    for (int i = n - 1; i >= 0; i--) {
-        put_name(out, vt_name(t, chain[i]));
-        if (i)
+    int frames[VT_PATH_FRAMES];
+    long cut;
+    int n = vt_path_frames(t, v, frames, &cut);
+    char marker[64];
+    for (int i = 0; i < n; i++) {
+        put_name(out, frames[i] < 0 ? vt_cut_marker(marker, sizeof marker, cut) : vt_name(t, frames[i]));
+        if (i + 1 < n)
             fputc(';', out);
     }
 }
@@ -34,9 +39,6 @@ int view_folded(cube_profile *p, const view_opts *o, FILE *out)
 {
     vtree t;
     int rc = vt_build(&t, p, o), m = view_main_metric(p, o);
-    int *chain = malloc(sizeof *chain * ((size_t)p->ncnodes + 1));
-    if (rc == 0 && !chain)
-        rc = VIEW_FAILED;
     if (rc == 0 && m < 0) {
         snprintf(o->err, o->errlen, "no metric to show");
         rc = VIEW_BAD_USAGE;
@@ -52,11 +54,10 @@ int view_folded(cube_profile *p, const view_opts *o, FILE *out)
             double x = llround(t.vm[m].excl[v] * scale);
             if (x <= 0 || !isfinite(x))    /* flame graphs take positive counts */
                 continue;
-            put_path(out, &t, v, chain);
+            put_path(out, &t, v);
             fprintf(out, " %.0f\n", x);
         }
     }
-    free(chain);
     vt_free(&t);
     return rc;
 }

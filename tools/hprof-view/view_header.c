@@ -4,6 +4,7 @@
  * effective sampling interval histogram (--intervals).
  */
 #include "vtree.h"
+#include "view_width.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,8 +21,9 @@ static double root_named(const vtree *t, int m, const char *name)
     return s;
 }
 
-/* "time: total 85.0000 s, computation 48.7500 s (57.4%), MPI ..." */
-static int split_line(vtree *t, FILE *out)
+/* "time: total 85.0000 s, computation 48.7500 s (57.4%), MPI ...", wrapped
+ * at width columns (0: one line). */
+static int split_line(vtree *t, FILE *out, int width)
 {
     cube_profile *p = t->p;
     int tm = view_metric(p, "time"), comp = view_metric(p, "comp_time"), mpi = view_metric(p, "mpi_time");
@@ -36,19 +38,25 @@ static int split_line(vtree *t, FILE *out)
         return rc;
     const view_opts *o = t->o;
     double total = vt_total(t, tm);
-    fprintf(out, "%stime:%s total %.4f s", view_c(o, C_BOLD), view_c(o, C_RESET), total);
+    char line[512];
+    size_t k = (size_t)snprintf(line, sizeof line, "total %.4f s", total);
     const int parts[2] = { comp, mpi };
     static const char *const names[2] = { "computation", "MPI" };
     for (int i = 0; i < 2; i++) {
         if (parts[i] < 0)
             continue;
         double v = vt_total(t, parts[i]);
-        fprintf(out, ", %s %.4f s (%.1f%%)", names[i], v, view_share(v, total));
+        k += (size_t)snprintf(line + k, sizeof line - k, ",%c%s %.4f s (%.1f%%)", i ? ' ' : VIEW_NBSP, names[i], v,
+                              view_share(v, total));
     }
     static const char *const roots[] = { "(unwind failed)", "(not unwound)" };
-    for (int i = 0; i < 2; i++)
-        fprintf(out, ", %s %.1f%%", roots[i], view_share(root_named(t, tm, roots[i]), total));
-    fputc('\n', out);
+    static const char *const shown[] = { "(unwind\001failed)\001", "(not\001unwound)\001" };
+    for (int i = 0; i < 2 && k < sizeof line; i++)
+        k += (size_t)snprintf(line + k, sizeof line - k, ", %s%.1f%%", shown[i],
+                              view_share(root_named(t, tm, roots[i]), total));
+    char label[64];
+    snprintf(label, sizeof label, "%stime:%s ", view_c(o, C_BOLD), view_c(o, C_RESET));
+    view_print_wrapped(out, label, 6, line, width > 0 ? width : 1 << 30, "", "");
     return 0;
 }
 
@@ -61,14 +69,21 @@ static void attr_line(const cube_profile *p, FILE *out, const char *label, const
 
 int vt_header(vtree *t, FILE *out)
 {
+    return vt_header_width(t, out, 0);
+}
+
+int vt_header_width(vtree *t, FILE *out, int width)
+{
     cube_profile *p = t->p;
     const view_opts *o = t->o;
     int maxthreads = 0;
     for (int l = 0; l < p->nlocs; l++)
         if (p->locs[l].thread + 1 > maxthreads)
             maxthreads = p->locs[l].thread + 1;
-    fprintf(out, "%s%s%s: %d processes, %d locations, %d call paths\n", view_c(o, C_BOLD), o->path,
-            view_c(o, C_RESET), p->nprocs, p->nlocs, p->ncnodes);
+    char first[128];
+    snprintf(first, sizeof first, "%d processes, %d locations, %d call paths", p->nprocs, p->nlocs, p->ncnodes);
+    fprintf(out, "%s%s%s:", view_c(o, C_BOLD), o->path, view_c(o, C_RESET));
+    view_print_wrapped(out, " ", 4, first, width > 0 ? width - (int)strlen(o->path) - 1 : 1 << 30, "", "");
     const char *ver = cube_attr_get(p, "hprof::version");
     if (ver) {
         attr_line(p, out, "command", "hprof::command");
@@ -102,7 +117,7 @@ int vt_header(vtree *t, FILE *out)
     }
     if (o->rank >= 0)
         fprintf(out, "%-10s rank %d only\n", "showing", o->rank);
-    return split_line(t, out);
+    return split_line(t, out, width);
 }
 
 int view_header_only(cube_profile *p, const view_opts *o, FILE *out)

@@ -12,6 +12,7 @@
  */
 #include "vtree.h"
 #include "view_stats.h"
+#include "view_width.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@
 
 #define MAX_FINDINGS 64
 
-typedef struct finding { double score; char text[1024]; char see[512]; } finding;
+typedef struct finding { double score; char text[2048]; char see[512]; } finding;
 
 typedef struct hot {
     vtree *t;
@@ -28,8 +29,8 @@ typedef struct hot {
     double total;
     finding f[MAX_FINDINGS];
     int n;
-    char *pbuf;
-    size_t pcap;
+    int columns;            /* lines fit this width: paths are elided */
+    char pbuf[1024];
 } hot;
 
 static void add(hot *h, double score, const char *see, const char *fmt, ...)
@@ -48,10 +49,11 @@ static void add(hot *h, double score, const char *see, const char *fmt, ...)
     snprintf(f->see, sizeof f->see, "%s", see);
 }
 
+/* The call path of v on one line of its own (the findings wrap around it). */
 static const char *path(hot *h, int v)
 {
-    const char *s = vt_path(h->t, v, " > ", &h->pbuf, &h->pcap);
-    return s ? s : "?";
+    size_t max = h->columns > 24 ? (size_t)h->columns - 10 : 14;
+    return view_path_fit(h->t, v, max < sizeof h->pbuf ? max : sizeof h->pbuf - 1, h->pbuf, sizeof h->pbuf);
 }
 
 static const char *fmt_time(hot *h, char *buf, size_t len, double v)
@@ -233,7 +235,7 @@ static int by_score(const void *a, const void *b)
 int view_hotspots(cube_profile *p, const view_opts *o, FILE *out)
 {
     vtree t;
-    hot h = { .t = &t, .o = o, .tm = view_main_metric(p, o) };
+    hot h = { .t = &t, .o = o, .tm = view_main_metric(p, o), .columns = view_columns() };
     int rc = vt_build(&t, p, o);
     int *top = malloc(sizeof *top * (size_t)(p->ncnodes + 1));
     if (rc == 0 && !top)
@@ -245,7 +247,7 @@ int view_hotspots(cube_profile *p, const view_opts *o, FILE *out)
     if (rc == 0)
         rc = vt_metric_locs(&t, h.tm);
     if (rc == 0)
-        rc = vt_header(&t, out);
+        rc = vt_header_width(&t, out, h.columns);
     if (rc == 0) {
         h.total = vt_total(&t, h.tm);
         int heaviest_mpi;
@@ -257,17 +259,23 @@ int view_hotspots(cube_profile *p, const view_opts *o, FILE *out)
         unwind_findings(&h);
         computation_finding(&h, top);
         qsort(h.f, (size_t)h.n, sizeof *h.f, by_score);
-        fprintf(out, "\n%shotspots%s (by %s, ranked by the share of the total they concern)\n", view_c(o, C_BOLD),
-                view_c(o, C_RESET), p->metrics[h.tm].uniq_name);
+        char title[256], head[64];
+        snprintf(head, sizeof head, "%shotspots%s ", view_c(o, C_BOLD), view_c(o, C_RESET));
+        snprintf(title, sizeof title, "(by %s, ranked by the share of the total they concern)", p->metrics[h.tm].uniq_name);
+        fputc('\n', out);
+        view_print_wrapped(out, head, 0, title, h.columns, "", "");
         int n = h.n < o->top ? h.n : o->top;
-        for (int i = 0; i < n; i++)
-            fprintf(out, "%2d. %s%s%s\n    see: %s%s%s\n", i + 1, i == 0 ? view_c(o, C_BOLD) : "", h.f[i].text,
-                    i == 0 ? view_c(o, C_RESET) : "", view_c(o, C_CYAN), h.f[i].see, view_c(o, C_RESET));
+        for (int i = 0; i < n; i++) {
+            char num[16];
+            snprintf(num, sizeof num, "%2d. ", i + 1);
+            view_print_wrapped(out, num, 4, h.f[i].text, h.columns, i == 0 ? view_c(o, C_BOLD) : "",
+                               i == 0 ? view_c(o, C_RESET) : "");
+            view_print_wrapped(out, "    see: ", 9, h.f[i].see, h.columns, view_c(o, C_CYAN), view_c(o, C_RESET));
+        }
         if (n == 0)
             fprintf(out, "(no findings: the profile holds no %s)\n", p->metrics[h.tm].uniq_name);
     }
     free(top);
-    free(h.pbuf);
     vt_free(&t);
     return rc;
 }

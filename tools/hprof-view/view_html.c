@@ -4,13 +4,16 @@
  * data inlined as JSON:
  *   {"file", "header": [lines], "ranks": [rank numbers],
  *    "metrics": [{"name", "unit", "integer"}],
- *    "nodes": {"name": [], "parent": [], "site": [], "mpi": []},
- *    "values": {metric: {"incl": [], "excl": [], "ranks": [node * nranks + r]}}}
+ *    "nodes": {"name": [], "parent": [], "site": [], "lib": [], "mpi": []},
+ *    "values": {metric: {"incl": [], "excl": [], "ranks": [node * nranks + r]}},
+ *    "timeline": null or {"width", "rows", "share"} (print_timeline)}
  * Values are combined over the selected locations; "ranks" holds each
  * node's inclusive value per rank (all ranks) for the heat strip.
  */
 #include "view_html.h"
+#include "view_timeline.h"
 #include "vtree.h"
+#include "library_fold.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +75,37 @@ static void number_array(FILE *out, const double *v, size_t n)
     fputc(']', out);
 }
 
+/* "timeline": the ranks x time heat map of MPI share (null without one):
+ * {"width": seconds a column, "rows": [labels], "share": [[row's columns]]},
+ * at most HEAT_COLS columns and HEAT_ROWS rows (groups of ranks). */
+#define HEAT_COLS 120
+#define HEAT_ROWS 64
+static void print_timeline(const cube_profile *p, FILE *out)
+{
+    timeline tl;
+    if (vtl_load(p, &tl) <= 0) {
+        fputs("\"timeline\": null", out);
+        return;
+    }
+    int used = vtl_used(&tl), cols = used < HEAT_COLS ? used : HEAT_COLS;
+    int rows = tl.nranks < HEAT_ROWS ? tl.nranks : HEAT_ROWS;
+    fprintf(out, "\"timeline\": {\"width\": %.9g, \"rows\": [", tl.width * used / cols);
+    for (int row = 0; row < rows; row++) {
+        int r0 = row * tl.nranks / rows, r1 = (row + 1) * tl.nranks / rows;
+        fprintf(out, r1 - r0 == 1 ? "%s\"rank %d\"" : "%s\"ranks %d-%d\"", row ? "," : "", r0, r1 - 1);
+    }
+    fputs("], \"share\": [", out);
+    for (int row = 0; row < rows; row++) {
+        int r0 = row * tl.nranks / rows, r1 = (row + 1) * tl.nranks / rows;
+        fputs(row ? ",\n[" : "[", out);
+        for (int c = 0; c < cols; c++)
+            fprintf(out, "%s%.3f", c ? "," : "", vtl_share(&tl, r0, r1, c * used / cols, (c + 1) * used / cols));
+        fputc(']', out);
+    }
+    fputs("]}", out);
+    vtl_free(&tl);
+}
+
 static void print_data(vtree *t, const int *ml, int nm, FILE *out)
 {
     cube_profile *p = t->p;
@@ -112,6 +146,13 @@ static void print_data(vtree *t, const int *ml, int nm, FILE *out)
             fputs(k++ ? "," : "", out);
             view_print_json_string(out, vt_site(t, v, site, sizeof site));
         }
+    fputs("],\n\"lib\": [", out);    /* for the page's "fold libraries" */
+    for (int v = 0, k = 0; idx && v < t->nv; v++)
+        if (idx[v] >= 0) {
+            const char *lib = t->v[v].label ? NULL : library_of_region(p, t->v[v].region);
+            fputs(k++ ? "," : "", out);
+            view_print_json_string(out, lib ? lib : "");
+        }
     fputs("],\n\"mpi\": [", out);
     for (int v = 0, k = 0; idx && v < t->nv; v++)
         if (idx[v] >= 0)
@@ -140,7 +181,9 @@ static void print_data(vtree *t, const int *ml, int nm, FILE *out)
         number_array(out, tmp, j);
         fputc('}', out);
     }
-    fputs("}}", out);
+    fputs("},\n", out);
+    print_timeline(p, out);
+    fputs("}", out);
     free(tmp);
     free(idx);
 }

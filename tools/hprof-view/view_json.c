@@ -6,6 +6,8 @@
  * every location. Metrics that are zero at a call path are left out there.
  */
 #include "view.h"
+#include "short_name.h"
+#include "vnames.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,13 +60,17 @@ static void print_metrics(FILE *out, const cube_profile *p)
     fputs("  ],\n", out);
 }
 
+/* Regions with both names: the file's, and the short one the text views
+ * print (short_name.h). */
 static void print_regions(FILE *out, const cube_profile *p)
 {
+    const char **shorts = short_names_build(p, 0);
     fputs("  \"regions\": [\n", out);
     for (int i = 0; i < p->nregions; i++) {
         const cube_region *r = &p->regions[i];
         fprintf(out, "    {\"index\": %d, \"id\": %d", i, r->id);
         key_str(out, "name", r->name, 1);
+        key_str(out, "short_name", shorts ? shorts[i] : r->name, 1);
         key_str(out, "mangled_name", r->mangled_name, 1);
         key_str(out, "file", r->mod, 1);
         key_str(out, "module", r->module, 1);
@@ -76,6 +82,7 @@ static void print_regions(FILE *out, const cube_profile *p)
                 i + 1 < p->nregions ? "," : "");
     }
     fputs("  ],\n", out);
+    short_names_free(p, shorts);
 }
 
 static const char *node_name(const cube_profile *p, int sysnode)
@@ -181,7 +188,8 @@ int view_json(cube_profile *p, const view_opts *o, FILE *out)
         fprintf(out, "    {\"index\": %d, \"id\": %d", c, n->id);
         key_int(out, "parent", n->parent, 1);
         key_int(out, "region", n->region, 1);
-        key_str(out, "name", cube_cnode_name(p, c), 1);
+        char cut[VIEW_NAME_MAX + 64];    /* regions[] holds the whole name */
+        key_str(out, "name", view_cut_name(cube_cnode_name(p, c), cut, sizeof cut), 1);
         key_int(out, "depth", n->depth, 0);
         key_str(out, "file", n->mod && n->mod[0] ? n->mod : NULL, 1);
         key_int(out, "line", n->line, 1);

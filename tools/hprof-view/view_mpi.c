@@ -1,7 +1,9 @@
 /*
  * view_mpi.c - the MPI summary, what a mpiP user reads first: MPI time and
  * its share per rank, the top MPI call sites by time and by bytes sent,
- * and message size statistics per MPI function (bytes per call).
+ * and message size statistics per MPI function (bytes per call). Call
+ * sites carry an id (as mpiP's) that "--focus site:N" takes; rows that
+ * would read alike get more callers until they differ.
  *
  * MPI time: hprof's mpi_time metric where the profile has it, else the
  * time of the outermost MPI call paths (Score-P files).
@@ -15,12 +17,7 @@
 /* Outermost MPI vnodes: an MPI call inside an MPI call counts once. */
 static int outer_mpi(const vtree *t, int v)
 {
-    if (!t->v[v].is_mpi || !t->v[v].in_focus)
-        return 0;
-    for (int a = t->v[v].parent; a >= 0; a = t->v[a].parent)
-        if (t->v[a].is_mpi)
-            return 0;
-    return 1;
+    return t->v[v].is_mpi && t->v[v].in_focus && !t->v[v].mpi_caller;
 }
 
 /* MPI time and application time of process i (all its threads). */
@@ -73,59 +70,125 @@ static void per_rank(const vtree *t, const view_opts *o, int tm, int mpi, FILE *
     (void)shown;
 }
 
-static void site_label(const vtree *t, int v, FILE *out)
+#define LABEL_LEN 1024
+
+/* "caller > call (site)" with up callers (as many as there are, at most),
+ * with sites: each caller with its own call site (file name:line). */
+static void site_label(const vtree *t, int v, int up, int sites, char *buf)
 {
+    int chain[64], n = 0;
+    for (int a = t->v[v].parent; a >= 0 && n < up && n < 64; a = t->v[a].parent)
+        chain[n++] = a;
+    size_t k = 0;
     char site[512];
-    int par = t->v[v].parent;
-    fprintf(out, "%s%s%s", par >= 0 ? vt_name(t, par) : "", par >= 0 ? " > " : "", vt_name(t, v));
-    if (vt_site(t, v, site, sizeof site)[0])
-        fprintf(out, " (%s)", site);
+    buf[0] = '\0';
+    for (int i = n - 1; i >= 0 && k < LABEL_LEN; i--) {
+        const char *s = sites ? vt_site(t, chain[i], site, sizeof site) : "", *slash = strrchr(s, '/');
+        k += (size_t)snprintf(buf + k, LABEL_LEN - k, s[0] ? "%s (%s) > " : "%s > ", vt_name(t, chain[i]),
+                              slash ? slash + 1 : s);
+    }
+    if (k < LABEL_LEN)
+        k += (size_t)snprintf(buf + k, LABEL_LEN - k, "%s", vt_name(t, v));
+    if (k < LABEL_LEN && vt_site(t, v, site, sizeof site)[0]) {
+        const char *slash = strrchr(site, '/');     /* the file name is enough here */
+        snprintf(buf + k, LABEL_LEN - k, " (%s)", slash ? slash + 1 : site);
+    }
+}
+
+static int depth_of(const vtree *t, int v)
+{
+    int d = 0;
+    for (int a = t->v[v].parent; a >= 0; a = t->v[a].parent)
+        d++;
+    return d;
+}
+
+/* Labels of the n rows top[]: one caller each; for rows whose label
+ * another row has too (different call paths that end alike), the callers'
+ * call sites, then more callers, until they differ or reach the root.
+ * labels: n * LABEL_LEN bytes. */
+static void row_labels(const vtree *t, const int *top, int n, char *labels)
+{
+    int up[64];
+    char sites[64] = { 0 };
+    n = n < 64 ? n : 64;
+    for (int i = 0; i < n; i++) {
+        up[i] = 1;
+        site_label(t, top[i], up[i], 0, labels + (size_t)i * LABEL_LEN);
+    }
+    for (int changed = 1, round = 0; changed && round < 64; round++) {
+        changed = 0;
+        char grow[64] = { 0 };
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                if (i != j && (!sites[i] || up[i] < depth_of(t, top[i])) &&
+                    strcmp(labels + (size_t)i * LABEL_LEN, labels + (size_t)j * LABEL_LEN) == 0)
+                    grow[i] = 1;
+        for (int i = 0; i < n; i++)
+            if (grow[i]) {
+                if (sites[i])
+                    up[i]++;
+                sites[i] = 1;
+                site_label(t, top[i], up[i], 1, labels + (size_t)i * LABEL_LEN);
+                changed = 1;
+            }
+    }
 }
 
 static void top_by_time(const vtree *t, const view_opts *o, int tm, int visits, double app, double mpi_total,
                         int *top, FILE *out)
 {
     const cube_profile *p = t->p;
-    int n = view_top_nodes(t, t->vm[tm].incl, 1, o->top, top);
+    int n = view_top_nodes(t, t->vm[tm].incl, 1, o->top < 64 ? o->top : 64, top);
+    char *labels = malloc((size_t)(n + 1) * LABEL_LEN);
+    if (!labels)
+        return;
+    row_labels(t, top, n, labels);
     fprintf(out, "\n%stop %d MPI call sites by time%s\n", view_c(o, C_BOLD), n, view_c(o, C_RESET));
-    fprintf(out, "%3s %12s %7s %7s %10s %11s %6s %6s  %s\n", "#", "time", "app%", "MPI%", "calls", "time/call",
-            "imbal", "max@", "caller > call (site)");
+    fprintf(out, "%3s %12s %7s %7s %10s %11s %6s %6s %5s  %s\n", "#", "time", "app%", "MPI%", "calls", "time/call",
+            "imbal", "max@", "site", "caller > call (call site)");
     for (int i = 0; i < n; i++) {
         int v = top[i];
         double tv = t->vm[tm].incl[v], calls = visits >= 0 ? t->vm[visits].excl[v] : 0;
         rank_stats s;
         rank_stats_of(t, tm, v, 1, &s);
         char a[32];
-        fprintf(out, "%3d %12.6f %6.2f%% %6.2f%% %10.0f %11s %5.1f%% %6d  ", i + 1, tv, view_share(tv, app),
+        fprintf(out, "%3d %12.6f %6.2f%% %6.2f%% %10.0f %11s %5.1f%% %6d %5d  %s\n", i + 1, tv, view_share(tv, app),
                 view_share(tv, mpi_total), calls,
                 calls > 0 ? view_fmt(a, sizeof a, &p->metrics[tm], tv / calls) : "-", 100 * s.imbalance,
-                p->procs[s.max_rank].rank);
-        site_label(t, v, out);
-        fputc('\n', out);
+                p->procs[s.max_rank].rank, t->v[v].site_id, labels + (size_t)i * LABEL_LEN);
     }
+    if (n > 0)
+        fprintf(out, "(site: the call tree of one call site: hprof-view --focus site:%d FILE)\n", t->v[top[0]].site_id);
+    free(labels);
 }
 
 static void top_by_bytes(const vtree *t, const view_opts *o, int sent, int visits, int *top, FILE *out)
 {
     const cube_profile *p = t->p;
-    int n = view_top_nodes(t, t->vm[sent].excl, 1, o->top, top);
+    int n = view_top_nodes(t, t->vm[sent].excl, 1, o->top < 64 ? o->top : 64, top);
     double total = vt_total(t, sent);
+    char *labels = malloc((size_t)(n + 1) * LABEL_LEN);
+    if (!labels)
+        return;
+    row_labels(t, top, n, labels);
     fprintf(out, "\n%stop %d MPI call sites by bytes sent%s\n", view_c(o, C_BOLD), n, view_c(o, C_RESET));
     if (n == 0) {
         fprintf(out, "(no bytes sent)\n");
+        free(labels);
         return;
     }
-    fprintf(out, "%3s %14s %7s %10s %12s  %s\n", "#", "bytes sent", "sent%", "calls", "bytes/call",
-            "caller > call (site)");
+    fprintf(out, "%3s %14s %7s %10s %12s %5s  %s\n", "#", "bytes sent", "sent%", "calls", "bytes/call", "site",
+            "caller > call (call site)");
     for (int i = 0; i < n; i++) {
         int v = top[i];
         double b = t->vm[sent].excl[v], calls = visits >= 0 ? t->vm[visits].excl[v] : 0;
         char a[32];
-        fprintf(out, "%3d %14.0f %6.2f%% %10.0f %12s  ", i + 1, b, view_share(b, total), calls,
-                calls > 0 ? view_fmt(a, sizeof a, &p->metrics[sent], b / calls) : "-");
-        site_label(t, v, out);
-        fputc('\n', out);
+        fprintf(out, "%3d %14.0f %6.2f%% %10.0f %12s %5d  %s\n", i + 1, b, view_share(b, total), calls,
+                calls > 0 ? view_fmt(a, sizeof a, &p->metrics[sent], b / calls) : "-", t->v[v].site_id,
+                labels + (size_t)i * LABEL_LEN);
     }
+    free(labels);
 }
 
 typedef struct msg_row {
@@ -150,16 +213,18 @@ static int message_sizes(const vtree *t, const view_opts *o, int sent, int recv,
     msg_row *rows = calloc((size_t)p->nregions + 1, sizeof *rows);
     if (!rows)
         return VIEW_FAILED;
-    int nrows = 0;
+    int nrows = 0, *slot = malloc(sizeof *slot * ((size_t)p->nregions + 1));  /* name class -> row */
+    if (!slot) {
+        free(rows);
+        return VIEW_FAILED;
+    }
+    memset(slot, 0xff, sizeof *slot * ((size_t)p->nregions + 1));
     for (int v = 0; v < t->nv; v++) {
-        if (!t->v[v].is_mpi || !t->v[v].in_focus)
+        if (!t->v[v].is_mpi || !t->v[v].in_focus || t->v[v].region < 0)
             continue;
-        const char *name = vt_name(t, v);
-        int k = 0;
-        while (k < nrows && strcmp(rows[k].name, name) != 0)
-            k++;
-        if (k == nrows)
-            rows[nrows++].name = name;
+        int cls = t->names.id[t->v[v].region], k = slot[cls];
+        if (k < 0)
+            rows[k = slot[cls] = nrows++].name = vt_name(t, v);
         msg_row *r = &rows[k];
         double s = sent >= 0 ? t->vm[sent].excl[v] : 0, rv = recv >= 0 ? t->vm[recv].excl[v] : 0;
         r->calls += t->vm[visits].excl[v];
@@ -195,7 +260,7 @@ static int message_sizes(const vtree *t, const view_opts *o, int sent, int recv,
     }
     if (!shown)
         fprintf(out, "(no bytes counted)\n");
-    free(rows);
+    free(rows), free(slot);
     return 0;
 }
 

@@ -5,12 +5,21 @@
  * Children under --threshold percent of the total are folded into one
  * "more" line; --depth stops descending; with --focus, callers of the
  * focused subtrees are shown dimmed for context.
+ *
+ * Output stays proportional to the call tree, however deep: indentation
+ * stops growing at TREE_INDENT_LEVELS (deeper lines say their depth as
+ * "[N] "), and without --depth the tree stops at TREE_MAX_DEPTH levels
+ * with one line saying how many call paths were cut.
  */
 #include "vtree.h"
+#include "view_visits.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define TREE_INDENT_LEVELS 32
+#define TREE_MAX_DEPTH 1000
 
 typedef struct column {
     int metric;
@@ -26,6 +35,9 @@ typedef struct tree_ctx {
     int ncols;
     double *totals;     /* [metric] */
     int key;            /* metric the order and threshold use, -1 none */
+    int max_depth;      /* --depth, else TREE_MAX_DEPTH */
+    int visits;             /* the visits metric, -1 if absent */
+    double *entries;        /* [vnode] function_entries_seen, NULL if absent (view_visits.h) */
 } tree_ctx;
 
 static int add_metric_cols(column *cols, int n, int m, int with_percent)
@@ -98,6 +110,12 @@ static void print_cell(const tree_ctx *x, const column *col, int v)
     const cube_profile *p = x->t->p;
     const vmetric *vm = &x->t->vm[col->metric];
     double val = col->inclusive ? vm->incl[v] : vm->excl[v];
+    char lb[32];
+    if (col->metric == x->visits && !col->inclusive && !col->percent && x->entries && !x->t->v[v].is_mpi &&
+        view_lower_bound(lb, sizeof lb, x->entries[v])) {
+        fprintf(x->out, "%14s ", lb);
+        return;     /* a function: the entries seen, a lower bound */
+    }
     if (col->percent) {
         double s = view_share(val, x->totals[col->metric]);
         const char *c = s >= 10 ? C_RED : s >= 1 ? C_YELLOW : C_DIM;
@@ -108,6 +126,16 @@ static void print_cell(const tree_ctx *x, const column *col, int v)
     fputc(' ', x->out);
 }
 
+/* Two spaces a level up to TREE_INDENT_LEVELS, then the depth as a number:
+ * a line never grows with the depth of the tree. */
+static void indent(FILE *out, int depth)
+{
+    int levels = depth < TREE_INDENT_LEVELS ? depth : TREE_INDENT_LEVELS;
+    fprintf(out, " %*s", 2 * levels, "");
+    if (depth > TREE_INDENT_LEVELS)
+        fprintf(out, "[%d] ", depth);
+}
+
 static void print_line(const tree_ctx *x, int v, int hidden_children)
 {
     const vtree *t = x->t;
@@ -116,13 +144,13 @@ static void print_line(const tree_ctx *x, int v, int hidden_children)
     for (int i = 0; i < x->ncols; i++)
         print_cell(x, &x->cols[i], v);
     const char *nc = context ? C_DIM : t->v[v].is_mpi ? C_MAGENTA : t->v[v].depth == 0 ? C_BOLD : NULL;
-    fprintf(x->out, " %*s%s%s%s", 2 * t->v[v].depth, "", nc ? view_c(o, nc) : "", vt_name(t, v),
-            nc ? view_c(o, C_RESET) : "");
+    indent(x->out, t->v[v].depth);
+    fprintf(x->out, "%s%s%s", nc ? view_c(o, nc) : "", vt_name(t, v), nc ? view_c(o, C_RESET) : "");
     char site[512];
     if (vt_site(t, v, site, sizeof site)[0])
         fprintf(x->out, " %s(%s)%s", view_c(o, C_DIM), site, view_c(o, C_RESET));
     if (hidden_children)
-        fprintf(x->out, " %s[+%d below depth %d]%s", view_c(o, C_DIM), hidden_children, o->max_depth,
+        fprintf(x->out, " %s[+%d below depth %d]%s", view_c(o, C_DIM), hidden_children, x->max_depth,
                 view_c(o, C_RESET));
     fputc('\n', x->out);
 }
@@ -139,8 +167,8 @@ static void print_more(const tree_ctx *x, int depth, int n, double sum)
         else
             fprintf(x->out, "%*s ", c->percent ? 7 : 14, "");
     }
-    fprintf(x->out, " %*s%s[%d more under %g%%]%s\n", 2 * depth, "", view_c(x->o, C_DIM), n,
-            x->o->threshold, view_c(x->o, C_RESET));
+    indent(x->out, depth);
+    fprintf(x->out, "%s[%d more under %g%%]%s\n", view_c(x->o, C_DIM), n, x->o->threshold, view_c(x->o, C_RESET));
 }
 
 static int count_visible_children(const vtree *t, int v)
@@ -191,6 +219,18 @@ static void push_children(const tree_ctx *x, walker *w, int v)
         w->stack[w->sp++] = w->kids[i];
 }
 
+/* Without --depth: one line for the call paths below TREE_MAX_DEPTH. */
+static int print_cut(const tree_ctx *x)
+{
+    long n = 0;
+    for (int v = 0; v < x->t->nv; v++)
+        n += x->t->v[v].visible && x->t->v[v].depth > x->max_depth;
+    if (n)
+        fprintf(x->out, "%s[%ld call paths deeper than %d levels not shown: --depth N shows them]%s\n",
+                view_c(x->o, C_DIM), n, x->max_depth, view_c(x->o, C_RESET));
+    return 0;
+}
+
 static int walk(tree_ctx *x)
 {
     vtree *t = x->t;
@@ -209,19 +249,19 @@ static int walk(tree_ctx *x)
             print_more(x, m->depth, m->n, m->sum);
             continue;
         }
-        int deep = o->max_depth >= 0 && t->v[e].depth >= o->max_depth;
+        int deep = t->v[e].depth >= x->max_depth;
         print_line(x, e, deep ? count_visible_children(t, e) : 0);
         if (!deep)
             push_children(x, &w, e);
     }
     free(w.stack), free(w.kids), free(w.mores);
-    return 0;
+    return o->max_depth < 0 ? print_cut(x) : 0;
 }
 
 int view_tree(cube_profile *p, const view_opts *o, FILE *out)
 {
     vtree t;
-    tree_ctx x = { &t, o, out, NULL, 0, NULL, -1 };
+    tree_ctx x = { &t, o, out, NULL, 0, NULL, -1, o->max_depth >= 0 ? o->max_depth : TREE_MAX_DEPTH, -1, NULL };
     int rc = vt_build(&t, p, o);
     x.cols = malloc(sizeof *x.cols * (size_t)(3 * (p->nmetrics + o->nmetrics) + 4));
     x.totals = calloc((size_t)p->nmetrics + 1, sizeof *x.totals);
@@ -236,6 +276,8 @@ int view_tree(cube_profile *p, const view_opts *o, FILE *out)
         for (int i = 0; i < x.ncols; i++)
             x.totals[x.cols[i].metric] = vt_total(&t, x.cols[i].metric);
         x.key = x.ncols ? x.cols[0].metric : -1;
+        x.visits = view_metric(p, "visits");
+        x.entries = view_entries(&t);
         rc = vt_header(&t, out);
     }
     if (rc == 0) {
@@ -245,6 +287,6 @@ int view_tree(cube_profile *p, const view_opts *o, FILE *out)
         rc = walk(&x);
     }
     vt_free(&t);
-    free(x.cols), free(x.totals);
+    free(x.cols), free(x.totals), free(x.entries);
     return rc;
 }

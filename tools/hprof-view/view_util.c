@@ -15,14 +15,21 @@ void view_print_value(FILE *out, const cube_metric *m, double v)
         fprintf(out, "%.17g", v);
 }
 
-/* RFC 4180: quote when the field holds a comma, quote or line break. */
+/* RFC 4180: quote when the field holds a comma, quote or line break.
+ * A text cell that starts like a formula (= + - @, tab, carriage return)
+ * gets a leading single quote, as OWASP advises against CSV injection:
+ * spreadsheets then show it as text instead of evaluating it. Only text
+ * goes through here; numbers (-1.5) are printed by view_print_value. */
 void view_print_csv_field(FILE *out, const char *s)
 {
+    const char *guard = s[0] && strchr("=+-@\t\r", s[0]) ? "'" : "";
     if (!strpbrk(s, ",\"\n\r")) {
+        fputs(guard, out);
         fputs(s, out);
         return;
     }
     fputc('"', out);
+    fputs(guard, out);
     for (; *s; s++) {
         if (*s == '"')
             fputc('"', out);

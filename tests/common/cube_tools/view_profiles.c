@@ -8,6 +8,8 @@
  *                               libstdc++/libc internals)
  *   view_profiles fixed OUT     the same program after the fix: rank 0's
  *                               output takes 0.5 s, the others wait 1 s
+ *   view_profiles entries OUT   "drops" with function_entries_seen (function
+ *                               visits, a lower bound, in their own metric)
  *   view_profiles threads OUT   2 ranks x 2 threads, a Score-P style file
  *                               (no hprof attributes), one MPI call
  *
@@ -33,7 +35,8 @@ static char err[256];
 
 enum { R_MAIN, R_INIT, R_SOLVE, R_COMPUTE, R_ALLRED, R_SEND, R_OUTPUT, R_ENDL, R_FLUSH, R_WRITE, R_NU, R_RANK, NREG };
 enum { C_MAIN, C_INIT, C_SOLVE, C_COMPUTE, C_ALLRED, C_SEND, C_OUTPUT, C_ENDL, C_FLUSH, C_WRITE, C_NU, C_RANK, NCN };
-enum { M_TIME, M_MPI, M_COMP, M_VISITS, M_MIN, M_MAX, M_SENT, M_RECV, M_SAMPLES, NMET };
+enum { M_TIME, M_MPI, M_COMP, M_VISITS, M_MIN, M_MAX, M_SENT, M_RECV, M_SAMPLES, M_ENTRIES, NMET_ALL };
+enum { NMET = M_ENTRIES };  /* function_entries_seen only in "entries" */
 enum { NRANK = 8 };
 
 static const cube_region_def regions[NREG] = {
@@ -68,7 +71,7 @@ static const cube_cnode_def cnodes[NCN] = {
     [C_RANK] = { C_NU, R_RANK, NULL, -1 },
 };
 
-static const cube_metric_def metrics[NMET] = {
+static const cube_metric_def metrics[NMET_ALL] = {
     [M_TIME] = { "time", "Time", "DOUBLE", "sec", "wall time", 0, -1 },
     [M_MPI] = { "mpi_time", "MPI", "DOUBLE", "sec", "MPI time", 0, M_TIME },
     [M_COMP] = { "comp_time", "Computation", "DOUBLE", "sec", "computation", 0, M_TIME },
@@ -78,9 +81,11 @@ static const cube_metric_def metrics[NMET] = {
     [M_SENT] = { "bytes_sent", "bytes_sent", "UINT64", "bytes", "sent", 0, -1 },
     [M_RECV] = { "bytes_received", "bytes_received", "UINT64", "bytes", "received", 0, -1 },
     [M_SAMPLES] = { "samples", "Samples", "UINT64", "occ", "samples", 0, -1 },
+    [M_ENTRIES] = { "function_entries_seen", "Function entries seen", "UINT64", "occ",
+                    "entries of functions seen by the thunk stack (a lower bound)", 0, -1 },
 };
 
-static int fixed;
+static int fixed, nmet = NMET;
 
 static int is_mpi(int c)
 {
@@ -113,6 +118,9 @@ static double value(int m, int c, int r)
     case M_SENT: return c == C_ALLRED ? 800 : c == C_SEND ? 40960 : 0;
     case M_RECV: return c == C_ALLRED ? 800 : 0;
     case M_SAMPLES: return is_mpi(c) ? 0 : t * 100;
+    /* a lower bound per rank: compute 100, the output chain 20 on rank 0 */
+    case M_ENTRIES: return c == C_COMPUTE ? 100 : (c == C_MAIN || c == C_SOLVE) ? 1 :
+                           (c == C_OUTPUT || c == C_ENDL || c == C_FLUSH || c == C_WRITE) && r == 0 ? 20 : 0;
     default: return 0;
     }
 }
@@ -152,14 +160,15 @@ static int drops(const char *out)
         snprintf(rk[r], sizeof rk[r], "hprof::interval_histogram::rank::%d", r);
         keys[na] = rk[r], vals[na++] = hist[r];
     }
-    cube_defs d = { metrics, NMET, regions, NREG, cnodes, NCN, "cluster", nodes, 2, procs, NRANK, keys, vals, na };
+    cube_defs d = { metrics, nmet, regions, NREG, cnodes, NCN, "cluster", nodes, 2, procs, NRANK, keys, vals, na };
     cube_writer *w = cube_writer_create(out, 1, err, sizeof err);
     if (!w || cube_writer_define(w, &d) < 0)
         return die();
-    for (int m = 0; m < NMET; m++) {
+    for (int m = 0; m < nmet; m++) {
         if (cube_writer_metric_begin(w, m) < 0)
             return die();
-        for (int c = 0; c < NCN; c++) {
+        for (int k = 0; k < NCN; k++) {
+            int c = cube_writer_row_cnode(w, m, k);
             double row[NRANK];
             for (int r = 0; r < NRANK; r++)
                 row[r] = value(m, c, r);
@@ -195,7 +204,8 @@ static int threads(const char *out)
     for (int m = 0; m < 2; m++) {
         if (cube_writer_metric_begin(w, m) < 0)
             return die();
-        for (int c = 0; c < 3; c++) {
+        for (int k = 0; k < 3; k++) {
+            int c = cube_writer_row_cnode(w, m, k);
             double row[4];
             for (int l = 0; l < 4; l++) {
                 double t = c == 0 ? 1 : c == 1 ? 0.5 * (l + 1) : (l % 2 == 0 ? 0.25 : 0);
@@ -220,6 +230,8 @@ int main(int argc, char **argv)
         return drops(argv[2]);
     if (strcmp(argv[1], "fixed") == 0)
         return fixed = 1, drops(argv[2]);
+    if (strcmp(argv[1], "entries") == 0)
+        return nmet = NMET_ALL, drops(argv[2]);
     if (strcmp(argv[1], "threads") == 0)
         return threads(argv[2]);
     fprintf(stderr, "view_profiles: unknown mode %s\n", argv[1]);

@@ -167,9 +167,11 @@ static void print_expected(void)
             }
 }
 
+static const char *machine_name = "test machine & co";
+
 static cube_defs rich_defs(void)
 {
-    cube_defs d = { metrics, NMET, regions, NREG, cnodes, NCN, "test machine & co",
+    cube_defs d = { metrics, NMET, regions, NREG, cnodes, NCN, machine_name,
                     nodes, 2, procs, NPROC, attr_keys, attr_values, 1 };
     return d;
 }
@@ -189,7 +191,8 @@ static int roundtrip(const char *out)
     for (int m = NMET - 1; m >= 0; m--) {   /* any metric order is fine */
         if (cube_writer_metric_begin(w, m) < 0)
             return die();
-        for (int c = 0; c < NCN; c++) {
+        for (int k = 0; k < NCN; k++) {
+            int c = cube_writer_row_cnode(w, m, k);
             double row[NLOC];
             for (int l = 0; l < NLOC; l++)
                 row[l] = metrics[m].inclusive ? subtree(m, c, l) : excl_value(m, c, l);
@@ -228,7 +231,7 @@ static int abort_midway(const char *out, int bad_order)
         cube_writer_metric_row(w, 0, row) < 0)
         return die();
     if (bad_order) {
-        if (cube_writer_metric_row(w, 2, row) == 0) {
+        if (cube_writer_metric_row(w, cube_writer_row_cnode(w, 0, 2), row) == 0) {
             printf("error: out-of-order row accepted\n");
             return 1;
         }
@@ -287,7 +290,8 @@ static int big(const char *out)
     for (int m = 0; m < BM; m++) {
         if (cube_writer_metric_begin(w, m) < 0)
             return die();
-        for (int c = 0; c < BN; c++) {
+        for (int k = 0; k < BN; k++) {
+            int c = cube_writer_row_cnode(w, m, k);
             for (int l = 0; l < BP; l++)
                 row[l] = (double)((c * 7 + l * 13 + m) % 101) * 0.5;
             if (cube_writer_metric_row(w, c, row) < 0)
@@ -302,7 +306,7 @@ static int big(const char *out)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: write_profile roundtrip|exists|abort|badorder|create|big OUT\n");
+        fprintf(stderr, "usage: write_profile roundtrip|exists|abort|badorder|create|big|padN OUT\n");
         return 2;
     }
     const char *mode = argv[1], *out = argv[2];
@@ -312,6 +316,19 @@ int main(int argc, char **argv)
     if (strcmp(mode, "badorder") == 0) return abort_midway(out, 1);
     if (strcmp(mode, "create") == 0) return create_only(out);
     if (strcmp(mode, "big") == 0) return big(out);
+    if (strncmp(mode, "pad", 3) == 0) {  /* padN: roundtrip, machine name N bytes longer */
+        static char name[4096];
+        int n = atoi(mode + 3);
+        snprintf(name, sizeof name, "m%.*s", n < 4000 ? n : 4000,
+                 "................................................................................................"
+                 "................................................................................................"
+                 "................................................................................................"
+                 "................................................................................................"
+                 "................................................................................................"
+                 "................................................................................................");
+        machine_name = name;
+        return roundtrip(out);
+    }
     fprintf(stderr, "write_profile: unknown mode %s\n", mode);
     return 2;
 }

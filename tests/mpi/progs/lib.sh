@@ -22,6 +22,15 @@ note()  { echo "# $*"; }
 show()  { [ -f "$1" ] && tail -n "${2:-15}" "$1" | sed 's/^/#   /'; true; }
 oneline() { tr '\n' ' ' < "$1" | cut -c1-${2:-400}; }
 
+# use_hprof_run: HPROF_RUN is tools/hprof-run, pointed at this build, with
+# sampling off and the default output name
+use_hprof_run() {
+    HPROF_RUN=$ROOT/tools/hprof-run
+    export HPROF_BUILD=$ROOT/build
+    unset HPROF_OUTPUT
+    export HPROF_SAMPLING_HZ=0
+}
+
 # require_built NAME: print one 'not ok' and exit if the build is missing
 require_built() {
     local miss=""

@@ -4,6 +4,7 @@
  *   dying abort      rank 1 calls MPI_Abort(…, 5); the others wait in a barrier
  *   dying segv       rank 1 dereferences NULL; the others wait in a barrier
  *   dying kill       rank 1 SIGKILLs itself; the others wait in a barrier
+ *   dying term       every rank SIGTERMs itself (as a launcher's kill would)
  *   dying fork       every rank forks a child that makes MPI-free work and
  *                    exits, and runs system("true"); then finalizes normally
  * Each rank first does some MPI work in `work` so the profile has content.
@@ -49,6 +50,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
+    if (strcmp(how, "term") == 0)
+        raise(SIGTERM);
     if (rank == 1) {
         if (strcmp(how, "abort") == 0)
             MPI_Abort(MPI_COMM_WORLD, 5);

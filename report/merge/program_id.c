@@ -1,0 +1,30 @@
+#define _GNU_SOURCE
+#include "program_id.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+const char *program_basename(void)
+{
+    const char *s = program_invocation_short_name;
+    return s && *s ? s : "app";
+}
+
+void program_command_line(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    for (ssize_t i = 0; i < n; i++)
+        if (buf[i] == '\0')
+            buf[i] = ' ';
+    while (n > 0 && buf[n - 1] == ' ')
+        n--;
+    buf[n] = '\0';
+}

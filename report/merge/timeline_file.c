@@ -1,0 +1,127 @@
+/* timeline_file.c - gathers the ranks' time histograms into one text member. */
+#include "timeline_file.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const field_names[TL_NFIELDS] = {
+    "mpi_ns", "comp_ns", "visits", "bytes_sent", "bytes_received",
+};
+
+typedef struct text { char *s; size_t len, cap; int failed; } text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...)
+{
+    char line[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (t->failed || n < 0 || (size_t)n >= sizeof line)
+        return;
+    if (t->len + (size_t)n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 1 << 16;
+        while (cap < t->len + (size_t)n + 1)
+            cap *= 2;
+        char *s = realloc(t->s, cap);
+        if (!s) {
+            t->failed = 1;
+            return;
+        }
+        t->s = s, t->cap = cap;
+    }
+    memcpy(t->s + t->len, line, (size_t)n + 1);
+    t->len += (size_t)n;
+}
+
+/* This rank's histogram at the common size and width, as a flat row of
+ * n x TL_NFIELDS values (zeros when it has none). */
+static uint64_t *common_row(const hprof_timeline *mine, uint32_t n, uint32_t shift)
+{
+    hprof_timeline tl;
+    if (timeline_init(&tl, n) != 0)
+        return NULL;
+    tl.shift = shift;
+    if (mine && mine->bucket)
+        timeline_add_into(&tl, mine);
+    return (uint64_t *)tl.bucket;
+}
+
+static void put_rows(text *t, const uint64_t *all, int size, uint32_t n)
+{
+    for (int r = 0; r < size; r++)
+        for (int f = 0; f < TL_NFIELDS; f++) {
+            put(t, "rank %d %s", r, field_names[f]);
+            for (uint32_t b = 0; b < n; b++)
+                put(t, " %llu", (unsigned long long)all[((size_t)r * n + b) * TL_NFIELDS + f]);
+            put(t, "\n");
+        }
+}
+
+/* Every rank's MPI_Pcontrol marks, as (ns, level) pairs, to rank 0. */
+static void put_phases(text *t, MPI_Comm comm, int rank, int size,
+                       const timeline_phase_mark *phases, int nphases)
+{
+    long long *mine = malloc(sizeof *mine * 2 * (size_t)(nphases + 1));
+    int count = mine ? 2 * nphases : 0;
+    for (int i = 0; i < nphases && mine; i++) {
+        mine[2 * i] = (long long)phases[i].ns;
+        mine[2 * i + 1] = phases[i].level;
+    }
+    int *counts = rank == 0 ? calloc((size_t)size, sizeof *counts) : NULL;
+    int *displs = rank == 0 ? calloc((size_t)size, sizeof *displs) : NULL;
+    PMPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    long long *all = NULL;
+    if (rank == 0 && counts && displs) {
+        int total = 0;
+        for (int r = 0; r < size; r++)
+            displs[r] = total, total += counts[r];
+        all = malloc(sizeof *all * (size_t)(total + 1));
+    }
+    PMPI_Gatherv(mine, count, MPI_LONG_LONG, all, counts, displs, MPI_LONG_LONG, 0, comm);
+    for (int r = 0; all && r < size; r++)
+        for (int i = 0; i < counts[r]; i += 2)
+            put(t, "phase %d %lld %lld\n", r, all[displs[r] + i], all[displs[r] + i + 1]);
+    free(all), free(counts), free(displs), free(mine);
+}
+
+char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
+                         const timeline_phase_mark *phases, int nphases, size_t *len)
+{
+    int rank, size;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    unsigned local[2] = { mine && mine->bucket ? mine->nbuckets : 0, mine ? mine->shift : 0 }, common[2];
+    PMPI_Allreduce(local, common, 2, MPI_UNSIGNED, MPI_MAX, comm);
+    if (common[0] == 0)
+        return NULL;
+    uint64_t *row = common_row(mine, common[0], common[1]);
+    size_t cells = (size_t)common[0] * TL_NFIELDS;
+    uint64_t *all = rank == 0 ? malloc(sizeof *all * cells * (size_t)size) : NULL;
+    /* A rank without memory sends zeros rather than leave the others waiting. */
+    uint64_t *send = row ? row : calloc(cells, sizeof *send);
+    PMPI_Gather(send, (int)cells, MPI_UINT64_T, all, (int)cells, MPI_UINT64_T, 0, comm);
+    free(send);
+    text t = { 0 };
+    if (rank == 0) {
+        put(&t, "hprof-timeline 1\nwidth_ns %llu\nbuckets %u\nranks %d\n", 1ull << common[1],
+            common[0], size);
+        put(&t, "fields mpi_ns comp_ns visits bytes_sent bytes_received\n");
+        if (all)
+            put_rows(&t, all, size, common[0]);
+        else
+            t.failed = 1;
+    }
+    put_phases(&t, comm, rank, size, phases, nphases);
+    free(all);
+    if (rank != 0 || t.failed) {
+        free(t.s);
+        return NULL;
+    }
+    *len = t.len;
+    return t.s;
+}

@@ -1,0 +1,34 @@
+/*
+ * timeline_file.h - the ranks' time histograms (lib/timeline.h) merged into
+ * one archive member, hprof.timeline, beside the CUBE data. Cube readers
+ * ignore members they do not know. The member is text:
+ *
+ *   hprof-timeline 1
+ *   width_ns W              bucket width (all ranks folded to the widest)
+ *   buckets N
+ *   ranks P
+ *   fields mpi_ns comp_ns visits bytes_sent bytes_received
+ *   rank R FIELD v0 v1 ... v(N-1)     one line per rank and field
+ *   phase R T LEVEL         MPI_Pcontrol(LEVEL) on rank R at T ns
+ *
+ * Times count from each rank's MPI_Init entry (ranks leave MPI_Init within
+ * a bucket of each other in practice).
+ */
+#ifndef HPROF_TIMELINE_FILE_H
+#define HPROF_TIMELINE_FILE_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "timeline.h"
+
+#define TIMELINE_MEMBER "hprof.timeline"
+
+/* Collective over comm. `mine` is this rank's histogram (its threads
+ * summed; nbuckets 0: none). Returns the member's text on rank 0 (malloc'd,
+ * *len set), NULL on the other ranks, when no rank has a histogram, or
+ * when out of memory. */
+char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
+                         const timeline_phase_mark *phases, int nphases, size_t *len);
+
+#endif

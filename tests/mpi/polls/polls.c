@@ -1,0 +1,149 @@
+/*
+ * polls.c - polling loops with known counts (tests/mpi/spine_polls.sh).
+ *
+ * Every rank exchanges with its partner (rank ^ 1) for ROUNDS rounds and
+ * polls for the partner's messages, which come late (the partner computes
+ * first): MPI_Test from one call site reached through two callers, taken
+ * in turn (the path changes between polls), MPI_Iprobe from a second site,
+ * MPI_Testany from a third. Each poll's outcome is counted per call path,
+ * and so is each poll that repeats the previous MPI call's path without
+ * completing anything (the calls hprof records without a walk). At the
+ * end each rank prints check_csv.py expectations (visits of every path)
+ * and `repeats R N`.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <time.h>
+
+#define ROUNDS 40
+
+enum { S_OTHER, S_TEST_X, S_TEST_Y, S_PROBE, S_ANY, NSITES };
+static long visits[NSITES], repeats;
+static int last_site = -1;
+static long activation, last_activation; /* entries of the polling functions */
+
+/* the program's own record of its MPI calls: a poll that completes
+ * nothing from the same frame and call site as the previous call is a
+ * repeat (its path is unchanged: no frame returned or entered between) */
+static void counted(int site, int completed)
+{
+    visits[site]++;
+    if (!completed && site != S_OTHER && site == last_site && activation == last_activation)
+        repeats++;
+    last_site = site;
+    last_activation = activation;
+}
+
+static void spin_us(long us)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+}
+
+/* up to k polls of r from one frame; 1 when it completed */
+static __attribute__((noinline)) int poll_some(MPI_Request *r, int k, int site)
+{
+    activation++;
+    for (int i = 0; i < k; i++) {
+        int flag = 0;
+        MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+        counted(site, flag);
+        if (flag)
+            return 1;
+    }
+    return 0;
+}
+
+/* two callers of the same call site, taken in turn */
+static __attribute__((noinline)) int via_x(MPI_Request *r)
+{
+    int f = poll_some(r, 5, S_TEST_X);
+    __asm__ volatile("" ::: "memory"); /* not a tail call */
+    return f;
+}
+
+static __attribute__((noinline)) int via_y(MPI_Request *r)
+{
+    int f = poll_some(r, 3, S_TEST_Y);
+    __asm__ volatile("" ::: "memory");
+    return f;
+}
+
+static __attribute__((noinline)) void probe_loop(int src)
+{
+    activation++;
+    for (;;) {
+        int flag = 0;
+        MPI_Iprobe(src, 6, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        counted(S_PROBE, flag);
+        if (flag)
+            return;
+    }
+}
+
+static __attribute__((noinline)) void any_loop(MPI_Request *rq)
+{
+    int left = 2;
+    activation++;
+    while (left > 0) {
+        int idx, flag = 0;
+        MPI_Testany(2, rq, &idx, &flag, MPI_STATUS_IGNORE);
+        counted(S_ANY, flag);
+        if (flag)
+            left--;
+    }
+}
+
+static void other(int rc)
+{
+    (void)rc;
+    counted(S_OTHER, 1);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int partner = rank ^ 1;
+    if (partner >= size)
+        partner = rank;
+    int in = 0, out = rank, in2[2], out2[2] = { 1, 2 };
+    for (int round = 0; round < ROUNDS; round++) {
+        MPI_Request rr, sr, rq[2], sq[2];
+        other(MPI_Irecv(&in, 1, MPI_INT, partner, 5, MPI_COMM_WORLD, &rr));
+        spin_us(50 + 50 * rank);
+        other(MPI_Isend(&out, 1, MPI_INT, partner, 5, MPI_COMM_WORLD, &sr));
+        for (long i = 0;; i++)
+            if (i % 2 ? via_y(&rr) : via_x(&rr))
+                break;
+        other(MPI_Wait(&sr, MPI_STATUS_IGNORE));
+
+        spin_us(50 + 50 * rank);
+        other(MPI_Isend(&out, 1, MPI_INT, partner, 6, MPI_COMM_WORLD, &sr));
+        probe_loop(partner);
+        other(MPI_Recv(&in, 1, MPI_INT, partner, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        other(MPI_Wait(&sr, MPI_STATUS_IGNORE));
+
+        other(MPI_Irecv(&in2[0], 1, MPI_INT, partner, 8, MPI_COMM_WORLD, &rq[0]));
+        other(MPI_Irecv(&in2[1], 1, MPI_INT, partner, 9, MPI_COMM_WORLD, &rq[1]));
+        spin_us(30);
+        other(MPI_Isend(&out2[0], 1, MPI_INT, partner, 8, MPI_COMM_WORLD, &sq[0]));
+        spin_us(50 + 50 * rank);
+        other(MPI_Isend(&out2[1], 1, MPI_INT, partner, 9, MPI_COMM_WORLD, &sq[1]));
+        any_loop(rq);
+        other(MPI_Waitall(2, sq, MPI_STATUSES_IGNORE));
+    }
+    printf("via_x\tglob:*;via_x;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_X]);
+    printf("via_y\tglob:*;via_y;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_Y]);
+    printf("iprobe\tglob:*;probe_loop;MPI_Iprobe\t%d\tvisits\t==\t%ld\n", rank, visits[S_PROBE]);
+    printf("testany\tglob:*;any_loop;MPI_Testany\t%d\tvisits\t==\t%ld\n", rank, visits[S_ANY]);
+    printf("repeats %d %ld\n", rank, repeats);
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}

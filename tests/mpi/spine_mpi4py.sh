@@ -1,0 +1,57 @@
+#!/bin/bash
+# spine_mpi4py: a Python program (Debian's /usr/bin/python3 and
+# python3-mpi4py) under `hprof-run MPIRUN -np 2 python3 script.py`: python3
+# links no MPI library (mpi4py opens it with dlopen), so hprof-run takes the
+# MPI library from the launcher; the profile has exact visits and bytes of
+# the script's MPI calls. Skipped with one line where mpi4py for this MPI
+# library is not installed (Debian's is built for Open MPI).
+. "$(dirname "$0")/progs/lib.sh"
+require_built "mpi4py build"
+use_hprof_run
+PY=/usr/bin/python3 NP=2 ITERS=40
+
+mpi4py_mpi() { # which MPI library this python's mpi4py links, or nothing
+    local dir so
+    dir=$($PY -c 'import os, mpi4py; print(os.path.dirname(mpi4py.__file__))' 2>/dev/null) || return 1
+    so=$(ls "$dir"/MPI*.so 2>/dev/null | head -n 1); [ -n "$so" ] || return 1
+    case "$(ldd "$so" 2>/dev/null)" in
+    *libmpi.so.40*) echo openmpi ;;
+    *libmpich.so*|*libmpi.so.12*) echo mpich ;;
+    *) return 1 ;;
+    esac
+}
+if [ ! -x $PY ] || ! $PY -c 'import mpi4py, numpy' 2>/dev/null; then
+    echo "ok - mpi4py # skip: $PY with mpi4py and numpy not installed (Debian: python3-mpi4py)"; finish
+fi
+have=$(mpi4py_mpi)
+if [ "$have" != "$TEST_MPI" ]; then
+    echo "ok - mpi4py # skip: $PY's mpi4py is built for ${have:-an unknown MPI library}, not $TEST_MPI"; finish
+fi
+
+mkdir -p run && cd run
+$CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" "$HPROF_RUN" $MPIRUN -np $NP $PY "$PROGS/mpi4py_script.py" $ITERS \
+    >run.out 2>run.err </dev/null; rc=$?
+cubes=$(ls -A | grep '\.cubex')
+if [ "$rc" -ne 0 ] || [ "$(wc -w <<<"$cubes")" -ne 1 ]; then
+    notok "mpi4py run" "status $rc, profiles '$cubes'; stderr: $(tail -n 6 run.err | tr '\n' ' ' | cut -c1-400)"; finish
+fi
+ok "mpi4py run: one profile, MPI library taken from the launcher"
+check "mpi4py script output" "stdout: $(oneline run.out 200)" grep -q '^done ' run.out
+check "mpi4py nothing left behind" "$(ls -A | tr '\n' ' ')" test "$(ls -A | grep -c '^\.hprof-run')" -eq 0
+to_csv "$cubes" run.csv || { notok "mpi4py csv" "$(head -c 300 run.csv.err)"; finish; }
+
+E=run.expect
+: > $E
+t() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> $E; }
+t "MPI_Init_thread once" 'glob:*;MPI_Init_thread' '*' visits == 1
+t "reduce_step: MPI_Allreduce" 'glob:*;MPI_Allreduce' '*' visits == "$ITERS"
+t "reduce_step: MPI_Allreduce bytes" 'glob:*;MPI_Allreduce' '*' bytes_sent == $((ITERS * NP * 8))
+t "reduce_step: MPI_Allreduce bytes" 'glob:*;MPI_Allreduce' '*' bytes_received == $((ITERS * NP * 8))
+t "exchange: MPI_Send" 'glob:*;MPI_Send' '*' visits == "$ITERS"
+t "exchange: MPI_Send bytes" 'glob:*;MPI_Send' '*' bytes_sent == $((ITERS * 8000))
+t "exchange: MPI_Recv" 'glob:*;MPI_Recv' '*' visits == "$ITERS"
+t "exchange: MPI_Recv bytes" 'glob:*;MPI_Recv' '*' bytes_received == $((ITERS * 8000))
+t "pickled_bcast: MPI_Bcast (size, then pickle)" 'glob:*;MPI_Bcast' '*' visits == $((2 * ITERS))
+t "MPI_Barrier once" 'glob:*;MPI_Barrier' '*' visits == 1
+csv_check "mpi4py" run.csv $E "$NP" --ranks
+finish

@@ -1,0 +1,55 @@
+/*
+ * firstmet.c - MPI_Init, a pause, then computation in 64 functions met
+ * one after the other (no MPI call in between to learn recipes at), each
+ * for a few ms (4 million multiply-adds): every function's first sample finds no recipe for its
+ * frame unless the program's code was learned ahead (unwind/prelearn.c).
+ * The pause (0.3 s, argv[1]) is the start-up a real program has before its
+ * hot code runs.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile double sink;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* arithmetic only: a clock read in the loop would put samples in the
+ * vDSO, which has its own story */
+NOINLINE static void burn(long iters, double k)
+{
+    double x = k;
+    for (long i = 0; i < iters; i++)
+        x = x * 1.0000001 + 1e-9;
+    sink = x;
+}
+
+/* distinct bodies (the constant), so no two are folded into one */
+#define F(n) NOINLINE static void f##n(long s) { burn(s, n + 1.5); __asm__ volatile("" ::: "memory"); }
+#define F8(n) F(n##0) F(n##1) F(n##2) F(n##3) F(n##4) F(n##5) F(n##6) F(n##7)
+F8(1) F8(2) F8(3) F8(4) F8(5) F8(6) F8(7) F8(8)
+#define C8(n) f##n##0, f##n##1, f##n##2, f##n##3, f##n##4, f##n##5, f##n##6, f##n##7
+static void (*const fns[])(long) = { C8(1), C8(2), C8(3), C8(4), C8(5), C8(6), C8(7), C8(8) };
+
+int main(int argc, char **argv)
+{
+    double pause = argc > 1 ? atof(argv[1]) : 0.3;
+    MPI_Init(&argc, &argv);
+    usleep((useconds_t)(pause * 1e6));
+    double t = now();
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        fns[i](4000000); /* ~5-10 ms each */
+    printf("computed %.3f s\n", now() - t);
+    MPI_Finalize();
+    printf("done\n");
+    return 0;
+}

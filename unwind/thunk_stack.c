@@ -1,0 +1,113 @@
+#define _GNU_SOURCE
+/*
+ * thunk_stack.c - see thunk_stack.h.
+ */
+#if defined(__x86_64__)
+#include "thunk_stack.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "config.h"
+#include "interpose.h"
+#include "unwind.h"
+#include "unwind_check.h"
+
+__thread uint64_t *hprof_thunk_tab __attribute__((tls_model("initial-exec")));
+__thread uw_thread *uw_self __attribute__((tls_model("initial-exec")));
+
+static int thunks_global = -1; /* -1: not decided yet */
+int uw_check_mode = -1;
+int uw_plain_mode;
+
+static int shadow_stack_active(void)
+{
+    uint64_t ssp = 0;
+    /* rdsspq is a no-op where CET shadow stacks are not enabled */
+    __asm__ volatile("rdsspq %0" : "+r"(ssp));
+    return ssp != 0;
+}
+
+static int thunks_enabled(void)
+{
+    int on = __atomic_load_n(&thunks_global, __ATOMIC_RELAXED);
+    if (on >= 0)
+        return on;
+    on = hprof_config.thunks && !shadow_stack_active();
+    uw_check_mode = unwind_check_wanted();
+    const char *m = getenv("HPROFTEST_UNWIND");
+    uw_plain_mode = m && strcmp(m, "libunwind") == 0;
+    if (uw_plain_mode)
+        on = 0;
+    __atomic_store_n(&thunks_global, on, __ATOMIC_RELAXED);
+    return on;
+}
+
+uw_thread *thunk_stack_create(void)
+{
+    uw_thread *st = uw_self;
+    if (st)
+        return st;
+    hprof_interpose_resolve();
+    void *p = mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    st = p;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void *addr;
+        size_t size;
+        if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+            st->stack_lo = (uint64_t)(uintptr_t)addr;
+            st->stack_hi = st->stack_lo + size;
+        }
+        pthread_attr_destroy(&attr);
+    }
+    st->thunks = thunks_enabled();
+    hprof_thunk_tab = st->ra;
+    uw_self = st;
+    return st;
+}
+
+void thunk_stack_restore(uw_thread *st)
+{
+    uint64_t sp = current_sp();
+    int64_t top = st->top;
+    if (top > THUNK_COUNT)
+        top = THUNK_COUNT;
+    for (int64_t i = 0; i < top; i++) {
+        uint64_t *s = st->slot[i];
+        if (s && (uint64_t)(uintptr_t)s > sp && (uint64_t)(uintptr_t)s < st->stack_hi &&
+            *s == thunk_addr((int)i))
+            *s = st->ra[i];
+        st->slot[i] = NULL;
+    }
+    st->top = 0;
+    st->unknown = 1;
+}
+
+void unwind_restore_thunks(void)
+{
+    uw_thread *st = uw_self;
+    if (!st)
+        return;
+    st->foreign = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (st->top > 0)
+        thunk_stack_restore(st);
+}
+
+void unwind_thread_end(void)
+{
+    uw_thread *st = uw_self;
+    if (!st)
+        return;
+    thunk_stack_restore(st); /* no thunk may run once its table is gone */
+    uw_self = NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    hprof_thunk_tab = NULL;
+    munmap(st, sizeof *st);
+}
+#endif

@@ -1,0 +1,113 @@
+/*
+ * thunk_stack.h - the per-thread thunk stack on x86_64: where each walk
+ * left a thunk (slot[i]), the original return address it stands for
+ * (ra[i], read by the thunk code: thunks.h) and the tree node of the path
+ * down to depth i (node[i]). unwind_x86_64.c walks and pushes; this module
+ * sets a thread's stack up, decides once whether thunks are used, and puts
+ * the originals back (unwind_restore_thunks, unwind_thread_end: unwind.h).
+ * Restoring allocates nothing, takes no lock, and is async-signal-safe.
+ */
+#ifndef HPROF_THUNK_STACK_H
+#define HPROF_THUNK_STACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "thunks.h"
+
+/* A call site in the frame that made the latest MPI calls: the wrapper's
+ * frame, its return address and saved rbp (compared only when the
+ * caller's CFA is rbp-based: else rbp may be any register variable), and
+ * the call site's node (unwind_mpi_cached). */
+#define SITE_CACHE 16
+struct site {
+    const uint64_t *frame;
+    uint64_t ra, bp;
+    int need_bp;
+    uint32_t node;
+};
+
+/* A call site's entry: one of the SITE_PROBE from its return address's
+ * low bits on (call sites of one function lie a few bytes apart, at
+ * instruction lengths that vary). */
+#define SITE_PROBE 4
+static inline unsigned site_index(uint64_t ra)
+{
+    return (unsigned)ra & (SITE_CACHE - 1);
+}
+
+static inline const struct site *site_find(const struct site *sites, uint64_t ra)
+{
+    for (unsigned k = 0, i = site_index(ra); k < SITE_PROBE; k++, i = (i + 1) & (SITE_CACHE - 1))
+        if (sites[i].ra == ra)
+            return &sites[i];
+    return NULL;
+}
+
+typedef struct uw_thread {
+    uint64_t stack_lo, stack_hi;  /* the thread's stack; hi = 0: unknown */
+    int thunks;                   /* this thread may patch */
+    int unknown;                  /* thunks were dropped: the next walk cannot tell new
+                                   * frames from old ones (no visits) */
+    volatile int foreign;         /* something else walked the stack since the last MPI
+                                   * call (maybe still does): samples do not patch */
+    uint64_t stats[4];
+    /* the frame that made the latest MPI calls, when a walk left a thunk
+     * in it (unwind_mpi_cached): its slot, depth and node there; and its
+     * call sites met since (up to SITE_CACHE) */
+    uint64_t *caller_slot;
+    int caller_depth;
+    uint32_t caller_node;
+    struct site sites[SITE_CACHE];
+    /* the thunks' table: top, then ra[] (thunk code reads ra[i], writes top) */
+    int64_t top;
+    uint64_t ra[THUNK_COUNT];
+    uint64_t *slot[THUNK_COUNT];
+    uint32_t node[THUNK_COUNT];
+} uw_thread;
+
+/* This thread's state; NULL before its first walk and after it ended. */
+extern __thread uw_thread *uw_self __attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/* Decided once, at the first thread's set-up (test knobs, config.c). */
+extern int uw_check_mode; /* HPROFTEST_UNWIND_CHECK=1: unwind_check.h; -1 before */
+extern int uw_plain_mode; /* HPROFTEST_UNWIND=libunwind: every walk with libunwind (bench/run.py) */
+
+/* The calling thread's state, made on first use (mmap; not from a signal
+ * handler, which reads uw_self instead). NULL if it cannot be made. */
+uw_thread *thunk_stack_create(void);
+
+static inline uw_thread *thunk_stack_get(void)
+{
+    uw_thread *st = uw_self;
+    return st ? st : thunk_stack_create();
+}
+
+static inline uint64_t thunk_addr(int i)
+{
+    return (uint64_t)(uintptr_t)hprof_thunks_start + (uint64_t)i * THUNK_SIZE;
+}
+
+/* -1: not a thunk; -2: inside the thunk code but not at a thunk's start */
+static inline int thunk_index(uint64_t v)
+{
+    uint64_t off = v - (uint64_t)(uintptr_t)hprof_thunks_start;
+    if (off >= (uint64_t)THUNK_COUNT * THUNK_SIZE)
+        return -1;
+    if (off % THUNK_SIZE)
+        return -2;
+    return (int)(off / THUNK_SIZE);
+}
+
+static inline uint64_t current_sp(void)
+{
+    uint64_t sp;
+    __asm__ volatile("movq %%rsp, %0" : "=r"(sp));
+    return sp;
+}
+
+/* Puts every original return address back that is still live (its slot
+ * above the current sp, on this stack, still holding its thunk). */
+void thunk_stack_restore(uw_thread *st);
+
+#endif

@@ -1,11 +1,13 @@
 #define _GNU_SOURCE
 #include "abandon.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -60,9 +62,14 @@ static void write_in_background(const char *reason)
         return;
     }
     if (child > 0) {
-        /* Not waited for: the rank is ending, and every millisecond here
-         * would change when the launcher sees it go. So the line says what
-         * is tried, not what came of it. */
+        /* Only the short-lived middle process is waited for (a fork and a
+         * setsid, well under a millisecond): until it has put the writer in
+         * a session of its own, the launcher's kill of this rank's process
+         * group (MPICH's after MPI_Abort) would take the writer too. The
+         * write itself is not waited for: the line says what is tried, not
+         * what came of it. */
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+            ;
         hprof_say("%s: MPI_Finalize not reached; each rank that got this far tries to write its own "
                   "partial profile (.rank%d.cubex for this one) in the background; a write that fails "
                   "leaves none (HPROF_VERBOSE=1 says why)", reason, my_rank);

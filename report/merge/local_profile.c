@@ -35,6 +35,7 @@
 typedef struct builder {
     local_profile *p;
     int root;    /* the program's cnode */
+    int startup; /* the cnode of "(start-up code)", -1 until needed */
     symbols *sym;
     hmap *start_by_ip, *region_by_start, *line_by_ip;
 } builder;
@@ -209,6 +210,33 @@ static int has_counts(const cct_node *n)
     return 0;
 }
 
+/* Start-up frames fold into the program root, which keeps nothing. The
+ * samples that landed in them (the C runtime before main, a thread's
+ * start-up in libc, the loader resolving a symbol for it) are time of the
+ * thread all the same: they go to "(start-up code)" under the root, so
+ * that sampled + MPI time stays the thread's window. Their other counts
+ * (function entries) stay out, as the frames do. */
+static int add_startup_samples(builder *b, const cct_node *n, int thread)
+{
+    if (!n->counter[CCT_SAMPLES] && !n->counter[CCT_COMP_TIME_NS])
+        return 0;
+    if (b->startup < 0) {
+        def_cnode c = { b->root, region_named(b, "(start-up code)", REGION_ARTIFICIAL), -1, -1 };
+        if (c.region < 0 || (b->startup = defs_cnode(b->p->defs, &c)) < 0 ||
+            grow_values(b->p, b->p->defs->ncnodes) != 0)
+            return -1;
+    }
+    uint64_t counter[CCT_NCOUNTERS] = { 0 };
+    counter[CCT_MIN_NS] = UINT64_MAX;
+    counter[CCT_COMP_TIME_NS] = n->counter[CCT_COMP_TIME_NS];
+    counter[CCT_SAMPLES] = n->counter[CCT_SAMPLES];
+    counter[CCT_UNWIND_FAILURES] = n->counter[CCT_UNWIND_FAILURES];
+    double *v = local_profile_values(b->p, b->startup, thread);
+    metrics_add_counters(v, counter, 0);
+    metrics_add_events(v, n->event);
+    return 0;
+}
+
 static int add_thread(builder *b, const location *t)
 {
     const cct *tree = t->tree;
@@ -231,12 +259,13 @@ static int add_thread(builder *b, const location *t)
             free(map), free(skipped);
             return -1;
         }
-        /* Start-up frames fold into the program root, which keeps nothing:
-         * what they held never had a place (their samples count as lost). */
         if (map[id] >= 0 && map[id] != b->root) {
             double *v = local_profile_values(b->p, map[id], t->index);
             metrics_add_counters(v, tree->nodes[id].counter, is_function_cnode(b->p->defs, map[id]));
             metrics_add_events(v, tree->nodes[id].event);
+        } else if (map[id] == b->root && add_startup_samples(b, &tree->nodes[id], t->index) != 0) {
+            free(map), free(skipped);
+            return -1;
         }
     }
     free(map), free(skipped);
@@ -279,6 +308,7 @@ static location *get_locations(int *n)
 local_profile *local_profile_build(void)
 {
     builder b = { 0 };
+    b.startup = -1;
     b.p = calloc(1, sizeof *b.p);
     if (!b.p)
         return NULL;

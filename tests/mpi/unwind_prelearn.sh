@@ -5,7 +5,9 @@
 # the start (unwind/prelearn.c), not with libunwind at each function's
 # first samples; the paths stay libunwind's. HPROF_PRELEARN=0 is the
 # comparison (noted, not checked: how soon the idle-priority learner
-# catches up depends on the machine's load).
+# catches up depends on the machine's load). Without prelearning about 80%
+# of these samples fall back, with it 0-6% (6% on a machine loaded 5x
+# over): the bound is 10%.
 . "$(dirname "$0")/progs/lib.sh"
 require_built "firstmet build"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -27,10 +29,10 @@ read -r fast0 slow0 mism0 <<<"$(counts p0.err)"
 note "prelearned: $fast fast, $slow fell back; HPROF_PRELEARN=0: $fast0 fast, $slow0 fell back"
 note "$(grep -o 'prelearned the recipes.*' p1.err | head -n 1)"
 check "prelearn line" "no 'prelearned the recipes' line with HPROF_VERBOSE=1" grep -q 'prelearned the recipes of [1-9]' p1.err
-if [ -n "$fast" ] && [ -n "$slow" ] && [ "$fast" -ge 200 ] && [ $((slow * 50)) -le "$((fast + slow))" ]; then
+if [ -n "$fast" ] && [ -n "$slow" ] && [ "$fast" -ge 200 ] && [ $((slow * 10)) -le "$((fast + slow))" ]; then
     ok "first-met code walked with prelearned recipes ($fast fast, $slow fell back to libunwind)"
 else
-    notok "first-met code walked with prelearned recipes" "want >= 200 samples and at most 2% through libunwind: ${fast:-?} fast, ${slow:-?} fell back"
+    notok "first-met code walked with prelearned recipes" "want >= 200 samples and at most 10% through libunwind: ${fast:-?} fast, ${slow:-?} fell back"
 fi
 check "prelearned sample paths equal libunwind's" "mismatched ${mism:-none}" [ "${mism:-1}" = 0 ]
 finish

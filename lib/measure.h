@@ -21,6 +21,7 @@
 #ifndef HPROF_MEASURE_H
 #define HPROF_MEASURE_H
 
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,11 +63,18 @@ void hprof_call_end(hprof_call *call);
  * measurement says so, once (lib/run_marks.h). */
 void hprof_w_unmeasured(void);
 
-/* Lifecycle, called by the generated MPI_Init / MPI_Init_thread wrappers
- * after PMPI_Init* returned MPI_SUCCESS (fn and start_ns describe the init
- * call itself, so it is recorded like any other MPI call), and by the
- * MPI_Finalize wrapper before PMPI_Finalize (merges and writes the profile). */
-void hprof_runtime_start(int fn, uint64_t start_ns);
+/* Lifecycle, called (through wrappers/wrap_support.c) by the generated
+ * MPI_Init / MPI_Init_thread wrappers after PMPI_Init* returned MPI_SUCCESS,
+ * or by the first MPI_Session_init (fn and start_ns describe the init call
+ * itself, so it is recorded like any other MPI call; comm spans all
+ * processes: MPI_COMM_WORLD, or one derived from a session), and by the
+ * MPI_Finalize wrapper before PMPI_Finalize, or the last
+ * MPI_Session_finalize before its PMPI call (merges and writes the profile
+ * over comm). */
+void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm);
 void hprof_runtime_stop(void);
+/* An init call (MPI_Init after a session opened the measurement, or the
+ * opening call itself) recorded like any MPI call: from start_ns to now. */
+void hprof_runtime_record_init(int fn, uint64_t start_ns);
 
 #endif

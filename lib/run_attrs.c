@@ -74,15 +74,15 @@ static void local_stats(unsigned long long *stats, unsigned long long *hist)
     }
 }
 
-static void add_sampling(run_attrs *a, int rank, int size)
+static void add_sampling(run_attrs *a, MPI_Comm comm, int rank, int size)
 {
     unsigned long long stats[NSTATS], total[NSTATS], hist[NHIST], hist_sum[NHIST];
     local_stats(stats, hist);
-    PMPI_Reduce(stats, total, NSTATS, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    PMPI_Reduce(hist, hist_sum, NHIST, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(stats, total, NSTATS, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+    PMPI_Reduce(hist, hist_sum, NHIST, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
     int nranks = size < RUN_ATTRS_MAX_RANK_HISTOGRAMS ? size : RUN_ATTRS_MAX_RANK_HISTOGRAMS;
     MPI_Comm first;
-    PMPI_Comm_split(MPI_COMM_WORLD, rank < nranks ? 0 : MPI_UNDEFINED, rank, &first);
+    PMPI_Comm_split(comm, rank < nranks ? 0 : MPI_UNDEFINED, rank, &first);
     unsigned long long *all = NULL;
     if (rank == 0)
         all = malloc((size_t)nranks * NHIST * sizeof *all);
@@ -124,14 +124,14 @@ static void add_common(run_attrs *a, int size)
     add(a, "hprof::sampling_clock", hprof_config.sampling_clock == HPROF_CLOCK_CPU ? "cpu" : "wall");
 }
 
-void run_attrs_collect(run_attrs *a)
+void run_attrs_collect(run_attrs *a, MPI_Comm comm)
 {
     memset(a, 0, sizeof *a);
     int rank, size;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
     add_common(a, size);
-    add_sampling(a, rank, size);
+    add_sampling(a, comm, rank, size);
 }
 
 void run_attrs_local(run_attrs *a, int nranks)

@@ -8,6 +8,8 @@
 #ifndef HPROF_RUN_ATTRS_H
 #define HPROF_RUN_ATTRS_H
 
+#include <mpi.h>
+
 #define RUN_ATTRS_MAX_RANK_HISTOGRAMS 4096
 
 typedef struct run_attrs {
@@ -15,9 +17,9 @@ typedef struct run_attrs {
     int count, cap;
 } run_attrs;
 
-/* Collective over MPI_COMM_WORLD (PMPI only). Rank 0 gets the full set;
- * other ranks a valid, possibly shorter one. */
-void run_attrs_collect(run_attrs *a);
+/* Collective over comm, which spans all processes (PMPI only). Rank 0 gets
+ * the full set; other ranks a valid, possibly shorter one. */
+void run_attrs_collect(run_attrs *a, MPI_Comm comm);
 /* This rank's own attrs, without any communication (for fallback files). */
 void run_attrs_local(run_attrs *a, int nranks);
 void run_attrs_free(run_attrs *a);

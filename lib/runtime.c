@@ -1,8 +1,10 @@
 /*
- * runtime.c - the measurement's life: started by the MPI_Init wrappers,
- * stopped by the MPI_Finalize wrapper, which merges and writes the profile.
- * Nothing happens in a process that never calls MPI_Init (mpirun itself,
- * or any other program that has the library preloaded).
+ * runtime.c - the measurement's life: started by the MPI_Init wrappers (or
+ * the first MPI_Session_init), stopped by the MPI_Finalize wrapper (or the
+ * last MPI_Session_finalize), which merges and writes the profile over the
+ * communicator the start was given. Nothing happens in a process that never
+ * initialises MPI (mpirun itself, or any other program that has the
+ * library preloaded).
  */
 #include "runtime.h"
 
@@ -30,6 +32,8 @@ volatile int hprof_active;
 unsigned char *hprof_fn_nounwind;
 
 static int started;
+/* Over all processes: MPI_COMM_WORLD, or derived from hprof's session. */
+static MPI_Comm run_comm = MPI_COMM_NULL;
 int hprof_abort_fn = -1;
 #define abort_fn hprof_abort_fn
 
@@ -43,14 +47,27 @@ static int fn_index(const char *name)
 
 void hprof_record_call(hprof_call *call);
 
-void hprof_runtime_start(int fn, uint64_t start_ns)
+void hprof_runtime_record_init(int fn, uint64_t start_ns)
+{
+    hprof_thread *t = hprof_active ? hprof_thread_get() : NULL;
+    if (!t || t->depth > 0)
+        return;
+    hprof_call call = { .start_ns = start_ns, .fn = fn, .measured = 1,
+                        .start_cpu_ns = sampler_clock_ns() };
+    t->depth++;
+    hprof_record_call(&call);
+    t->depth--;
+}
+
+void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
 {
     if (started)
         return;
     started = 1;
+    run_comm = comm;
     hprof_clock_calibrate();
     int rank = 0;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_rank(comm, &rank);
     hprof_log_set_rank(rank);
     hprof_config_load();
     hprof_fn_nounwind = nounwind_parse(hprof_config.nounwind);
@@ -60,21 +77,18 @@ void hprof_runtime_start(int fn, uint64_t start_ns)
         return;
     }
     int nranks = 1;
-    PMPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    PMPI_Comm_size(comm, &nranks);
     abandon_arm(rank, nranks);
     hprof_dl_watch_start();
     abort_fn = fn_index("MPI_Abort");
     hprof_active = 1;
     run_marks_started();
-    hprof_spawn_child_start();
+    if (comm == MPI_COMM_WORLD)   /* a spawned job has a parent in the World model only */
+        hprof_spawn_child_start();
     /* The init call itself is recorded like any MPI call, and the window
      * opens at its entry. */
     timeline_set_origin(start_ns);
-    hprof_call call = { .start_ns = start_ns, .fn = fn, .measured = 1,
-                        .start_cpu_ns = sampler_clock_ns() };
-    t->depth++;
-    hprof_record_call(&call);
-    t->depth--;
+    hprof_runtime_record_init(fn, start_ns);
     hprof_papi_process_start();
     sampler_process_start();
     /* Opens the window (sampled or not) and starts the thread's PAPI events. */
@@ -154,10 +168,10 @@ void hprof_runtime_stop(void)
     stop_sampling();
     hprof_active = 0;
     run_attrs attrs;
-    run_attrs_collect(&attrs);
+    run_attrs_collect(&attrs, run_comm);
     hprof_timeline rank_timeline;
     rank_timeline_sum(&rank_timeline);
-    merge_info info = { hprof_config.output, attrs.keys, attrs.values, attrs.count,
+    merge_info info = { run_comm, hprof_config.output, attrs.keys, attrs.values, attrs.count,
                         hprof_config.compress, &rank_timeline, NULL, 0 };
     info.nphases = timeline_phases(&info.phases);
     hprof_merge_and_write(&info);

@@ -524,8 +524,9 @@ def gen_c_wrapper(fn, decl):
     for sp in status_params(fn):
         pre += ['MPI_Status hprof_st_%s;' % sp.name,
                 'if (call.measured && %s == MPI_STATUS_IGNORE) %s = &hprof_st_%s;' % (sp.name, sp.name, sp.name)]
-    if fn.get('session') == 'init':
-        post += ['hprof_w_session_init();']
+    if fn.get('session') == 'init':   # the first session opens the measurement (wrap_support.h)
+        pre += ['uint64_t hprof_t0 = call.measured ? call.start_ns : hprof_clock_anchor();']
+        post += ['hprof_w_session_init(%s, hprof_t0);' % fn.id]
     if fn.get('spawn') == 'one':
         pre += ['hprof_spawn hprof_sp;   /* the children get hprof too (lib/spawn.h) */',
                 'hprof_spawn_prepare(&hprof_sp, &command, &argv);']
@@ -575,6 +576,9 @@ def gen_c_wrapper(fn, decl):
 
     o.append('HPROF_EXPORT %s %s(%s)' % (ret, fn.name, sig))
     o.append('{')
+    if fn.get('session') == 'finalize':   # the last session closes it, like MPI_Finalize
+        o += ['    if (hprof_w_session_last())   /* the profile is written */',
+              '        return P%s(%s);' % (fn.name, args)]
     o.append('    hprof_call call;')
     o.append('    hprof_call_begin(&call, %s, HPROF_FRAME);' % fn.id)
     o += ['    ' + l for l in pre]
@@ -784,10 +788,20 @@ def gen_f_wrapper(fn, f08=None):
             post_any = ['hprof_spawn_fortran_done(hprof_sp0);']
         else:
             post_any = []
+            if fn.get('session'):
+                # the library's Fortran binding may call the C wrapper: it
+                # leaves the session's count to this one (wrap_support.h)
+                pre += ['hprof_w_lifecycle_enter();']
+                post_any += ['hprof_w_lifecycle_leave();']
             if fn.get('session') == 'init':
-                post += ['hprof_w_session_init();']
+                pre.insert(0, 'uint64_t hprof_t0 = call.measured ? call.start_ns : hprof_clock_anchor();')
+                post += ['hprof_w_session_init(%s, hprof_t0);' % fn.id]
             if fn.get('spawn') == 'multiple':
                 pre += ['hprof_spawn_multiple_note();']
+        if fn.get('session') == 'finalize':
+            o += ['    if (hprof_w_session_last()) {   /* the last session: the profile is written */',
+                  '        hprof_w_lifecycle_enter();', '        ' + call_expr,
+                  '        hprof_w_lifecycle_leave();', '        return;', '    }']
         o.append('    hprof_call call;')
         o.append('    hprof_call_begin(&call, %s, HPROF_FRAME);' % fn.id)
         o += ['    ' + l for l in pre]

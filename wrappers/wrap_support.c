@@ -13,7 +13,9 @@
 #include "log.h"
 #include "requests.h"
 #include "run_marks.h"
+#include "session.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -447,6 +449,11 @@ void hprof_w_req_forget(MPI_Request r)
 /* ---- lifecycle ----------------------------------------------------------- */
 
 static int lifecycle_started, lifecycle_stopped, lifecycle_nest;
+/* The two ways into MPI: the World model (between hprof's MPI_Init and
+ * MPI_Finalize wrappers) and the program's sessions open through hprof's
+ * wrappers. session_owned: the first session opened the measurement, over
+ * a communicator from hprof's own session (lib/session.h). */
+static int world_open, sessions_open, session_owned;
 
 void hprof_w_phase(int level)
 {
@@ -460,8 +467,11 @@ void hprof_w_started(int fn, uint64_t t0)
 {
     int expect = 0;
     if (__atomic_load_n(&lifecycle_nest, __ATOMIC_SEQ_CST) > 0) return;
+    __atomic_store_n(&world_open, 1, __ATOMIC_SEQ_CST);
     if (__atomic_compare_exchange_n(&lifecycle_started, &expect, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-        hprof_runtime_start(fn, t0);
+        hprof_runtime_start(fn, t0, MPI_COMM_WORLD);
+    else
+        hprof_runtime_record_init(fn, t0);   /* a session opened the measurement */
 }
 
 void hprof_w_unmeasured(void)
@@ -495,18 +505,59 @@ static void log_rank_from_launcher(void)
     }
 }
 
-void hprof_w_session_init(void)
+void hprof_w_session_init(int fn, uint64_t t0)
 {
-    if (__atomic_load_n(&lifecycle_started, __ATOMIC_SEQ_CST))
-        return;   /* MPI_Init came first: measured from there */
-    log_rank_from_launcher();
-    run_marks_foreign_init("it uses MPI sessions (MPI_Session_init) without MPI_Init, and hprof "
-                           "measures from MPI_Init to MPI_Finalize only");
+    int expect = 0;
+    if (__atomic_load_n(&lifecycle_nest, __ATOMIC_SEQ_CST) > 0)
+        return;   /* the C call inside a Fortran wrapper: counted by that one */
+    __atomic_add_fetch(&sessions_open, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_compare_exchange_n(&lifecycle_started, &expect, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        return;   /* MPI_Init or an earlier session opened the measurement */
+    const char *why = "";
+    MPI_Comm comm = hprof_session_open(&why);
+    if (comm == MPI_COMM_NULL) {
+        char how[320];
+        log_rank_from_launcher();
+        snprintf(how, sizeof how, "it uses MPI sessions (MPI_Session_init) without MPI_Init, and "
+                 "hprof could not derive a communicator over all processes from a session (%s)", why);
+        run_marks_foreign_init(how);
+        return;
+    }
+    __atomic_store_n(&session_owned, 1, __ATOMIC_SEQ_CST);
+    hprof_runtime_start(fn, t0, comm);
+}
+
+/* Stops the measurement once (merges and writes the profile); a measurement
+ * a session opened also gives hprof's session back. */
+static void stop_once(void)
+{
+    int expect = 0;
+    if (!__atomic_compare_exchange_n(&lifecycle_stopped, &expect, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        return;
+    hprof_runtime_stop();
+    if (__atomic_load_n(&session_owned, __ATOMIC_SEQ_CST))
+        hprof_session_close();
+}
+
+int hprof_w_session_last(void)
+{
+    if (__atomic_load_n(&lifecycle_nest, __ATOMIC_SEQ_CST) > 0)
+        return 0;   /* inside a Fortran wrapper, which asked already */
+    int left = __atomic_sub_fetch(&sessions_open, 1, __ATOMIC_SEQ_CST);
+    if (left < 0)
+        __atomic_store_n(&sessions_open, 0, __ATOMIC_SEQ_CST);   /* not one of ours */
+    if (left != 0)
+        return 0;
+    if (!__atomic_load_n(&session_owned, __ATOMIC_SEQ_CST) || __atomic_load_n(&world_open, __ATOMIC_SEQ_CST))
+        return 0;   /* MPI_Finalize ends the measurement */
+    stop_once();
+    return 1;
 }
 
 void hprof_w_stopping(void)
 {
-    int expect = 0;
-    if (__atomic_compare_exchange_n(&lifecycle_stopped, &expect, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-        hprof_runtime_stop();
+    __atomic_store_n(&world_open, 0, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&session_owned, __ATOMIC_SEQ_CST) && __atomic_load_n(&sessions_open, __ATOMIC_SEQ_CST) > 0)
+        return;   /* a session opened the measurement, and the last one to end closes it */
+    stop_once();
 }

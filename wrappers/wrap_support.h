@@ -94,10 +94,21 @@ void hprof_w_phase(int level);
 void hprof_w_started(int fn, uint64_t t0);
 void hprof_w_lifecycle_enter(void);   /* Fortran init wrapper: around the PMPI call */
 void hprof_w_lifecycle_leave(void);
-/* After a successful MPI_Session_init (C and Fortran): a process that uses
- * sessions without MPI_Init is not measured; says so once (run_marks.h). */
-void hprof_w_session_init(void);
-/* Called by every MPI_Finalize wrapper before PMPI_Finalize: stops the runtime once. */
+/* Sessions (MPI-4), like MPI_Init/MPI_Finalize: the first session opens
+ * the measurement, over a communicator from hprof's own session (unless
+ * MPI_Init opened it: a session never reopens it), and the last one to
+ * end closes it, unless MPI_Finalize is still to come.
+ * After a successful MPI_Session_init (C and Fortran; fn and t0 describe
+ * the call): counts the session, opens the measurement if it is the first;
+ * where the library refuses a communicator, says in one line that this
+ * process is not measured (run_marks.h). */
+void hprof_w_session_init(int fn, uint64_t t0);
+/* At the entry of MPI_Session_finalize: counts the session as ended; 1 if
+ * it was the last one and closed the measurement (merged and wrote the
+ * profile): the wrapper then only passes the call on. */
+int hprof_w_session_last(void);
+/* Called by every MPI_Finalize wrapper before PMPI_Finalize: stops the
+ * runtime once (not while a session that opened it is still open). */
 void hprof_w_stopping(void);
 
 #endif

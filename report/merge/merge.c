@@ -427,7 +427,7 @@ static void write_timeline(MPI_Comm comm, int rank, cube_writer *w, const merge_
 int hprof_merge_and_write(const merge_info *info)
 {
     MPI_Comm comm;
-    if (PMPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
+    if (PMPI_Comm_dup(info->comm, &comm) != MPI_SUCCESS)
         return -1;
     int rank, size;
     PMPI_Comm_rank(comm, &rank);

@@ -1,14 +1,17 @@
 /*
  * merge.h - the cross-rank merge at MPI_Finalize: every rank's definitions
  * are unified by a binomial tree reduction over a private duplicate of
- * MPI_COMM_WORLD (O(log P) rounds; no rank holds more than the unified
+ * the communicator it is given (O(log P) rounds; no rank holds more than the unified
  * definitions), then metric values travel to rank 0 in bounded chunks of
  * cnodes and are streamed into the CUBE4 writer.
  */
 #ifndef HPROF_MERGE_H
 #define HPROF_MERGE_H
 
+#include <mpi.h>
+
 typedef struct merge_info {
+    MPI_Comm comm;        /* over all processes: MPI_COMM_WORLD, or derived from a session */
     const char *output;   /* HPROF_OUTPUT or NULL for a new name */
     const char *const *attr_keys;   /* what was measured: stored as <attr> in the file */
     const char *const *attr_values;
@@ -19,8 +22,8 @@ typedef struct merge_info {
     int nphases;
 } merge_info;
 
-/* Collective over MPI_COMM_WORLD; must be called by every rank before
- * PMPI_Finalize. Returns 0 if the profile was written. Never aborts the
+/* Collective over info->comm; must be called by every rank before
+ * PMPI_Finalize (or the finalize of the session info->comm came from). Returns 0 if the profile was written. Never aborts the
  * program: failures are reported in one line on rank 0. */
 int hprof_merge_and_write(const merge_info *info);
 

@@ -32,7 +32,10 @@ volatile int hprof_active;
 unsigned char *hprof_fn_nounwind;
 
 static int started;
-/* Over all processes: MPI_COMM_WORLD, or derived from hprof's session. */
+/* Over all processes: a duplicate of MPI_COMM_WORLD, or of the communicator
+ * derived from hprof's session, that returns errors instead of aborting:
+ * a rank that died before MPI_Finalize must not make the others' finalize
+ * end otherwise than it would without hprof. */
 static MPI_Comm run_comm = MPI_COMM_NULL;
 int hprof_abort_fn = -1;
 #define abort_fn hprof_abort_fn
@@ -64,7 +67,12 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
     if (started)
         return;
     started = 1;
-    run_comm = comm;
+    if (PMPI_Comm_dup(comm, &run_comm) != MPI_SUCCESS) {
+        run_comm = MPI_COMM_NULL;
+        hprof_say("cannot duplicate the communicator at start-up; measurement is off");
+        return;
+    }
+    PMPI_Comm_set_errhandler(run_comm, MPI_ERRORS_RETURN);
     hprof_clock_calibrate();
     int rank = 0;
     PMPI_Comm_rank(comm, &rank);
@@ -160,10 +168,24 @@ static void rank_timeline_sum(hprof_timeline *sum)
         timeline_add_into(sum, &t->timeline);
 }
 
+/* Did every rank reach MPI_Finalize? A rank that died first (a crash the
+ * program handles by exiting, say) fails the barrier at once on the
+ * libraries that notice, and its peers write their partial profiles
+ * instead of merging; where the library does not notice, the launcher
+ * ends the waiting ranks, as it would without hprof. */
+static int all_ranks_here(void)
+{
+    return PMPI_Barrier(run_comm) == MPI_SUCCESS;
+}
+
 void hprof_runtime_stop(void)
 {
     if (!hprof_active)
         return;
+    if (!all_ranks_here()) {
+        abandon_measurement("another rank ended before MPI_Finalize");
+        return;
+    }
     hprof_thread_freeze(1); /* threads that end from now on keep their records */
     stop_sampling();
     hprof_active = 0;
@@ -177,4 +199,5 @@ void hprof_runtime_stop(void)
     hprof_merge_and_write(&info);
     timeline_free(&rank_timeline);
     run_attrs_free(&attrs);
+    PMPI_Comm_free(&run_comm);
 }

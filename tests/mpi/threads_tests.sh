@@ -116,15 +116,10 @@ if [ $rc -ne 0 ] || [ ! -s stress4.cubex ]; then notok "stress, 4 threads: exit 
 ok "stress, 4 threads: $(awk '/^calls 0/{printf "%d", $4}' stress4.out) MPI calls/s per rank at 10 kHz sampling"
 "$TEST_VIEW" --csv stress4.cubex >stress4.csv
 inv=$(python3 "$here/sampling/check_invariant.py" stress4.csv stress4.err "stress, 4 threads")
-# KNOWN DEFECT (session 3, open): now and then one worker thread's sampled +
-# MPI time falls short of its window (0.2-4%, about 1 run in 8 here, also
-# before this session's last merges); not yet understood. One more run
-# before it counts, and the first result is kept in the output.
-if grep -q '^not ok' <<<"$inv" && stress_run && [ -s stress4.cubex ]; then
-    echo "# first stress run: $(grep '^not ok' <<<"$inv" | cut -c1-200); once more"
-    "$TEST_VIEW" --csv stress4.cubex >stress4.csv
-    inv=$(python3 "$here/sampling/check_invariant.py" stress4.csv stress4.err "stress, 4 threads")
-fi
+# Samples that landed in a thread's start-up code (libc's start_thread,
+# hprof's trampoline, the loader resolving a symbol there) were once lost
+# with the dropped start-up frames: this check failed about 1 run in 8.
+# They count under (start-up code) now (report/merge/local_profile.c).
 echo "$inv"
 fi
 

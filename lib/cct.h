@@ -50,6 +50,17 @@ static inline int cct_key_mpi_fn(uint64_t k, int count)
     return id < (uint64_t)(count > 0 ? count : 0) ? (int)id : -1;
 }
 
+/* A Python function's frame (unwind/py_splice.h): its code object's entry
+ * in the table of code met (unwind/py_codes.h) and the instruction it is
+ * at, in code units (the line follows from the entry's copy of the line
+ * table). Top 16 bits 0xFFFC: no address, no other key. */
+#define CCT_KEY_PY_ENTRY_MAX   0xFFFFFu
+#define CCT_KEY_PY_OFFSET_MAX  0xFFFFFFFu
+#define CCT_KEY_PY(entry, off) (0xFFFC000000000000ull | (uint64_t)(entry) << 28 | (uint64_t)(off))
+#define CCT_KEY_IS_PY(k)       (((k) >> 48) == 0xFFFCu)
+#define CCT_KEY_PY_ENTRY(k)    ((uint32_t)(((k) >> 28) & CCT_KEY_PY_ENTRY_MAX))
+#define CCT_KEY_PY_OFFSET(k)   ((uint32_t)((k) & CCT_KEY_PY_OFFSET_MAX))
+
 /* An address in code that was unloaded (dlclose) after it was recorded:
  * the module record (unwind/modules.h) that was mapped there then, and the
  * address. Top bits 01: no address, no MPI or artificial key. */

@@ -37,6 +37,7 @@ static const hprof_var vars[] = {
     STRING("HPROF_NOUNWIND", nounwind, "MPI functions and groups timed, not unwound; default: cheap local queries"),
     INT("HPROF_THUNKS", thunks, 0, 1, 1, "1/0: use the thunk stack"),
     INT("HPROF_PRELEARN", prelearn, 0, 1, 1, "1/0: learn the executable's recipes when sampling starts"),
+    INT("HPROF_PYTHON", python, 0, 1, 1, "1/0: name Python functions in call paths (CPython 3.11)"),
     STRING("HPROF_METRICS", metrics, "comma list of PAPI events; default: none"),
     INT("HPROF_MAX_CALLPATHS", max_nodes, 1024, 1 << 30, 1 << 18, "call-tree nodes per thread"),
     INT("HPROF_COMPRESS", compress, 0, 1, 1, "1: zlib-compressed metric data, 0: plain"),

@@ -24,6 +24,7 @@ typedef struct hprof_config_t {
     const char *nounwind;      /* HPROF_NOUNWIND, NULL: the default set */
     int thunks;                /* HPROF_THUNKS */
     int prelearn;              /* HPROF_PRELEARN: the program's recipes learned at the start (unwind/prelearn.c) */
+    int python;                /* HPROF_PYTHON: Python functions in call paths (unwind/py_runtime.h) */
     const char *metrics;       /* HPROF_METRICS, NULL: none */
     int verbose;               /* HPROF_VERBOSE */
     int max_nodes;             /* HPROF_MAX_CALLPATHS: call-tree nodes per thread */

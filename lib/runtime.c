@@ -20,6 +20,7 @@
 #include "merge.h"
 #include "nounwind.h"
 #include "papi_events.h"
+#include "py_runtime.h"
 #include "run_attrs.h"
 #include "run_marks.h"
 #include "sampler.h"
@@ -79,6 +80,7 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
     hprof_log_set_rank(rank);
     hprof_config_load();
     hprof_fn_nounwind = nounwind_parse(hprof_config.nounwind);
+    py_runtime_init(hprof_config.python); /* before the init call's own walk */
     hprof_thread *t = hprof_thread_get();
     if (!t) {
         hprof_say("out of memory at start-up; measurement is off");

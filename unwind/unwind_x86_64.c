@@ -38,6 +38,7 @@
 
 #include "interpose.h"
 #include "own_code.h"
+#include "py_splice.h"
 #include "learner.h"
 #include "recipe.h"
 #include "thunk_stack.h"
@@ -314,7 +315,8 @@ static void check_against_libunwind(uw_thread *st, cct *tree, uint32_t node, con
  * the thunks for the frames passed. first_patch: the first index whose slot
  * may be redirected (1 for MPI calls: slots[0] is the wrapper's; 2 for
  * samples: slots[1] belongs to the interrupted function). */
-static uint32_t commit(uw_thread *st, cct *tree, walk *w, int first_patch, int sample, int patch)
+static uint32_t commit(uw_thread *st, cct *tree, walk *w, const py_path *py, int first_patch, int sample,
+                       int patch)
 {
     uint32_t nodes[UNWIND_MAX_FRAMES];
     int n = w->n;
@@ -333,7 +335,7 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, int first_patch, int s
     }
     if (sample)
         w->ips[0] += 1; /* an instruction, not a return address: key - 1 must lie inside it */
-    node = tree_path_add(tree, node, w->ips, first_new, nodes);
+    node = py_path_add(tree, node, w->ips, first_new, py, nodes);
     if (sample)
         w->ips[0] -= 1;
     if (node == CCT_NONE)
@@ -344,11 +346,14 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, int first_patch, int s
      * holds its return address (slots[j+1]) held no thunk. A lower bound,
      * exact for a function that makes an MPI call (or is sampled) on every
      * visit. Not a sample's interrupted function (its slot is never
-     * redirected: it may be old), and not after the thunks were dropped. */
+     * redirected: it may be old), not after the thunks were dropped, and
+     * not the evaluation loop's activations (py_splice.h): Python frames
+     * come and go inside one. */
     int old_frame = w->status == WK_OK ? n - 2 : n; /* frames >= old_frame are old */
     if (!st->unknown)
         for (int j = sample ? 1 : 0; j < old_frame && j < n; j++)
-            tree->nodes[nodes[j]].counter[CCT_VISITS]++;
+            if (!py->nact || !py_path_replaced(py, j))
+                tree->nodes[nodes[j]].counter[CCT_VISITS]++;
     st->unknown = 0;
     /* Redirect the new frames' slots, each only where it is proven to hold
      * a return address: the walk through it reached the outermost frame
@@ -461,6 +466,34 @@ uint32_t unwind_mpi_cached(const void *wrapper_frame)
     return CCT_NONE;
 }
 
+/* The Python frames of a recipe walk's new frames (py_splice.h); none in
+ * the self-check (it compares C frames with libunwind's). */
+static void python_of_walk(const uw_thread *st, const walk *w, py_path *py, uint64_t sp0, int safe)
+{
+    py->nact = py->nkeys = 0;
+    if (!py_runtime_on || uw_check_mode > 0 || (w->status != WK_OK && w->status != WK_END))
+        return;
+    int last = w->status == WK_OK ? w->n - 2 : w->n - 1;
+    py_path_by_stack(py, w->slots, w->n, last, sp0, st->stack_hi, safe);
+}
+
+/* The same for a whole path from libunwind, from the root; room for it
+ * is reserved first when reserve is set (MPI calls: samples never grow
+ * the tree). */
+static uint32_t python_path_from_root(const uw_thread *st, cct *tree, uint64_t *ips, int n, int sample,
+                                      uint64_t sp, int reserve)
+{
+    py_path py;
+    py.nact = py.nkeys = 0;
+    if (py_runtime_on && uw_check_mode <= 0 && st)
+        py_path_by_address(&py, ips, n, sample, sp, st->stack_hi, sample);
+    if (reserve && cct_reserve(tree, (uint32_t)n + 1 + (uint32_t)py.nkeys) != 0)
+        return CCT_NONE;
+    if (sample)
+        ips[0] += 1;
+    return py_path_add(tree, CCT_ROOT, ips, n - 1, &py, NULL);
+}
+
 uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
 {
     *failed = 0;
@@ -486,17 +519,17 @@ uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
             *failed = 1;
             return cct_reserve(tree, 1) == 0 ? tree_path_failed(tree, NULL, 0) : CCT_NONE;
         }
-        if (cct_reserve(tree, (uint32_t)n + 1) != 0)
-            return CCT_NONE;
-        return cct_path(tree, w.ips, n);
+        return python_path_from_root(st, tree, w.ips, n, 0, current_sp(), 1);
     }
-    if (cct_reserve(tree, (uint32_t)w.n + 2) != 0)
+    py_path py;
+    python_of_walk(st, &w, &py, w.n > 0 && w.slots[0] ? (uint64_t)(uintptr_t)w.slots[0] + 8 : r.sp, 0);
+    if (cct_reserve(tree, (uint32_t)w.n + 2 + (uint32_t)py.nkeys) != 0)
         return CCT_NONE;
     if (w.status == WK_FAIL) {
         *failed = 1;
         return tree_path_failed(tree, w.ips, w.n);
     }
-    uint32_t node = commit(st, tree, &w, 1, 0, st->thunks);
+    uint32_t node = commit(st, tree, &w, &py, 1, 0, st->thunks);
     if (node != CCT_NONE && st->thunks && w.n > 0 && w.slots[0] == (const uint64_t *)wrapper_frame + 1)
         remember_caller(st, &w, wrapper_frame, node);
     if (uw_check_mode > 0 && node != CCT_NONE)
@@ -547,8 +580,7 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
             if (!(i == 0 ? recipe_find_pc(w.ips[0]) : recipe_find(key)) && key != w.miss)
                 learner_request(key);
         }
-        w.ips[0] += 1;
-        return cct_path(tree, w.ips, n);
+        return python_path_from_root(st, tree, w.ips, n, 1, r.sp, 0);
     }
     if (w.status == WK_FAIL) {
         *failed = 1;
@@ -556,7 +588,9 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
             w.ips[0] += 1;
         return tree_path_failed(tree, w.ips, w.n);
     }
-    uint32_t node = commit(st, tree, &w, 2, 1, st->thunks && !st->foreign);
+    py_path py;
+    python_of_walk(st, &w, &py, r.sp, 1);
+    uint32_t node = commit(st, tree, &w, &py, 2, 1, st->thunks && !st->foreign);
     if (uw_check_mode > 0 && node != CCT_NONE)
         check_against_libunwind(st, tree, node, ucontext);
     return node;

@@ -12,6 +12,15 @@
  * are transparent: their children hang under the root, so every path starts
  * at main (or at a thread's start routine), with no call site in libc.
  *
+ * Python frames (keys made by unwind/py_splice.c) are regions named by
+ * the function's qualified name, with its file and first line; the
+ * interpreter's own C frames fold away on every path that runs Python
+ * code (between Python frames, and from the start of the process to the
+ * first one), so a Python program's paths read <module> -> main -> ...,
+ * with the C extensions' frames (mpi4py's) kept. A folded frame's call
+ * site is its nearest kept ancestor's: an extension's call site is the
+ * Python line that called it.
+ *
  * The tree has one root, as Score-P's: a region named after the program
  * (paradigm measurement, role artificial; its mangled name is the command
  * line), with main, thread start routines and hprof's artificial nodes
@@ -28,6 +37,8 @@
 #include "hashmap.h"
 #include "locations.h"
 #include "program_id.h"
+#include "py_codes.h"
+#include "py_runtime.h"
 #include "symbols.h"
 
 #define TRANSPARENT (-2)
@@ -37,8 +48,16 @@ typedef struct builder {
     int root;    /* the program's cnode */
     int startup; /* the cnode of "(start-up code)", -1 until needed */
     symbols *sym;
-    hmap *start_by_ip, *region_by_start, *line_by_ip;
+    hmap *start_by_ip, *region_by_start, *line_by_ip, *region_by_code;
 } builder;
+
+/* Per raw node of the thread being added. */
+typedef struct node_marks {
+    char *skipped;   /* a start-up or interpreter frame left out */
+    char *py_above;  /* a Python frame on the path to it */
+    char *py_below;  /* a Python frame in its subtree */
+    uint64_t *site;  /* the key its children's call site comes from (0: none) */
+} node_marks;
 
 static const char *const transparent_names[] = {
     "_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl",
@@ -92,6 +111,27 @@ static int region_of_pc(builder *b, uint64_t pc)
     return (int)region;
 }
 
+/* Region of a Python frame's code (py_codes.h). */
+static int region_of_python(builder *b, uint64_t key)
+{
+    uint32_t entry = CCT_KEY_PY_ENTRY(key);
+    long region = hmap_get(b->region_by_code, &entry, sizeof entry);
+    if (region != -1)
+        return (int)region;
+    const char *name, *file;
+    int line;
+    defs *d = b->p->defs;
+    if (py_codes_info(entry, &name, &file, &line) != 0) {
+        region = region_named(b, "(python)", REGION_FUNCTION);
+    } else {
+        def_region r = { defs_string(d, name ? name : "(python)"), -1, -1, defs_string(d, file), line,
+                         REGION_FUNCTION };
+        region = defs_region(d, &r);
+    }
+    hmap_put(b->region_by_code, &entry, sizeof entry, region);
+    return (int)region;
+}
+
 /* At the root of a path, code of the C library or the loader is start-up
  * code (__libc_start_call_main, start_thread, clone3) even where it has no
  * symbol: libc without its debug file, a stripped static program. */
@@ -111,6 +151,15 @@ static int is_startup_module(builder *b, int region)
 static void call_site(builder *b, uint64_t ret, int *file, int *line)
 {
     long packed = hmap_get(b->line_by_ip, &ret, sizeof ret);
+    if (packed < 0 && CCT_KEY_IS_PY(ret)) { /* a Python frame's line */
+        const char *name, *f = NULL;
+        int first, l = -1;
+        if (py_codes_info(CCT_KEY_PY_ENTRY(ret), &name, &f, &first) == 0)
+            l = py_codes_line(CCT_KEY_PY_ENTRY(ret), CCT_KEY_PY_OFFSET(ret));
+        int fid = defs_string(b->p->defs, f);
+        packed = ((long)(fid + 1) << 32) | (long)(uint32_t)(l + 1);
+        hmap_put(b->line_by_ip, &ret, sizeof ret, packed);
+    }
     if (packed < 0) {
         const char *f;
         int l;
@@ -164,11 +213,19 @@ static int is_function_cnode(const defs *d, int cnode)
     return d->regions[d->cnodes[cnode].region].kind == REGION_FUNCTION;
 }
 
-/* The cnode of raw node id, given the cnode of its parent (the program's
- * root for the tree's own root). skipped[id] is set when the node is a
- * start-up frame left out. */
-static int cnode_of(builder *b, const cct *tree, uint32_t id, const int *map, char *skipped)
+/* An interpreter frame on a path that runs Python code: left out. */
+static int folds_as_interpreter(const cct_node *n, uint32_t id, const node_marks *m)
 {
+    return py_runtime_on && is_address(n->key) && (m->py_above[id] || m->py_below[id]) &&
+           py_runtime_is_interpreter(n->key - 1);
+}
+
+/* The cnode of raw node id, given the cnode of its parent (the program's
+ * root for the tree's own root). m->skipped[id] is set when the node is a
+ * start-up or interpreter frame left out. */
+static int cnode_of(builder *b, const cct *tree, uint32_t id, const int *map, const node_marks *m)
+{
+    char *skipped = m->skipped;
     const cct_node *n = &tree->nodes[id];
     const cct_node *parent = &tree->nodes[n->parent];
     int parent_cnode = map[n->parent];
@@ -181,6 +238,8 @@ static int cnode_of(builder *b, const cct *tree, uint32_t id, const int *map, ch
         region = region_named(b, "(call tree full)", REGION_ARTIFICIAL);
     else if ((fn = cct_key_mpi_fn(n->key, hprof_fn_count)) >= 0)
         region = region_named(b, hprof_fn_table[fn].name, REGION_MPI);
+    else if (CCT_KEY_IS_PY(n->key))
+        region = region_of_python(b, n->key);
     else if (!cct_key_is_code(n->key) && !CCT_KEY_IS_UNLOADED(n->key)) /* never written by the unwinders: keep it visible, harmless */
         region = region_named(b, "(unwind failed)", REGION_ARTIFICIAL);
     else
@@ -188,17 +247,22 @@ static int cnode_of(builder *b, const cct *tree, uint32_t id, const int *map, ch
     /* at a path's root: every raw frame above was start-up code (whatever
      * artificial root the profile puts above the paths) */
     int at_root = n->parent == CCT_ROOT || skipped[n->parent];
-    if (region == TRANSPARENT || (at_root && region >= 0 && is_address(n->key) && is_startup_module(b, region))) {
+    if (region == TRANSPARENT || (at_root && region >= 0 && is_address(n->key) && is_startup_module(b, region)) ||
+        (region >= 0 && folds_as_interpreter(n, id, m))) {
         skipped[id] = 1;
+        m->site[id] = m->site[n->parent];
         return parent_cnode;
     }
+    m->site[id] = n->key;
     if (region < 0)
         return -3;
     def_cnode c = { parent_cnode, region, -1, -1 };
-    /* The call site is a line of the caller: none when the caller was left
-     * out (main's caller in libc). */
-    if (parent_cnode != b->root && is_address(parent->key) && !skipped[n->parent])
-        call_site(b, parent->key, &c.cs_file, &c.cs_line);
+    /* The call site is a line of the caller, or of the nearest caller
+     * kept: none when that is the root (main's caller in libc). */
+    uint64_t site = m->site[n->parent];
+    (void)parent;
+    if (parent_cnode != b->root && (is_address(site) || CCT_KEY_IS_PY(site)))
+        call_site(b, site, &c.cs_file, &c.cs_line);
     return defs_cnode(b->p->defs, &c);
 }
 
@@ -237,39 +301,68 @@ static int add_startup_samples(builder *b, const cct_node *n, int thread)
     return 0;
 }
 
+static void marks_free(node_marks *m)
+{
+    free(m->skipped), free(m->py_above), free(m->py_below), free(m->site);
+}
+
+/* Zeroed marks for n nodes, with py_below filled in (children have larger
+ * ids than their parents); 0 or -1. */
+static int marks_init(node_marks *m, const cct *tree, uint32_t n)
+{
+    m->skipped = calloc((size_t)n + 1, 1);
+    m->py_above = calloc((size_t)n + 1, 1);
+    m->py_below = calloc((size_t)n + 1, 1);
+    m->site = calloc((size_t)n + 1, sizeof *m->site);
+    if (!m->skipped || !m->py_above || !m->py_below || !m->site)
+        return -1;
+    for (uint32_t id = n; id-- > 1;)
+        if (CCT_KEY_IS_PY(tree->nodes[id].key) || m->py_below[id])
+            m->py_below[tree->nodes[id].parent] = 1;
+    return 0;
+}
+
+/* A node's counts into its cnode's values: those of a frame folded into
+ * its caller's except the entries seen (an interpreter frame's are not
+ * its Python caller's). */
+static void add_counts(builder *b, const cct_node *n, int cnode, int thread, int folded)
+{
+    uint64_t c[CCT_NCOUNTERS];
+    memcpy(c, n->counter, sizeof c);
+    if (folded)
+        c[CCT_VISITS] = 0;
+    double *v = local_profile_values(b->p, cnode, thread);
+    metrics_add_counters(v, c, is_function_cnode(b->p->defs, cnode));
+    metrics_add_events(v, n->event);
+}
+
 static int add_thread(builder *b, const location *t)
 {
     const cct *tree = t->tree;
     uint32_t nnodes = __atomic_load_n(&tree->nnodes, __ATOMIC_ACQUIRE);
     int *map = malloc((size_t)nnodes * sizeof(int));
-    char *skipped = calloc((size_t)nnodes + 1, 1);
-    if (!map || !skipped) {
-        free(map), free(skipped);
-        return -1;
-    }
-    map[CCT_ROOT] = b->root;
-    for (uint32_t id = 1; id < nnodes; id++) {
-        if (id == tree->full_node && !has_counts(&tree->nodes[id])) {
+    node_marks m;
+    int ok = marks_init(&m, tree, nnodes) == 0 && map;
+    if (ok)
+        map[CCT_ROOT] = b->root;
+    for (uint32_t id = 1; ok && id < nnodes; id++) {
+        const cct_node *n = &tree->nodes[id];
+        m.py_above[id] = m.py_above[n->parent] || CCT_KEY_IS_PY(tree->nodes[n->parent].key);
+        if (id == tree->full_node && !has_counts(n)) {
             map[id] = -1; /* never needed: not in the profile */
             continue;
         }
         /* Raw ids grow from parents to children, so map[parent] is set. */
-        map[id] = cnode_of(b, tree, id, map, skipped);
-        if (map[id] < -1 || grow_values(b->p, b->p->defs->ncnodes) != 0) {
-            free(map), free(skipped);
-            return -1;
-        }
-        if (map[id] >= 0 && map[id] != b->root) {
-            double *v = local_profile_values(b->p, map[id], t->index);
-            metrics_add_counters(v, tree->nodes[id].counter, is_function_cnode(b->p->defs, map[id]));
-            metrics_add_events(v, tree->nodes[id].event);
-        } else if (map[id] == b->root && add_startup_samples(b, &tree->nodes[id], t->index) != 0) {
-            free(map), free(skipped);
-            return -1;
-        }
+        map[id] = cnode_of(b, tree, id, map, &m);
+        ok = map[id] >= -1 && grow_values(b->p, b->p->defs->ncnodes) == 0;
+        if (ok && map[id] >= 0 && map[id] != b->root)
+            add_counts(b, n, map[id], t->index, m.skipped[id]);
+        else if (ok && map[id] == b->root)
+            ok = add_startup_samples(b, n, t->index) == 0;
     }
-    free(map), free(skipped);
-    return 0;
+    free(map);
+    marks_free(&m);
+    return ok ? 0 : -1;
 }
 
 /* Names that say what a thread is: OpenMP threads are recognised by their
@@ -320,7 +413,8 @@ local_profile *local_profile_build(void)
     b.start_by_ip = hmap_new();
     b.region_by_start = hmap_new();
     b.line_by_ip = hmap_new();
-    int ok = loc && b.p->defs && b.sym && b.start_by_ip && b.region_by_start && b.line_by_ip &&
+    b.region_by_code = hmap_new();
+    int ok = loc && b.p->defs && b.sym && b.start_by_ip && b.region_by_start && b.line_by_ip && b.region_by_code &&
              (b.root = program_root(&b)) >= 0 && grow_values(b.p, 1) == 0;
     b.p->thread_names = calloc((size_t)b.p->nthreads + 1, sizeof(char *));
     ok = ok && b.p->thread_names;
@@ -334,6 +428,7 @@ local_profile *local_profile_build(void)
     hmap_free(b.start_by_ip);
     hmap_free(b.region_by_start);
     hmap_free(b.line_by_ip);
+    hmap_free(b.region_by_code);
     if (!ok) {
         local_profile_free(b.p);
         return NULL;

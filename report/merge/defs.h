@@ -9,8 +9,9 @@
 
 #include <stddef.h>
 
-/* REGION_PROGRAM: the call tree's root, named after the program. */
-enum def_region_kind { REGION_FUNCTION, REGION_MPI, REGION_ARTIFICIAL, REGION_PROGRAM };
+/* REGION_PROGRAM: the call tree's root, named after the program;
+ * REGION_PYTHON: a Python function (unwind/py_splice.h). */
+enum def_region_kind { REGION_FUNCTION, REGION_MPI, REGION_ARTIFICIAL, REGION_PROGRAM, REGION_PYTHON };
 
 typedef struct def_region {
     int name, mangled, module, file; /* string ids, -1 = none */

@@ -122,10 +122,10 @@ static int region_of_python(builder *b, uint64_t key)
     int line;
     defs *d = b->p->defs;
     if (py_codes_info(entry, &name, &file, &line) != 0) {
-        region = region_named(b, "(python)", REGION_FUNCTION);
+        region = region_named(b, "(python)", REGION_PYTHON);
     } else {
         def_region r = { defs_string(d, name ? name : "(python)"), -1, -1, defs_string(d, file), line,
-                         REGION_FUNCTION };
+                         REGION_PYTHON };
         region = defs_region(d, &r);
     }
     hmap_put(b->region_by_code, &entry, sizeof entry, region);
@@ -210,7 +210,8 @@ static int program_root(builder *b)
 
 static int is_function_cnode(const defs *d, int cnode)
 {
-    return d->regions[d->cnodes[cnode].region].kind == REGION_FUNCTION;
+    int kind = d->regions[d->cnodes[cnode].region].kind;
+    return kind == REGION_FUNCTION || kind == REGION_PYTHON;
 }
 
 /* An interpreter frame on a path that runs Python code: left out. */

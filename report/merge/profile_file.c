@@ -10,7 +10,8 @@
 
 static const char *paradigm_of(int kind)
 {
-    return kind == REGION_MPI ? "mpi" : kind == REGION_FUNCTION ? "sampling" : "measurement";
+    return kind == REGION_MPI ? "mpi" : kind == REGION_FUNCTION ? "sampling" : kind == REGION_PYTHON ? "python"
+                                                                                               : "measurement";
 }
 
 static const char *fn_group(const char *name)
@@ -25,7 +26,7 @@ static const char *role_of(const def_region *r, const char *name)
 {
     if (r->kind == REGION_MPI)
         return mpi_region_role(name, fn_group(name));
-    return r->kind == REGION_FUNCTION ? "function" : "artificial";
+    return r->kind == REGION_FUNCTION || r->kind == REGION_PYTHON ? "function" : "artificial";
 }
 
 int profile_file_define(cube_writer *w, const defs *g, const char *const *nodes, int nnodes,

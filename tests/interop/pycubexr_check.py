@@ -43,7 +43,8 @@ def close(a, b):
 
 
 def check_shape(cube, problems):
-    """One root named after the program, main (if any) directly under it."""
+    """One root named after the program, main (if any, a C one: not a
+    Python function, paradigm python) directly under it."""
     roots = [cn for cn in cube.all_cnodes() if cn.parent is None]
     if len(roots) != 1:
         problems.append("%d roots" % len(roots))
@@ -52,7 +53,8 @@ def check_shape(cube, problems):
     creator = cube.get_attr("Creator") if hasattr(cube, "get_attr") else None
     if root.name == "main" and (creator or "").startswith("hprof"):
         problems.append("root is main, not the program")
-    mains = [cn for cn in cube.all_cnodes() if cube.get_region(cn).name == "main"]
+    mains = [cn for cn in cube.all_cnodes()
+             if cube.get_region(cn).name == "main" and cube.get_region(cn).paradigm != "python"]
     if mains and not any(cn.parent is roots[0] for cn in mains):
         problems.append("no main directly under the root %r" % root.name)
 

@@ -10,23 +10,7 @@ require_built "mpi4py build"
 use_hprof_run
 PY=/usr/bin/python3 NP=2 ITERS=40
 
-mpi4py_mpi() { # which MPI library this python's mpi4py links, or nothing
-    local dir so
-    dir=$($PY -c 'import os, mpi4py; print(os.path.dirname(mpi4py.__file__))' 2>/dev/null) || return 1
-    so=$(ls "$dir"/MPI*.so 2>/dev/null | head -n 1); [ -n "$so" ] || return 1
-    case "$(ldd "$so" 2>/dev/null)" in
-    *libmpi.so.40*) echo openmpi ;;
-    *libmpich.so*|*libmpi.so.12*) echo mpich ;;
-    *) return 1 ;;
-    esac
-}
-if [ ! -x $PY ] || ! $PY -c 'import mpi4py, numpy' 2>/dev/null; then
-    echo "ok - mpi4py # skip: $PY with mpi4py and numpy not installed (Debian: python3-mpi4py)"; finish
-fi
-have=$(mpi4py_mpi)
-if [ "$have" != "$TEST_MPI" ]; then
-    echo "ok - mpi4py # skip: $PY's mpi4py is built for ${have:-an unknown MPI library}, not $TEST_MPI"; finish
-fi
+require_mpi4py mpi4py $PY
 
 mkdir -p run && cd run
 $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" "$HPROF_RUN" $MPIRUN -np $NP $PY "$PROGS/mpi4py_script.py" $ITERS \

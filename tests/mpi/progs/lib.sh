@@ -133,3 +133,22 @@ csv_check() { local n=$1 csv=$2 exp=$3 np=$4; shift 4
 
 # finish: exit status of the script (0; failures are counted from 'not ok')
 finish() { exit 0; }
+
+# require_mpi4py NAME PYTHON: prints one 'ok ... # skip' line and exits
+# unless PYTHON has mpi4py (and numpy) built for this MPI library
+# (Debian's python3-mpi4py is built for Open MPI).
+require_mpi4py() {
+    local name=$1 py=$2 dir so have=""
+    if [ ! -x "$py" ] || ! "$py" -c 'import mpi4py, numpy' 2>/dev/null; then
+        echo "ok - $name # skip: $py with mpi4py and numpy not installed (Debian: python3-mpi4py)"; exit 0
+    fi
+    dir=$("$py" -c 'import os, mpi4py; print(os.path.dirname(mpi4py.__file__))' 2>/dev/null)
+    so=$(ls "$dir"/MPI*.so 2>/dev/null | head -n 1)
+    case "$(ldd "$so" 2>/dev/null)" in
+    *libmpi.so.40*) have=openmpi ;;
+    *libmpich.so*|*libmpi.so.12*) have=mpich ;;
+    esac
+    if [ "$have" != "$TEST_MPI" ]; then
+        echo "ok - $name # skip: $py's mpi4py is built for ${have:-an unknown MPI library}, not $TEST_MPI"; exit 0
+    fi
+}

@@ -79,9 +79,23 @@ static int rd(void *dst, uint64_t src, size_t len, int safe)
     return process_vm_readv(self_pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -1;
 }
 
-static int rd64(uint64_t *v, uint64_t src, int safe)
+/* Two reads in one system call in a signal handler (a frame's code
+ * object and the next frame): 2 when both succeed, 1 when the first did. */
+static int rd2(void *d1, uint64_t s1, size_t l1, void *d2, uint64_t s2, size_t l2, int safe)
 {
-    return (src & 7) ? -1 : rd(v, src, 8, safe);
+    if (!plausible(s1, l1))
+        return 0;
+    if (!plausible(s2, l2))
+        return rd(d1, s1, l1, safe) == 0 ? 1 : 0;
+    if (!safe) {
+        memcpy(d1, (const void *)(uintptr_t)s1, l1);
+        memcpy(d2, (const void *)(uintptr_t)s2, l2);
+        return 2;
+    }
+    struct iovec l[2] = { { d1, l1 }, { d2, l2 } };
+    struct iovec r[2] = { { (void *)(uintptr_t)s1, l1 }, { (void *)(uintptr_t)s2, l2 } };
+    ssize_t n = process_vm_readv(self_pid, l, 2, r, 2, 0);
+    return n == (ssize_t)(l1 + l2) ? 2 : n >= (ssize_t)l1 ? 1 : 0;
 }
 
 static uint64_t get64(const unsigned char *b, int off)
@@ -158,12 +172,11 @@ static const uint8_t *copy_bytes(uint64_t obj, uint32_t *len, int safe)
     return out;
 }
 
-/* The code table's entry of a code object, copied when new. */
-static uint32_t code_entry(uint64_t code, int safe)
+/* The code table's entry of a code object (c: its fields read), copied
+ * when new. */
+static uint32_t code_entry(uint64_t code, const unsigned char *c, int safe)
 {
-    unsigned char c[CO_END];
-    if ((code & 7) || rd(c + OB_TYPE, code + OB_TYPE, CO_END - OB_TYPE, safe) != 0 ||
-        get64(c, OB_TYPE) != code_type)
+    if (get64(c, OB_TYPE) != code_type)
         return PY_CODES_NONE;
     py_code_print p = { code, get64(c, CO_QUALNAME), get64(c, CO_FILENAME), get64(c, CO_LINETABLE),
                         get32(c, CO_FIRSTLINE) };
@@ -185,10 +198,12 @@ int py_runtime_activations(py_acts *a, uint64_t lo, uint64_t hi, int safe)
     a->n = 0;
     if (!py_runtime_on || (safe && !py_runtime_samples_on))
         return 0;
-    uint64_t ts = (uint64_t)(uintptr_t)this_thread_state(), cf, tid;
-    if (!ts || rd64(&tid, ts + TS_THREAD_ID, safe) != 0 || tid != (uint64_t)pthread_self() ||
-        rd64(&cf, ts + TS_CFRAME, safe) != 0)
+    uint64_t ts = (uint64_t)(uintptr_t)this_thread_state();
+    unsigned char t[TS_THREAD_ID + 8 - TS_CFRAME];
+    if (!ts || (ts & 7) || rd(t, ts + TS_CFRAME, sizeof t, safe) != 0 ||
+        get64(t, TS_THREAD_ID - TS_CFRAME) != (uint64_t)pthread_self())
         return 0;
+    uint64_t cf = get64(t, 0);
     /* CFrames lie on the stack in the order of their activations; the
      * chain ends at the thread state's root CFrame, off the stack */
     uint64_t last = lo;
@@ -206,13 +221,18 @@ int py_runtime_activations(py_acts *a, uint64_t lo, uint64_t hi, int safe)
 
 int py_runtime_frames(uint64_t frame, uint64_t *keys, int max, int safe)
 {
-    int n = 0;
-    for (int k = 0; k < FRAMES_MAX; k++) {
-        unsigned char f[FR_END];
-        if ((frame & 7) || rd(f + FR_CODE, frame + FR_CODE, FR_END - FR_CODE, safe) != 0 || n == max)
-            return -1;
+    unsigned char f[FR_END], next[FR_END], c[CO_END];
+    if ((frame & 7) || rd(f + FR_CODE, frame + FR_CODE, FR_END - FR_CODE, safe) != 0)
+        return -1;
+    for (int n = 0; n < max && n < FRAMES_MAX;) {
         uint64_t code = get64(f, FR_CODE), prev_instr = get64(f, FR_PREV_INSTR);
-        uint32_t id = code_entry(code, safe);
+        uint64_t prev = f[FR_IS_ENTRY] ? 0 : get64(f, FR_PREVIOUS);
+        /* the code object's fields, and the next frame with them */
+        if ((code & 7) || (prev & 7))
+            return -1;
+        int got = rd2(c + OB_TYPE, code + OB_TYPE, CO_END - OB_TYPE, next + FR_CODE, prev + FR_CODE,
+                      FR_END - FR_CODE, safe);
+        uint32_t id = got ? code_entry(code, c, safe) : PY_CODES_NONE;
         if (id == PY_CODES_NONE)
             return -1;
         /* prev_instr: the code unit before the next instruction (the
@@ -220,11 +240,11 @@ int py_runtime_frames(uint64_t frame, uint64_t *keys, int max, int safe)
         uint64_t first = code + CO_CODE;
         uint64_t unit = prev_instr > first ? (prev_instr - first) / 2 : 0;
         keys[n++] = CCT_KEY_PY(id, unit > CCT_KEY_PY_OFFSET_MAX ? CCT_KEY_PY_OFFSET_MAX : unit);
-        if (f[FR_IS_ENTRY])
-            return n;
-        frame = get64(f, FR_PREVIOUS);
-        if (!frame)
-            return n;
+        if (!prev)
+            return n; /* the activation's entry frame */
+        if (got < 2)
+            return -1;
+        memcpy(f + FR_CODE, next + FR_CODE, FR_END - FR_CODE);
     }
     return -1;
 }

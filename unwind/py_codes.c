@@ -25,6 +25,7 @@ typedef struct code_entry {
 } code_entry;
 
 static code_entry *codes;
+static uint64_t interp_lo, interp_hi;
 static char *room;
 static size_t room_used;
 
@@ -47,6 +48,17 @@ int py_codes_init(void)
     room = r;
     __atomic_store_n(&codes, (code_entry *)t, __ATOMIC_RELEASE);
     return 0;
+}
+
+void py_codes_set_interpreter(uint64_t lo, uint64_t hi)
+{
+    interp_lo = lo;
+    interp_hi = hi;
+}
+
+int py_codes_in_interpreter(uint64_t pc)
+{
+    return pc >= interp_lo && pc < interp_hi;
 }
 
 static int same_print(const py_code_print *a, const py_code_print *b)

@@ -44,6 +44,12 @@ char *py_codes_room(size_t len);
 void py_codes_publish(uint32_t id, const char *qualname, const char *filename, const uint8_t *lines,
                       uint32_t lines_len);
 
+/* Where the interpreter's own code lies (py_runtime.c sets it when it
+ * names Python frames), and whether pc lies there: its frames are folded
+ * away on paths that run Python code (report/merge/local_profile.c). */
+void py_codes_set_interpreter(uint64_t lo, uint64_t hi);
+int py_codes_in_interpreter(uint64_t pc);
+
 /* At finalize: the names and first line of entry id; 0, or -1 for an
  * entry never completed. */
 int py_codes_info(uint32_t id, const char **qualname, const char **filename, int *firstline);

@@ -55,7 +55,7 @@ int py_runtime_on, py_runtime_samples_on;
 
 static void *(*this_thread_state)(void);
 static uint64_t code_type, unicode_type, bytes_type;
-static uint64_t interp_lo, interp_hi, eval_lo, eval_hi;
+static uint64_t interp_lo, interp_hi, eval_lo, eval_hi; /* the object holding the loop; the loop */
 static pid_t self_pid;
 
 /* ---- reading ------------------------------------------------------------- */
@@ -251,11 +251,6 @@ int py_runtime_frames(uint64_t frame, uint64_t *keys, int max, int safe)
 
 /* ---- finding CPython ----------------------------------------------------------- */
 
-int py_runtime_is_interpreter(uint64_t pc)
-{
-    return pc >= interp_lo && pc < interp_hi;
-}
-
 int py_runtime_in_eval(uint64_t pc)
 {
     return pc >= eval_lo && pc < eval_hi;
@@ -332,6 +327,7 @@ void py_runtime_init(int enabled)
     py_runtime_samples_on = safe_reads_work();
     if (!py_runtime_samples_on)
         hprof_verbose(1, "Python 3.11: process_vm_readv is refused here: samples keep the interpreter's C frames");
+    py_codes_set_interpreter(interp_lo, interp_hi);
     py_runtime_on = 1;
     hprof_verbose(1, "Python 3.11: call paths name Python functions");
 }

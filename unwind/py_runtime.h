@@ -37,10 +37,6 @@ extern int py_runtime_on, py_runtime_samples_on;
  * user's setting (HPROF_PYTHON). */
 void py_runtime_init(int enabled);
 
-/* pc lies in the interpreter's own code (the object holding the
- * evaluation loop: the python executable, or libpython). */
-int py_runtime_is_interpreter(uint64_t pc);
-
 /* pc lies in the evaluation loop's function (its main part: a compiler's
  * split-off cold part is not known). */
 int py_runtime_in_eval(uint64_t pc);

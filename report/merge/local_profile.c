@@ -38,7 +38,6 @@
 #include "locations.h"
 #include "program_id.h"
 #include "py_codes.h"
-#include "py_runtime.h"
 #include "symbols.h"
 
 #define TRANSPARENT (-2)
@@ -217,8 +216,7 @@ static int is_function_cnode(const defs *d, int cnode)
 /* An interpreter frame on a path that runs Python code: left out. */
 static int folds_as_interpreter(const cct_node *n, uint32_t id, const node_marks *m)
 {
-    return py_runtime_on && is_address(n->key) && (m->py_above[id] || m->py_below[id]) &&
-           py_runtime_is_interpreter(n->key - 1);
+    return is_address(n->key) && (m->py_above[id] || m->py_below[id]) && py_codes_in_interpreter(n->key - 1);
 }
 
 /* The cnode of raw node id, given the cnode of its parent (the program's

@@ -5,7 +5,8 @@
 #             table, own-code bounds, timeline, HPROF_NOUNWIND parsing
 #   capture   unwind/ (call paths): core
 #   report    report/ (merge, symbols, CUBE writer and reader): core, and
-#             unwind/modules.h, the record of loaded code symbols resolve in;
+#             unwind/modules.h, the record of loaded code symbols resolve in,
+#             and unwind/py_codes.h, the record of Python code met;
 #             the runtime's state comes as a snapshot (report/merge/locations.h)
 #   view      tools/hprof-view/: the CUBE reader only
 #   runtime   the rest of lib/ (init/finalize, threads, sampler, PAPI): all
@@ -41,7 +42,7 @@ allowed() { # FROM-LAYER TO-LAYER TO-FILE
         capture:core | capture:capture) return 0 ;;
         reader:reader) return 0 ;;
         report:core | report:report | report:reader) return 0 ;;
-        report:capture) [ "$3" = unwind/modules.h ] ;;
+        report:capture) [ "$3" = unwind/modules.h ] || [ "$3" = unwind/py_codes.h ] ;;
         view:view | view:reader) return 0 ;;
         runtime:view | wrappers:view) return 1 ;;
         runtime:* | wrappers:*) return 0 ;;

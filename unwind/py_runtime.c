@@ -307,8 +307,9 @@ void py_runtime_init(int enabled)
         return;
     }
     if (!version || (*version >> 16) != 0x030B) {
-        hprof_verbose(1, "Python %.8s: call paths keep the interpreter's C frames (Python functions are named "
-                         "with CPython 3.11 only)", version_text ? version_text() : "?");
+        const char *v = version_text ? version_text() : "?"; /* "3.12.1 (main, ...)" */
+        hprof_verbose(1, "Python %.*s: call paths keep the interpreter's C frames (Python functions are named "
+                         "with CPython 3.11 only)", (int)strcspn(v, " "), v);
         return;
     }
     void *eval = dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");

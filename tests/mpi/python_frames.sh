@@ -7,8 +7,12 @@
 # path, call sites at the script's lines, regions with the function's file
 # and first line; samples of pure-Python loops land under the loop's
 # function, on the main thread and on a threading.Thread. With
-# HPROF_PYTHON=0 the paths keep the interpreter's C frames. Skipped with one
-# line where mpi4py for this MPI library is not installed (Debian's is
+# HPROF_PYTHON=0 the paths keep the interpreter's C frames. On both MPI
+# libraries, MPI through ctypes (progs/pyframes_ctypes.py): from Debian's
+# python3 the path names the Python function; from another CPython (3.10
+# or 3.12 from pyenv, skipped with one line where there is none) it keeps
+# the C frames and HPROF_VERBOSE=1 says so. The mpi4py part is skipped with
+# one line where mpi4py for this MPI library is not installed (Debian's is
 # built for Open MPI).
 . "$(dirname "$0")/progs/lib.sh"
 require_built "python frames build"
@@ -16,6 +20,38 @@ use_hprof_run
 PY=/usr/bin/python3 NP=2
 OUTER=5 INNER=7 STEPS=11 ITEMS=13 DEPTH=20 SPIN=2000000
 SCRIPT=$PROGS/pyframes_script.py
+
+# ---- any MPI library: MPI through ctypes, from a Python function
+case $TEST_MPI in openmpi) LIBMPI=libmpi.so.40 ;; *) LIBMPI=libmpich.so.12 ;; esac
+ctypes_run() { # NAME PYTHON: one run in folder NAME, its profile as NAME/run.csv
+    local name=$1 py=$2 cubes rc
+    mkdir -p "$name"
+    (cd "$name" && HPROF_VERBOSE=1 $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" "$HPROF_RUN" $MPIRUN -np $NP "$py" \
+        "$PROGS/pyframes_ctypes.py" $LIBMPI >run.out 2>run.err </dev/null); rc=$?
+    cubes=$(cd "$name" && ls -A | grep '\.cubex$')
+    if [ "$rc" -ne 0 ] || [ "$(wc -w <<<"$cubes")" -ne 1 ] || ! to_csv "$name/$cubes" "$name/run.csv"; then
+        notok "python frames $name run" "status $rc, profiles '$cubes'; stderr: $(tail -n 6 "$name/run.err" | tr '\n' ' ' | cut -c1-400)"
+        return 1
+    fi
+}
+if [ -x $PY ] && ctypes_run ctypes311 $PY; then
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "MPI_Init from init_and_finalize" 'glob:<module>;init_and_finalize;?*;MPI_Init' \
+        '*' visits == 1 > ctypes311/expect
+    csv_check "python frames ($PY, ctypes)" ctypes311/run.csv ctypes311/expect $NP --ranks
+fi
+# another CPython: C frames, and one line that says so
+OTHER=$(ls -d "$HOME"/.pyenv/versions/3.1[02]*/bin/python3.1[02] 2>/dev/null | head -n 1)
+if [ -z "$OTHER" ]; then
+    echo "ok - python frames, other versions # skip: no CPython 3.10 or 3.12 (pyenv) here"
+elif ctypes_run other "$OTHER"; then
+    v=$("$OTHER" -c 'import platform; print(platform.python_version())')
+    check "python frames: Python $v says it keeps C frames" "$(grep -i python other/run.err | head -n 2 | tr '\n' ' ')" \
+        grep -q "Python $v: call paths keep the interpreter's C frames" other/run.err
+    check "python frames: Python $v's paths keep C frames" "$(grep MPI_Init, other/run.csv | head -n 2)" \
+        bash -c "grep -q '^[^,]*_PyEval_EvalFrameDefault[^,]*;MPI_Init,' other/run.csv && ! grep -q init_and_finalize other/run.csv"
+fi
+
+# ---- mpi4py
 require_mpi4py "python frames" $PY
 
 run() { # NAME ARGS...: one run in folder NAME, its profile as NAME/run.csv and run.json

@@ -9,15 +9,19 @@
  * first. A chain that does not check out leaves the frame as it is. */
 static void take(py_path *p, int j, uint64_t frame, int safe)
 {
-    uint64_t inner[PY_PATH_KEYS];
-    int c = py_runtime_frames(frame, inner, PY_PATH_KEYS - p->nkeys, safe);
+    uint64_t *k = p->keys + p->nkeys; /* read innermost first, then turned round */
+    int c = py_runtime_frames(frame, k, PY_PATH_KEYS - p->nkeys, safe);
     if (c <= 0)
         return;
+    for (int lo = 0, hi = c - 1; lo < hi; lo++, hi--) {
+        uint64_t t = k[lo];
+        k[lo] = k[hi];
+        k[hi] = t;
+    }
     p->frame[p->nact] = j;
     p->first[p->nact] = p->nkeys;
     p->count[p->nact++] = c;
-    for (int i = c - 1; i >= 0; i--)
-        p->keys[p->nkeys++] = inner[i];
+    p->nkeys += c;
 }
 
 void py_path_by_stack(py_path *p, uint64_t *const *slots, int n, int last, uint64_t sp0, uint64_t stack_hi,

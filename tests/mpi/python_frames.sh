@@ -2,7 +2,8 @@
 # python_frames: Python functions in call paths (issue 14, item 3). Under
 # hprof-run, Debian's python3 (CPython 3.11) runs progs/pyframes_script.py,
 # whose functions call MPI at known counts: the MPI call paths name the
-# Python functions (nested, a method, a generator, recursion 21 deep), with
+# Python functions (nested, a method, a generator, recursion 21 deep, code
+# compiled at run time and freed before MPI_Finalize), with
 # mpi4py's own C frames kept and no interpreter frame left; exact visits per
 # path, call sites at the script's lines, regions with the function's file
 # and first line; samples of pure-Python loops land under the loop's
@@ -81,7 +82,8 @@ t "Stepper.step -> Barrier" 'glob:<module>;main;Stepper.step;?*;MPI_Barrier' '*'
 t "main -> Barrier (step's and its own)" 'glob:<module>;main;*MPI_Barrier' '*' visits == $((STEPS + 1))
 t "generator produce -> Bcast" 'glob:<module>;main;produce;?*;MPI_Bcast' '*' visits == $ITEMS
 t "recurse x $((DEPTH + 1)) -> Allreduce" "glob:<module>;main;${rec}?*;MPI_Allreduce" '*' visits == 1
-t "Allreduce in all" 'glob:*MPI_Allreduce' '*' visits == $((OUTER * INNER + 1))
+t "code freed before finalize: transient -> Allreduce" 'glob:<module>;main;make_and_drop;transient;?*;MPI_Allreduce' '*' visits == 3
+t "Allreduce in all" 'glob:*MPI_Allreduce' '*' visits == $((OUTER * INNER + 1 + 3))
 t "MPI_Init_thread at import" 'glob:<module>;*;MPI_Init_thread' '*' visits == 1
 t "spin sampled" '<module>;main;spin' '*' samples '>=' 1
 t "worker_spin sampled on its thread" 'glob:Thread._bootstrap;*;worker_spin' '*' samples '>=' 1
@@ -137,13 +139,17 @@ regs = [r for r in d["regions"] if r["name"] == "inner"]
 ok = len(regs) == 1 and (regs[0]["file"] or "").endswith("/" + name) and str(regs[0]["begin_line"]) == def_inner
 print(("ok - python frames: region inner has the script's file and first line" if ok else
        "not ok - python frames: region inner: %s (want file %s, line %s)" % (regs, name, def_inner)))
+regs = [r for r in d["regions"] if r["name"] == "transient"]
+ok = regs and all(r["file"] == "<generated>" and r["begin_line"] == 1 for r in regs)
+print(("ok - python frames: freed code's region keeps its file and first line" if ok else
+       "not ok - python frames: region transient: %s (want file <generated>, line 1)" % regs))
 PYEOF
 
 # ---- HPROF_PYTHON=0: the interpreter's C frames, as before
 HPROF_PYTHON=0 run cframes 1 3 1 1 2 1000 || finish
 E=cframes/expect
 : > $E
-t "Allreduce through the evaluation loop" 'glob:*_PyEval_EvalFrameDefault*;MPI_Allreduce' '*' visits == 4
+t "Allreduce through the evaluation loop" 'glob:*_PyEval_EvalFrameDefault*;MPI_Allreduce' '*' visits == 7
 t "no Python function named" 'glob:*inner*' '*' visits absent
 csv_check "python frames off" cframes/run.csv $E $NP --ranks
 finish

@@ -4,6 +4,9 @@
 #   main -> Stepper.step -> comm.Barrier          STEPS calls
 #   main -> produce (a generator) -> comm.Bcast   ITEMS calls
 #   main -> recurse x (DEPTH + 1) -> comm.Allreduce   once
+#   main -> make_and_drop -> transient -> comm.Allreduce   3 times, from
+#   code compiled at run time and freed (memory reused) long before
+#   MPI_Finalize names it
 #   main -> spin: a pure-Python loop of SPIN iterations (samples), while a
 #   thread runs worker_spin, the same loop (samples on another thread)
 # The lines marked '# @NAME' are found by the test.
@@ -47,6 +50,12 @@ def recurse(d):
         recurse(d - 1)
 
 
+def make_and_drop():
+    ns = {}
+    exec(compile("def transient(comm, a, b):\n    comm.Allreduce(a, b)\n", "<generated>", "exec"), ns)
+    ns["transient"](comm, a, b)
+
+
 def spin(n):
     s = 0
     for i in range(n):
@@ -68,6 +77,10 @@ def main():
         stepper.step()
     total = sum(produce(ITEMS))
     recurse(DEPTH)
+    for _ in range(3):
+        make_and_drop()
+    junk = [bytearray(200) for _ in range(20000)]  # over the freed code objects
+    del junk
     worker = threading.Thread(target=worker_spin, args=(SPIN,))
     worker.start()
     spin(SPIN)

@@ -20,8 +20,7 @@ defs *defs_new(void)
         return NULL;
     d->string_ids = hmap_new();
     d->region_ids = hmap_new();
-    d->cnode_ids = hmap_new();
-    if (!d->string_ids || !d->region_ids || !d->cnode_ids) {
+    if (!d->string_ids || !d->region_ids || idset_init(&d->cnode_ids) != 0) {
         defs_free(d);
         return NULL;
     }
@@ -39,7 +38,7 @@ void defs_free(defs *d)
     free(d->cnodes);
     hmap_free(d->string_ids);
     hmap_free(d->region_ids);
-    hmap_free(d->cnode_ids);
+    idset_free(&d->cnode_ids);
     free(d);
 }
 
@@ -77,21 +76,23 @@ int defs_reserve(defs *d, int nstrings, int nregions, int ncnodes)
     rc |= reserve_n((void **)&d->cnodes, &d->cnodes_cap, d->ncnodes + ncnodes, sizeof(def_cnode));
     rc |= hmap_reserve(d->string_ids, (size_t)(d->nstrings + nstrings));
     rc |= hmap_reserve(d->region_ids, (size_t)(d->nregions + nregions));
-    rc |= hmap_reserve(d->cnode_ids, (size_t)(d->ncnodes + ncnodes));
+    rc |= idset_reserve(&d->cnode_ids, (size_t)(d->ncnodes + ncnodes));
     return rc ? -1 : 0;
 }
 
 int defs_string(defs *d, const char *s)
 {
-    if (!s)
-        return -1;
-    size_t len = strlen(s);
+    return s ? defs_string_n(d, s, strlen(s)) : -1;
+}
+
+int defs_string_n(defs *d, const char *s, size_t len)
+{
     long id = hmap_get(d->string_ids, s, len);
     if (id >= 0)
         return (int)id;
     if (reserve_one((void **)&d->strings, &d->strings_cap, d->nstrings, sizeof(char *)) != 0)
         return -1;
-    char *copy = strdup(s);
+    char *copy = strndup(s, len);
     if (!copy || hmap_put(d->string_ids, s, len, d->nstrings) < 0) {
         free(copy);
         return -1;
@@ -119,15 +120,37 @@ int defs_region(defs *d, const def_region *r)
     return d->nregions++;
 }
 
+/* The 32 bits of a cnode's key the index keeps (idset.h). */
+static uint32_t cnode_hash(const def_cnode *c)
+{
+    uint64_t h = (uint64_t)(uint32_t)c->parent * 0x9E3779B97F4A7C15ull;
+    h ^= (uint64_t)(uint32_t)c->region * 0xC2B2AE3D27D4EB4Full;
+    h ^= ((uint64_t)(uint32_t)c->cs_file << 32 | (uint32_t)c->cs_line) * 0x165667B19E3779F9ull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return (uint32_t)(h >> 32);
+}
+
+typedef struct cnode_probe { const def_cnode *all, *c; } cnode_probe;
+
+static int same_cnode(const void *ctx, int id)
+{
+    const cnode_probe *p = ctx;
+    const def_cnode *a = &p->all[id], *c = p->c;
+    return a->parent == c->parent && a->region == c->region && a->cs_file == c->cs_file &&
+           a->cs_line == c->cs_line;
+}
+
 int defs_cnode(defs *d, const def_cnode *c)
 {
-    int key[4] = { c->parent, c->region, c->cs_file, c->cs_line };
-    long id = hmap_get(d->cnode_ids, key, sizeof key);
-    if (id >= 0)
-        return (int)id;
+    uint32_t h = cnode_hash(c);
+    cnode_probe probe = { d->cnodes, c };
+    uint64_t *slot = idset_find(&d->cnode_ids, h, same_cnode, &probe);
+    if (*slot)
+        return (int)(uint32_t)*slot - 1;
     if (reserve_one((void **)&d->cnodes, &d->cnodes_cap, d->ncnodes, sizeof *c) != 0)
         return -1;
-    if (hmap_put(d->cnode_ids, key, sizeof key, d->ncnodes) < 0)
+    if (idset_insert(&d->cnode_ids, slot, h, d->ncnodes) != 0)
         return -1;
     d->cnodes[d->ncnodes] = *c;
     return d->ncnodes++;
@@ -214,114 +237,88 @@ static int32_t get_count(rbuf *b, size_t each)
 
 static int valid_ref(int id, int count) { return id >= -1 && id < count; }
 
-static int read_strings(rbuf *b, defs *d, int *map)
+static int mapped(const int *map, int id) { return id < 0 ? -1 : map[id]; }
+
+/* Strings of the buffer, each looked up once; *map: buffer id -> d's id. */
+static int absorb_strings(rbuf *b, defs *d, int **map)
 {
     int32_t n = get_count(b, sizeof(int32_t));
-    defs_reserve(d, n, 0, 0);
-    for (int i = 0; i < n && !b->failed; i++) {
+    *map = malloc(((size_t)n + 1) * sizeof(int));
+    for (int i = 0; *map && i < n && !b->failed; i++) {
         int32_t len = get_count(b, 1);
-        char *s = b->failed ? NULL : strndup(b->p + b->pos, (size_t)len);
-        b->pos += (size_t)len;
-        map[i] = s ? defs_string(d, s) : -1;
-        free(s);
-        if (map[i] != i) /* strings arrive unique */
+        const char *s = b->p + b->pos;
+        if (b->failed || memchr(s, 0, (size_t)len) || ((*map)[i] = defs_string_n(d, s, (size_t)len)) < 0)
             b->failed = 1;
+        b->pos += b->failed ? 0 : (size_t)len;
     }
-    return b->failed ? -1 : n;
+    return *map && !b->failed ? n : -1;
 }
 
-defs *defs_deserialize(const char *buf, size_t len)
+static int absorb_regions(rbuf *b, defs *d, const int *smap, int ns, int **map)
 {
-    rbuf b = { buf, len, 0, 0 };
-    defs *d = defs_new();
-    int *smap = calloc(len / sizeof(int32_t) + 1, sizeof(int));
-    if (!d || !smap)
-        goto fail;
-    int ns = read_strings(&b, d, smap);
-    if (ns < 0)
-        goto fail;
-    int32_t nr = get_count(&b, 6 * sizeof(int32_t));
-    defs_reserve(d, 0, nr, 0);
-    for (int i = 0; i < nr && !b.failed; i++) {
+    int32_t n = get_count(b, 6 * sizeof(int32_t));
+    *map = malloc(((size_t)n + 1) * sizeof(int));
+    for (int i = 0; *map && i < n && !b->failed; i++) {
         int32_t v[6];
         for (int k = 0; k < 6; k++)
-            v[k] = get_i32(&b);
+            v[k] = get_i32(b);
         if (!valid_ref(v[0], ns) || !valid_ref(v[1], ns) || !valid_ref(v[2], ns) || !valid_ref(v[3], ns))
-            goto fail;
-        def_region r = { v[0], v[1], v[2], v[3], v[4], v[5] };
-        if (defs_region(d, &r) != i)
-            goto fail;
+            b->failed = 1;
+        def_region r = { mapped(smap, v[0]), mapped(smap, v[1]), mapped(smap, v[2]),
+                         mapped(smap, v[3]), v[4], v[5] };
+        if (!b->failed && ((*map)[i] = defs_region(d, &r)) < 0)
+            b->failed = 1;
     }
-    int32_t nc = get_count(&b, 4 * sizeof(int32_t));
-    defs_reserve(d, 0, 0, nc);
-    for (int i = 0; i < nc && !b.failed; i++) {
+    return *map && !b->failed ? n : -1;
+}
+
+/* Parents precede children in the buffer, so a parent's id in d is known
+ * when its children arrive. */
+static int absorb_cnodes(rbuf *b, defs *d, const int *smap, int ns, const int *rmap, int nr, int *map,
+                         int n)
+{
+    for (int i = 0; i < n; i++) {
         int32_t v[4];
         for (int k = 0; k < 4; k++)
-            v[k] = get_i32(&b);
-        if (!valid_ref(v[0], i) || v[1] < 0 || v[1] >= nr || !valid_ref(v[2], ns))
-            goto fail;
-        def_cnode c = { v[0], v[1], v[2], v[3] };
-        if (defs_cnode(d, &c) != i)
-            goto fail;
+            v[k] = get_i32(b);
+        if (b->failed || !valid_ref(v[0], i) || v[1] < 0 || v[1] >= nr || !valid_ref(v[2], ns))
+            return -1;
+        def_cnode c = { mapped(map, v[0]), rmap[v[1]], mapped(smap, v[2]), v[3] };
+        /* Ranks of one program build their trees in much the same order:
+         * the cnode after the last one found is the first guess, and a
+         * guess that matches is the answer (d holds each cnode once). */
+        int guess = i > 0 ? map[i - 1] + 1 : 0;
+        cnode_probe probe = { d->cnodes, &c };
+        if (guess >= 0 && guess < d->ncnodes && same_cnode(&probe, guess))
+            map[i] = guess;
+        else if ((map[i] = defs_cnode(d, &c)) < 0)
+            return -1;
     }
-    if (b.failed || b.pos != len)
-        goto fail;
-    free(smap);
-    return d;
-fail:
-    free(smap);
-    defs_free(d);
-    return NULL;
+    return 0;
 }
 
-/* ---- unification ------------------------------------------------------ */
-
-/* from's string id -> into's (-1 stays -1): each string is hashed once,
- * not once per cnode that names it. */
-static int *absorb_strings(defs *into, const defs *from)
+int defs_absorb_wire(defs *d, const char *buf, size_t len, int **cnode_map, int *ncnodes)
 {
-    int *smap = malloc(((size_t)from->nstrings + 1) * sizeof(int));
-    for (int i = 0; smap && i < from->nstrings; i++)
-        if ((smap[i] = defs_string(into, from->strings[i])) < 0) {
-            free(smap);
-            return NULL;
-        }
-    return smap;
-}
-
-static int mapped(const int *smap, int id) { return id < 0 ? -1 : smap[id]; }
-
-int defs_absorb(defs *into, const defs *from, int *cnode_map)
-{
-    /* sized for from's definitions (ranks share most of theirs) */
-    defs_reserve(into, from->nstrings - into->nstrings, from->nregions - into->nregions,
-                 from->ncnodes - into->ncnodes);
-    int *smap = absorb_strings(into, from);
-    int *rmap = malloc(((size_t)from->nregions + 1) * sizeof(int));
-    int *cmap = cnode_map ? cnode_map : malloc(((size_t)from->ncnodes + 1) * sizeof(int));
+    rbuf b = { buf, len, 0, 0 };
+    int *smap = NULL, *rmap = NULL, *cmap = NULL;
+    int ns = absorb_strings(&b, d, &smap);
+    int nr = ns < 0 ? -1 : absorb_regions(&b, d, smap, ns, &rmap);
+    int32_t nc = nr < 0 ? 0 : get_count(&b, 4 * sizeof(int32_t));
     int rc = -1;
-    if (!smap || !rmap || !cmap)
-        goto out;
-    for (int i = 0; i < from->nregions; i++) {
-        const def_region *r = &from->regions[i];
-        def_region nr = { mapped(smap, r->name), mapped(smap, r->mangled), mapped(smap, r->module),
-                          mapped(smap, r->file), r->begin_line, r->kind };
-        if ((rmap[i] = defs_region(into, &nr)) < 0)
-            goto out;
+    /* sized for the buffer's cnodes less d's own (ranks share most) */
+    if (nr >= 0 && !b.failed && (cmap = malloc(((size_t)nc + 1) * sizeof(int))) != NULL) {
+        defs_reserve(d, 0, 0, nc > d->ncnodes ? nc - d->ncnodes : 0);
+        rc = absorb_cnodes(&b, d, smap, ns, rmap, nr, cmap, nc);
     }
-    /* Parents precede children in `from`, so cmap[parent] is known in time. */
-    for (int i = 0; i < from->ncnodes; i++) {
-        const def_cnode *c = &from->cnodes[i];
-        def_cnode nc = { c->parent < 0 ? -1 : cmap[c->parent], rmap[c->region],
-                         mapped(smap, c->cs_file), c->cs_line };
-        if ((cmap[i] = defs_cnode(into, &nc)) < 0)
-            goto out;
-    }
-    rc = 0;
-out:
+    if (rc == 0 && (b.failed || b.pos != len))
+        rc = -1;
     free(smap);
     free(rmap);
-    if (cmap != cnode_map)
+    if (rc != 0) {
         free(cmap);
+        cmap = NULL;
+    }
+    *cnode_map = cmap;
+    *ncnodes = rc == 0 ? nc : 0;
     return rc;
 }

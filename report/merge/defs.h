@@ -2,12 +2,15 @@
  * defs.h - the definitions of a profile: strings, regions and call-tree
  * nodes (cnodes), each unified on insert, so that adding the same region or
  * the same (parent, region, call site) twice yields the same id. Ranks
- * exchange definitions in serialized form and unify them with defs_absorb.
+ * exchange definitions in serialized form and unify them straight from the
+ * received bytes (defs_absorb_wire).
  */
 #ifndef HPROF_DEFS_H
 #define HPROF_DEFS_H
 
 #include <stddef.h>
+
+#include "idset.h"
 
 /* REGION_PROGRAM: the call tree's root, named after the program;
  * REGION_PYTHON: a Python function (unwind/py_splice.h). */
@@ -32,7 +35,8 @@ typedef struct defs {
     int nregions, regions_cap;
     def_cnode *cnodes;
     int ncnodes, cnodes_cap;
-    struct hmap *string_ids, *region_ids, *cnode_ids;
+    struct hmap *string_ids, *region_ids;
+    idset cnode_ids;      /* cnodes by (parent, region, call site) */
 } defs;
 
 defs *defs_new(void);
@@ -41,6 +45,7 @@ void  defs_free(defs *d);
 /* Each returns the id of the (possibly existing) entry, or -1 on error
  * (defs_string also returns -1 for NULL). */
 int defs_string(defs *d, const char *s);
+int defs_string_n(defs *d, const char *s, size_t len); /* s need not end in NUL */
 int defs_region(defs *d, const def_region *r);
 int defs_cnode(defs *d, const def_cnode *c);
 
@@ -50,11 +55,13 @@ const char *defs_str(const defs *d, int id); /* NULL for -1 */
  * reallocates and rehashes nothing (a hint: 0 or -1, nothing lost on -1). */
 int defs_reserve(defs *d, int nstrings, int nregions, int ncnodes);
 
-int   defs_serialize(const defs *d, char **buf, size_t *len);
-defs *defs_deserialize(const char *buf, size_t len);
+int defs_serialize(const defs *d, char **buf, size_t *len);
 
-/* Adds everything in `from` to `into`; cnode_map[i] receives the id in
- * `into` of from's cnode i (may be NULL). Returns 0 or -1. */
-int defs_absorb(defs *into, const defs *from, int *cnode_map);
+/* Adds the definitions serialized in buf to d, without building them
+ * apart first: ids already in d keep their values, new ones are appended.
+ * *cnode_map (malloc'd, *ncnodes entries) receives the id in d of each
+ * cnode of buf. 0, or -1 for a malformed buffer or lack of memory (d may
+ * then hold part of buf; *cnode_map is NULL). */
+int defs_absorb_wire(defs *d, const char *buf, size_t len, int **cnode_map, int *ncnodes);
 
 #endif

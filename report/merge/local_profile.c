@@ -42,13 +42,28 @@
 
 #define TRANSPARENT (-2)
 
+/* The last answers for a few addresses: a large tree has a million nodes
+ * but only as many distinct return addresses as the program has call
+ * sites, so most lookups end here, not in the maps. */
+#define MEMO 1024
+typedef struct memo {
+    uint64_t key;        /* 0: empty (no code address is 0) */
+    int a, b;
+} memo;
+
 typedef struct builder {
     local_profile *p;
     int root;    /* the program's cnode */
     int startup; /* the cnode of "(start-up code)", -1 until needed */
     symbols *sym;
     hmap *start_by_ip, *region_by_start, *line_by_ip, *region_by_code;
+    memo *regions, *sites;  /* MEMO each: region by pc, call site by return address */
 } builder;
+
+static memo *memo_slot(memo *m, uint64_t key)
+{
+    return &m[(key ^ key >> 10 ^ key >> 20) & (MEMO - 1)];
+}
 
 /* Per raw node of the thread being added. */
 typedef struct node_marks {
@@ -79,8 +94,20 @@ static int region_named(builder *b, const char *name, int kind)
     return defs_region(d, &r);
 }
 
+static int region_lookup(builder *b, uint64_t pc);
+
 /* Region of the function containing pc, TRANSPARENT for start-up frames. */
 static int region_of_pc(builder *b, uint64_t pc)
+{
+    memo *m = memo_slot(b->regions, pc);
+    if (m->key != pc || !pc) {
+        m->a = region_lookup(b, pc);
+        m->key = m->a >= 0 || m->a == TRANSPARENT ? pc : 0;
+    }
+    return m->a;
+}
+
+static int region_lookup(builder *b, uint64_t pc)
 {
     long start = hmap_get(b->start_by_ip, &pc, sizeof pc);
     sym_info info;
@@ -147,7 +174,20 @@ static int is_startup_module(builder *b, int region)
 /* Call site (file string id, line) of a return address. Without line
  * information the site is the return address ("prog+0x53ea25", line -1),
  * so that two calls from one function stay two call sites, as in mpiP. */
+static void site_lookup(builder *b, uint64_t ret, int *file, int *line);
+
 static void call_site(builder *b, uint64_t ret, int *file, int *line)
+{
+    memo *m = memo_slot(b->sites, ret);
+    if (m->key != ret || !ret) {
+        site_lookup(b, ret, &m->a, &m->b);
+        m->key = ret;
+    }
+    *file = m->a;
+    *line = m->b;
+}
+
+static void site_lookup(builder *b, uint64_t ret, int *file, int *line)
 {
     long packed = hmap_get(b->line_by_ip, &ret, sizeof ret);
     if (packed < 0 && CCT_KEY_IS_PY(ret)) { /* a Python frame's line */
@@ -176,21 +216,26 @@ static void call_site(builder *b, uint64_t ret, int *file, int *line)
 /* A code address, also one of code unloaded since (cct.h). */
 static int is_address(uint64_t key) { return (key != 0 && key < (1ull << 48)) || CCT_KEY_IS_UNLOADED(key); }
 
+/* Values for cnodes up to ncnodes: the array grows by doubling, but only
+ * the entries of cnodes that exist are written, so the pages of the room
+ * to spare are never touched (a million call paths: 128 MB of values). */
 static int grow_values(local_profile *p, int ncnodes)
 {
-    if (ncnodes <= p->values_cnodes)
-        return 0;
-    int cap = p->values_cnodes ? p->values_cnodes : 256;
-    while (cap < ncnodes)
-        cap *= 2;
     size_t nm = (size_t)metrics_nlocal(), per = (size_t)p->nthreads * nm;
-    double *v = realloc(p->values, (size_t)cap * per * sizeof(double));
-    if (!v)
-        return -1;
-    for (size_t i = (size_t)p->values_cnodes * per; i < (size_t)cap * per; i += nm)
-        metrics_clear(v + i);
-    p->values = v;
-    p->values_cnodes = cap;
+    if (ncnodes > p->values_cap) {
+        int cap = p->values_cap ? p->values_cap : 256;
+        while (cap < ncnodes)
+            cap *= 2;
+        double *v = realloc(p->values, (size_t)cap * per * sizeof(double));
+        if (!v)
+            return -1;
+        p->values = v;
+        p->values_cap = cap;
+    }
+    for (size_t i = (size_t)p->values_cnodes * per; i < (size_t)ncnodes * per; i += nm)
+        metrics_clear(p->values + i);
+    if (ncnodes > p->values_cnodes)
+        p->values_cnodes = ncnodes;
     return 0;
 }
 
@@ -344,6 +389,9 @@ static int add_thread(builder *b, const location *t)
     int ok = marks_init(&m, tree, nnodes) == 0 && map;
     if (ok)
         map[CCT_ROOT] = b->root;
+    /* at most one cnode a raw node: room at once, not by doubling (a hint) */
+    if (ok && (int)nnodes > b->p->defs->ncnodes)
+        defs_reserve(b->p->defs, 0, 0, (int)nnodes - b->p->defs->ncnodes);
     for (uint32_t id = 1; ok && id < nnodes; id++) {
         const cct_node *n = &tree->nodes[id];
         m.py_above[id] = m.py_above[n->parent] || CCT_KEY_IS_PY(tree->nodes[n->parent].key);
@@ -413,7 +461,10 @@ local_profile *local_profile_build(void)
     b.region_by_start = hmap_new();
     b.line_by_ip = hmap_new();
     b.region_by_code = hmap_new();
+    b.regions = calloc(MEMO, sizeof *b.regions);
+    b.sites = calloc(MEMO, sizeof *b.sites);
     int ok = loc && b.p->defs && b.sym && b.start_by_ip && b.region_by_start && b.line_by_ip && b.region_by_code &&
+             b.regions && b.sites &&
              (b.root = program_root(&b)) >= 0 && grow_values(b.p, 1) == 0;
     b.p->thread_names = calloc((size_t)b.p->nthreads + 1, sizeof(char *));
     ok = ok && b.p->thread_names;
@@ -428,6 +479,8 @@ local_profile *local_profile_build(void)
     hmap_free(b.region_by_start);
     hmap_free(b.line_by_ip);
     hmap_free(b.region_by_code);
+    free(b.regions);
+    free(b.sites);
     if (!ok) {
         local_profile_free(b.p);
         return NULL;

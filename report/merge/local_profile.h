@@ -13,7 +13,8 @@ typedef struct local_profile {
     defs *defs;
     int nthreads;
     double *values;   /* [cnode][thread][metric] */
-    int values_cnodes;
+    int values_cnodes;    /* cnodes with values (the rest of values_cap is not set) */
+    int values_cap;
     char **thread_names;  /* [thread]: "Master thread 0", "OpenMP thread 3", "pthread 2 (worker)" */
 } local_profile;
 

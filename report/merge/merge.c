@@ -5,116 +5,26 @@
  */
 #include "merge.h"
 
-#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cube_writer.h"
-#include "cw_order.h"
+#include "collect.h"
 #include "defs.h"
+#include "defs_reduce.h"
 #include "local_profile.h"
 #include "log.h"
 #include "metrics.h"
 #include "output_name.h"
 #include "profile_file.h"
+#include "quiet.h"
 #include "timeline_file.h"
 
-#define TAG_DEFS 4711
 #define HOST_LEN 64
-#define CHUNK_VALUES (1 << 22)  /* doubles rank 0 receives per round: 32 MiB */
-
-/* ---- definitions: binomial tree reduction, then broadcast ---------------- */
-
-static void absorb_serialized(defs *into, const char *buf, size_t len)
-{
-    defs *d = defs_deserialize(buf, len);
-    if (!d || defs_absorb(into, d, NULL) != 0)
-        hprof_verbose(1, "could not unify the definitions of a subtree of ranks");
-    defs_free(d);
-}
-
-/* After the loop, rank 0's defs hold every rank's definitions. */
-static void reduce_defs(MPI_Comm comm, int rank, int size, defs *mine)
-{
-    for (int step = 1; step < size; step <<= 1) {
-        if (rank & step) {
-            char *buf = NULL;
-            size_t len = 0;
-            if (defs_serialize(mine, &buf, &len) != 0 || len > INT_MAX)
-                len = 0; /* send nothing rather than leave the parent waiting */
-            PMPI_Send(buf, (int)len, MPI_BYTE, rank - step, TAG_DEFS, comm);
-            free(buf);
-            return;
-        }
-        if (rank + step < size) {
-            MPI_Status st;
-            int len;
-            PMPI_Probe(rank + step, TAG_DEFS, comm, &st);
-            PMPI_Get_count(&st, MPI_BYTE, &len);
-            char *buf = malloc(len > 0 ? (size_t)len : 1);
-            PMPI_Recv(buf, len, MPI_BYTE, rank + step, TAG_DEFS, comm, MPI_STATUS_IGNORE);
-            if (buf && len > 0)
-                absorb_serialized(mine, buf, (size_t)len);
-            free(buf);
-        }
-    }
-}
-
-/* Every rank gets rank 0's unified definitions (rank 0 keeps its own:
- * root_defs then belongs to the caller's result). */
-static defs *broadcast_defs(MPI_Comm comm, int rank, defs *root_defs)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    long long n = 0;
-    if (rank == 0 && defs_serialize(root_defs, &buf, &len) == 0 && len <= INT_MAX)
-        n = (long long)len;
-    PMPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
-    if (rank != 0)
-        buf = malloc(n > 0 ? (size_t)n : 1);
-    PMPI_Bcast(buf, (int)n, MPI_BYTE, 0, comm);
-    defs *g = rank == 0 ? root_defs : n > 0 && buf ? defs_deserialize(buf, (size_t)n) : NULL;
-    free(buf);
-    return g ? g : defs_new();
-}
-
-/* The same definitions with the cnodes numbered in preorder: the cnode ids
- * of the file, and the order in which rows are written (cube_writer.h), so
- * that chunks of consecutive ids are consecutive rows. Rank 0 renumbers
- * before it broadcasts, so all ranks agree on the numbering. */
-static defs *preorder_defs(defs *g)
-{
-    int n = g->ncnodes;
-    int *parent = malloc(((size_t)n + 1) * sizeof(int));
-    cw_forest f;
-    defs *p = defs_new();
-    int ok = parent && p;
-    for (int i = 0; ok && i < n; i++)
-        parent[i] = g->cnodes[i].parent;
-    int built = ok && cw_forest_build(&f, parent, n, 0) == 0;
-    ok = built && defs_reserve(p, g->nstrings, g->nregions, n) == 0;
-    for (int i = 0; ok && i < g->nstrings; i++)
-        ok = defs_string(p, g->strings[i]) == i;
-    for (int i = 0; ok && i < g->nregions; i++)
-        ok = defs_region(p, &g->regions[i]) == i;
-    for (int k = 0; ok && k < n; k++) {
-        def_cnode c = g->cnodes[f.pre[k]];
-        c.parent = c.parent < 0 ? -1 : f.pre_pos[c.parent];
-        ok = defs_cnode(p, &c) == k;
-    }
-    if (built)
-        cw_forest_free(&f);
-    free(parent);
-    if (!ok) {
-        defs_free(p);
-        return g; /* out of memory: the writer will refuse the rows */
-    }
-    defs_free(g);
-    return p;
-}
 
 /* ---- the system tree ------------------------------------------------------ */
 
@@ -232,121 +142,15 @@ static void free_layout(layout *l)
     free(l->procs);
 }
 
-/* ---- values ------------------------------------------------------------------ */
-
-typedef struct local_index {
-    int *global_of;   /* local cnode -> global cnode, -1 if unknown */
-    int *by_global;   /* local cnodes sorted by global id */
-    int count;
-} local_index;
-
-static const int *sort_key;
-static int cmp_by_global(const void *a, const void *b)
-{
-    int x = sort_key[*(const int *)a], y = sort_key[*(const int *)b];
-    return (x > y) - (x < y);
-}
-
-static int index_local(local_index *ix, defs *g, local_profile *lp, int nglobal)
-{
-    int n = lp->defs->ncnodes;
-    ix->global_of = malloc(((size_t)n + 1) * sizeof(int));
-    ix->by_global = malloc(((size_t)n + 1) * sizeof(int));
-    if (!ix->global_of || !ix->by_global || defs_absorb(g, lp->defs, ix->global_of) != 0)
-        return -1;
-    ix->count = 0;
-    for (int i = 0; i < n; i++) {
-        if (ix->global_of[i] >= nglobal)
-            ix->global_of[i] = -1; /* lost in the reduction: cannot be placed */
-        if (ix->global_of[i] >= 0)
-            ix->by_global[ix->count++] = i;
-    }
-    sort_key = ix->global_of;
-    qsort(ix->by_global, (size_t)ix->count, sizeof(int), cmp_by_global);
-    return 0;
-}
-
-typedef struct collector {
-    MPI_Comm comm;
-    int rank;
-    cube_writer *w;       /* rank 0 only; NULL after a write error */
-    const layout *l;
-    int *recvcounts, *displs;
-    double *recv, *row;
-} collector;
-
-/* Sends this rank's values of cnodes [c0, c0+n) for metric m to rank 0,
- * which writes them as rows. */
-static void collect_chunk(collector *c, local_profile *lp, const local_index *ix, int *cursor,
-                          int m, int c0, int n, double *send)
-{
-    int nt = lp->nthreads;
-    memset(send, 0, (size_t)n * (size_t)nt * sizeof(double));
-    for (; *cursor < ix->count; (*cursor)++) {
-        int local = ix->by_global[*cursor], g = ix->global_of[local];
-        if (g >= c0 + n)
-            break;
-        for (int t = 0; t < nt; t++)
-            send[(size_t)(g - c0) * nt + t] = metrics_stored(local_profile_values(lp, local, t), m);
-    }
-    if (c->rank == 0) {
-        for (int r = 0, off = 0; r < c->l->nprocs; r++) {
-            c->recvcounts[r] = n * c->l->nthreads[r];
-            c->displs[r] = off;
-            off += c->recvcounts[r];
-        }
-    }
-    PMPI_Gatherv(send, n * nt, MPI_DOUBLE, c->recv, c->recvcounts, c->displs, MPI_DOUBLE, 0, c->comm);
-    if (c->rank != 0 || !c->w)
-        return;
-    for (int k = 0; k < n && c->w; k++) {
-        for (int r = 0, loc = 0; r < c->l->nprocs; r++) {
-            int ntr = c->l->nthreads[r];
-            for (int t = 0; t < ntr; t++)
-                c->row[loc++] = c->recv[c->displs[r] + (size_t)k * ntr + t];
-        }
-        if (cube_writer_metric_row(c->w, c0 + k, c->row) != 0)
-            c->w = NULL;
-    }
-}
-
-static int collect_values(collector *c, local_profile *lp, const local_index *ix, int nglobal)
-{
-    int chunk = c->rank == 0 ? CHUNK_VALUES / (c->l->nlocations ? c->l->nlocations : 1) : 0;
-    PMPI_Bcast(&chunk, 1, MPI_INT, 0, c->comm);
-    if (chunk < 1)
-        chunk = 1;
-    if (chunk > nglobal && nglobal > 0)
-        chunk = nglobal;
-    double *send = malloc((size_t)chunk * (size_t)lp->nthreads * sizeof(double) + sizeof(double));
-    if (c->rank == 0) {
-        c->recvcounts = malloc((size_t)c->l->nprocs * sizeof(int));
-        c->displs = malloc((size_t)c->l->nprocs * sizeof(int));
-        c->recv = malloc((size_t)chunk * (size_t)c->l->nlocations * sizeof(double) + sizeof(double));
-        c->row = malloc((size_t)c->l->nlocations * sizeof(double) + sizeof(double));
-    }
-    /* Allocation failures must not break the collective pattern: agree first. */
-    int ok = send && (c->rank != 0 || (c->recvcounts && c->displs && c->recv && c->row));
-    int all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c->comm);
-    for (int m = 0; all_ok && m < metrics_count(); m++) {
-        if (c->w && cube_writer_metric_begin(c->w, m) != 0)
-            c->w = NULL;
-        int cursor = 0;
-        for (int c0 = 0; c0 < nglobal; c0 += chunk)
-            collect_chunk(c, lp, ix, &cursor, m, c0, nglobal - c0 < chunk ? nglobal - c0 : chunk, send);
-        if (c->w && cube_writer_metric_end(c->w) != 0)
-            c->w = NULL;
-    }
-    free(send);
-    free(c->recvcounts);
-    free(c->displs);
-    free(c->recv);
-    free(c->row);
-    return all_ok && (c->rank != 0 || c->w) ? 0 : -1;
-}
-
 /* ---- the whole merge ----------------------------------------------------------- */
+
+/* The process's CPU time: on a loaded machine the phases' wall times say
+ * little about what they cost. */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0 ? (double)ts.tv_sec + ts.tv_nsec * 1e-9 : 0;
+}
 
 static local_profile *empty_profile(void)
 {
@@ -378,7 +182,7 @@ static int open_output(MPI_Comm comm, int rank, int size, const merge_info *info
             cube_writer_set_compress(*w, info->compress);
     }
     int ok = *w != NULL;
-    PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    quiet_bcast_ints(&ok, 1, comm);
     return ok;
 }
 
@@ -400,18 +204,12 @@ static int finish_output(cube_writer *w, int ok, const char *path, int ncnodes, 
     return -1;
 }
 
-static int write_values(MPI_Comm comm, int rank, cube_writer *w, const layout *l, defs *g,
-                        local_profile *lp, int nglobal)
+static int write_values(MPI_Comm comm, int rank, cube_writer *w, const layout *l, value_columns *columns,
+                        const int *ids, int nlocal, int nglobal)
 {
-    local_index ix = { 0 };
-    collector c = { comm, rank, w, l, NULL, NULL, NULL, NULL };
-    int indexed = index_local(&ix, g, lp, nglobal) == 0;
-    if (!indexed)
-        ix.count = 0; /* send zeros, but keep step with the other ranks */
-    int rc = collect_values(&c, lp, &ix, nglobal);
-    free(ix.global_of);
-    free(ix.by_global);
-    return rc == 0 && indexed && (rank != 0 || c.w) ? 0 : -1;
+    collect_job job = { comm, rank, rank == 0 ? w : NULL, l->nthreads, l->nprocs, l->nlocations,
+                        columns, ids, nlocal, nglobal };
+    return collect_values(&job) == 0 && ids ? 0 : -1;
 }
 
 /* The ranks' time histograms, as their own member (collective). */
@@ -429,10 +227,13 @@ int hprof_merge_and_write(const merge_info *info)
     MPI_Comm comm;
     if (PMPI_Comm_dup(info->comm, &comm) != MPI_SUCCESS)
         return -1;
+    /* An MPI error in the merge (a message that no longer fits after a
+     * failed allocation) must not abort the program: hprof checks instead. */
+    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     int rank, size;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
-    double t0 = PMPI_Wtime();
+    double t0 = PMPI_Wtime(), c0 = cpu_seconds();
 
     local_profile *lp = local_profile_build();
     if (!lp || !lp->defs) {
@@ -440,40 +241,42 @@ int hprof_merge_and_write(const merge_info *info)
         local_profile_free(lp);
         lp = empty_profile();
     }
-    double t_local = PMPI_Wtime();
-    /* Reduce a copy: lp->defs must keep this rank's own cnode ids. */
-    defs *unified = defs_new();
-    if (unified)
-        defs_absorb(unified, lp->defs, NULL);
-    reduce_defs(comm, rank, size, unified);
-    if (rank == 0)
-        unified = preorder_defs(unified);
-    defs *g = broadcast_defs(comm, rank, unified);
-    if (g != unified)
-        defs_free(unified);
-    int nglobal = g->ncnodes;
+    double t_local = PMPI_Wtime(), c_local = cpu_seconds();
     /* Every PAPI event some rank counted becomes a metric on all ranks. */
     unsigned long long events = metrics_local_events(), all_events = 0;
     PMPI_Allreduce(&events, &all_events, 1, MPI_UNSIGNED_LONG_LONG, MPI_BOR, comm);
     metrics_set_events(all_events);
+    value_columns *columns = collect_columns(lp); /* frees the dense values */
+    /* The other ranks' definitions join this rank's: its own cnodes keep
+     * their ids, which the columns hold. */
+    int nlocal = lp->defs->ncnodes, nglobal = 0;
+    int *ids = defs_reduce(comm, lp->defs, &nglobal);
+    if (!ids)
+        hprof_verbose(1, "could not place this rank's call paths in the profile");
+    const defs *g = lp->defs; /* on rank 0: every rank's definitions */
 
-    double t_unified = PMPI_Wtime();
+    double t_unified = PMPI_Wtime(), c_unified = cpu_seconds();
     layout l;
     int rc = gather_layout(comm, rank, size, lp, &l);
     char path[4096] = "";
     cube_writer *w;
     int opened = open_output(comm, rank, size, info, path, sizeof path, &w);
     int defined = opened && (rank != 0 || (rc == 0 && profile_file_define(w, g, l.node_names, l.nnodes, l.procs, l.nprocs, info->attr_keys, info->attr_values, info->nattrs) == 0));
-    PMPI_Bcast(&defined, 1, MPI_INT, 0, comm);
-    double t_defined = PMPI_Wtime();
-    rc = defined ? write_values(comm, rank, w, &l, g, lp, nglobal) : -1;
-    hprof_verbose(1, "merge: local profile %.3f s, unified definitions %.3f s, written %.3f s, values %.3f s",
-                  t_local - t0, t_unified - t_local, t_defined - t_unified, PMPI_Wtime() - t_defined);
+    quiet_bcast_ints(&defined, 1, comm); /* while rank 0 writes the definitions */
+    double t_defined = PMPI_Wtime(), c_defined = cpu_seconds();
+    rc = defined ? write_values(comm, rank, w, &l, columns, ids, nlocal, nglobal) : -1;
+    hprof_verbose(1, "merge: local profile %.3f s, unified definitions %.3f s, written %.3f s, values %.3f s"
+                  " (this rank's CPU time %.3f, %.3f, %.3f, %.3f s)",
+                  t_local - t0, t_unified - t_local, t_defined - t_unified, PMPI_Wtime() - t_defined,
+                  c_local - c0, c_unified - c_local, c_defined - c_unified, cpu_seconds() - c_defined);
     if (defined)
         write_timeline(comm, rank, w, info, &rc);
     if (rank == 0 && opened)
         rc = finish_output(w, defined && rc == 0, path, nglobal, size, t0);
-    defs_free(g);
+    int written = rc == 0;
+    quiet_bcast_ints(&written, 1, comm); /* the others rest while rank 0 completes the file */
+    free(ids);
+    collect_columns_free(columns);
     free_layout(&l);
     local_profile_free(lp);
     PMPI_Comm_free(&comm);

@@ -1,9 +1,11 @@
 /*
  * merge.h - the cross-rank merge at MPI_Finalize: every rank's definitions
- * are unified by a binomial tree reduction over a private duplicate of
- * the communicator it is given (O(log P) rounds; no rank holds more than the unified
- * definitions), then metric values travel to rank 0 in bounded chunks of
- * cnodes and are streamed into the CUBE4 writer.
+ * are unified at rank 0 by a binomial tree reduction over a private
+ * duplicate of the communicator it is given (O(log P) rounds), the file's
+ * cnode ids go back down the same tree (defs_reduce.h), then the metric
+ * values that are not zero travel to rank 0 in bounded chunks of cnodes and
+ * are streamed into the CUBE4 writer (collect.h). Ranks that wait for rank
+ * 0 sleep (quiet.h).
  */
 #ifndef HPROF_MERGE_H
 #define HPROF_MERGE_H

@@ -65,6 +65,9 @@ struct cube_writer {
     unsigned char *block, *zbuf;
     size_t rowbytes, zcap;
     int rows_per_block, nblocks, block_rows; /* block_rows: rows in `block` now */
+    int block_nonzero;          /* a bit of `block` is set */
+    unsigned char *zero_z;      /* a full block of zeros, compressed once */
+    uLongf zero_zlen;
     cw_out out;                 /* last: holds the 64 KiB buffer */
 };
 
@@ -340,6 +343,7 @@ static int alloc_row_buffers(cube_writer *w)
     w->block = malloc(blockbytes);
     w->zbuf = w->compress ? malloc(w->zcap) : NULL;
     w->block_rows = 0;
+    w->block_nonzero = 0;
     return (w->table && w->block && (w->zbuf || !w->compress)) ? 0 : fail(w, "out of memory");
 }
 
@@ -372,9 +376,11 @@ int cube_writer_row_cnode(const cube_writer *w, int metric, int row)
     return w->metrics[metric].inclusive ? w->wide_cnode[row] : w->pre_cnode[row];
 }
 
-/* Integers: rounded, clamped to the type's range (NaN becomes 0). */
-static void encode_row(unsigned char *dst, const double *v, int n, int dtype)
+/* Integers: rounded, clamped to the type's range (NaN becomes 0).
+ * Returns whether any bit of the row is set. */
+static int encode_row(unsigned char *dst, const double *v, int n, int dtype)
 {
+    uint64_t any = 0;
     for (int i = 0; i < n; i++, dst += 8) {
         double x = v[i];
         if (dtype == DT_UINT64) {
@@ -387,7 +393,33 @@ static void encode_row(unsigned char *dst, const double *v, int n, int dtype)
         } else {
             memcpy(dst, &x, 8);
         }
+        uint64_t bits;
+        memcpy(&bits, dst, 8);
+        any |= bits;
     }
+    return any != 0;
+}
+
+/* A full block of zeros compresses to the same stream every time: most
+ * blocks of a large profile (metrics no call path has, such as bytes put
+ * by one-sided calls in a program that makes none) are such blocks. The
+ * stream for `block`, or NULL when it is not a full block of zeros. */
+static const unsigned char *zero_block(cube_writer *w, size_t len, uLongf *zlen)
+{
+    if (w->block_nonzero || w->block_rows != w->rows_per_block)
+        return NULL;
+    if (!w->zero_z) {
+        unsigned char *z = malloc(w->zcap);
+        uLongf n = (uLongf)w->zcap;
+        if (!z || compress2(z, &n, w->block, (uLong)len, Z_BEST_SPEED) != Z_OK) {
+            free(z);
+            return NULL;
+        }
+        w->zero_z = z;
+        w->zero_zlen = n;
+    }
+    *zlen = w->zero_zlen;
+    return w->zero_z;
 }
 
 /* Writes the rows gathered in `block`: as they are, or as one zlib stream
@@ -401,16 +433,48 @@ static int flush_block(cube_writer *w)
         cw_out_write(&w->out, w->block, len);
     } else {
         uLongf zlen = (uLongf)w->zcap;
-        if (compress2(w->zbuf, &zlen, w->block, (uLong)len, Z_BEST_SPEED) != Z_OK)
+        const unsigned char *z = zero_block(w, len, &zlen);
+        if (!z && compress2(w->zbuf, &zlen, w->block, (uLong)len, Z_BEST_SPEED) != Z_OK)
             return fail(w, "compression failed");
         size_t k = (size_t)(w->next_row - w->block_rows) / (size_t)w->rows_per_block;
         w->table[3 * k] = (uint64_t)(w->next_row - w->block_rows) * w->rowbytes;
         w->table[3 * k + 1] = (uint64_t)(w->out.pos - w->seg_start);
         w->table[3 * k + 2] = (uint64_t)zlen;
-        cw_out_write(&w->out, w->zbuf, zlen);
+        cw_out_write(&w->out, z ? z : w->zbuf, zlen);
     }
     w->block_rows = 0;
+    w->block_nonzero = 0;
     return check_out(w);
+}
+
+/* Appends n rows (n x nlocs values) to the metric, flushing full blocks. */
+static int append_rows(cube_writer *w, int n, const double *values)
+{
+    int dtype = w->metrics[w->cur].dtype;
+    for (int k = 0; k < n; k++, values += w->nlocs) {
+        w->block_nonzero |= encode_row(w->block + (size_t)w->block_rows * w->rowbytes, values, w->nlocs,
+                                       dtype);
+        w->block_rows++;
+        w->next_row++;
+        if (w->block_rows == w->rows_per_block && flush_block(w) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* n rows of zeros: full blocks of them go out as the one cached stream. */
+static int append_zero_rows(cube_writer *w, int n)
+{
+    while (n > 0) {
+        int k = w->rows_per_block - w->block_rows < n ? w->rows_per_block - w->block_rows : n;
+        memset(w->block + (size_t)w->block_rows * w->rowbytes, 0, (size_t)k * w->rowbytes);
+        w->block_rows += k;
+        w->next_row += k;
+        n -= k;
+        if (w->block_rows == w->rows_per_block && flush_block(w) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 int cube_writer_metric_row(cube_writer *w, int cnode, const double *values)
@@ -420,11 +484,17 @@ int cube_writer_metric_row(cube_writer *w, int cnode, const double *values)
     int expected = w->next_row < w->ncnodes ? cube_writer_row_cnode(w, w->cur, w->next_row) : -1;
     if (cnode != expected || !values)
         return fail(w, "cube writer: row for cnode %d, expected cnode %d", cnode, expected);
-    encode_row(w->block + (size_t)w->block_rows * w->rowbytes, values, w->nlocs,
-               w->metrics[w->cur].dtype);
-    w->block_rows++;
-    w->next_row++;
-    return w->block_rows == w->rows_per_block ? flush_block(w) : 0;
+    return append_rows(w, 1, values);
+}
+
+int cube_writer_metric_rows(cube_writer *w, int row, int n, const double *values)
+{
+    if (w->state != ST_IN_METRIC)
+        return w->state == ST_FAILED ? -1 : fail(w, "cube writer: metric_rows outside a metric");
+    if (row != w->next_row || n < 0 || n > w->ncnodes - row)
+        return fail(w, "cube writer: %d rows from row %d, expected row %d of %d", n, row, w->next_row,
+                    w->ncnodes);
+    return values ? append_rows(w, n, values) : append_zero_rows(w, n);
 }
 
 int cube_writer_metric_end(cube_writer *w)
@@ -463,7 +533,7 @@ static void destroy(cube_writer *w)
 {
     cw_tmp_discard(&w->file);
     free_row_buffers(w);
-    free(w->metrics), free(w->pre_cnode), free(w->wide_cnode);
+    free(w->metrics), free(w->pre_cnode), free(w->wide_cnode), free(w->zero_z);
     free(w);
 }
 

@@ -88,6 +88,12 @@ int cube_writer_set_compress(cube_writer *w, int on);
 int cube_writer_metric_begin(cube_writer *w, int metric);
 int cube_writer_metric_row(cube_writer *w, int cnode, const double *values);
 int cube_writer_row_cnode(const cube_writer *w, int metric, int row); /* -1: no such row */
+/* n rows at once, from row position `row` on (the next one to write):
+ * n x locations values, row after row, or values NULL for n rows of zeros
+ * (cheap: whole blocks of zeros are compressed once). For callers that
+ * hold rows in row order already (the merge, whose metrics are all
+ * EXCLUSIVE). */
+int cube_writer_metric_rows(cube_writer *w, int row, int n, const double *values);
 int cube_writer_metric_end(cube_writer *w);
 
 /* An archive member of the caller's own beside the CUBE data (outside a

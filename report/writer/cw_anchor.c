@@ -47,18 +47,49 @@ static void open_metric(cw_out *o, const cube_defs *d, const cw_forest *f, int m
     cw_xml_elem(o, "descr", or_empty(md->descr));
 }
 
+/* Decimal digits of v at the end of buf (size 24); returns where they start. */
+static char *decimal(char *buf, long long v)
+{
+    char *p = buf + 24;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    return p;
+}
+
+static void put_str(cw_out *o, const char *s, size_t n) { cw_out_write(o, s, n); }
+#define PUT(o, lit) put_str(o, lit, sizeof lit - 1)
+
+static void put_num(cw_out *o, long long v)
+{
+    char buf[24], *p = decimal(buf, v);
+    put_str(o, p, (size_t)(buf + 24 - p));
+}
+
+/* One per call path: a million of them make most of a large anchor.xml,
+ * so no printf here. */
 static void open_cnode(cw_out *o, const cube_defs *d, const cw_forest *f, int c)
 {
     const cube_cnode_def *cd = &d->cnodes[c];
-    cw_out_printf(o, "<cnode id=\"%d\"", f->pre_pos[c]);
-    if (cd->callsite_line > 0)
-        cw_out_printf(o, " line=\"%ld\"", cd->callsite_line);
-    if (cd->callsite_file) {
-        cw_out_printf(o, " mod=\"");
-        cw_xml_text(o, cd->callsite_file);
-        cw_out_printf(o, "\"");
+    PUT(o, "<cnode id=\"");
+    put_num(o, f->pre_pos[c]);
+    PUT(o, "\"");
+    if (cd->callsite_line > 0) {
+        PUT(o, " line=\"");
+        put_num(o, cd->callsite_line);
+        PUT(o, "\"");
     }
-    cw_out_printf(o, " calleeId=\"%d\">\n", cd->region);
+    if (cd->callsite_file) {
+        PUT(o, " mod=\"");
+        cw_xml_text(o, cd->callsite_file);
+        PUT(o, "\"");
+    }
+    PUT(o, " calleeId=\"");
+    put_num(o, cd->region);
+    PUT(o, "\">\n");
 }
 
 /* Nested elements in preorder: close the open ones deeper than the next
@@ -66,16 +97,17 @@ static void open_cnode(cw_out *o, const cube_defs *d, const cw_forest *f, int c)
 static int write_nested(cw_out *o, const cube_defs *d, const cw_forest *f, const char *tag,
                         void (*open)(cw_out *, const cube_defs *, const cw_forest *, int))
 {
-    int open_depth = 0;
+    char close[32];
+    int n = snprintf(close, sizeof close, "</%s>\n", tag), open_depth = 0;
     for (int k = 0; k < f->n; k++) {
         int v = f->pre[k];
         for (; open_depth > f->depth[v]; open_depth--)
-            cw_out_printf(o, "</%s>\n", tag);
+            put_str(o, close, (size_t)n);
         open(o, d, f, v);
         open_depth++;
     }
     for (; open_depth > 0; open_depth--)
-        cw_out_printf(o, "</%s>\n", tag);
+        put_str(o, close, (size_t)n);
     return o->failed ? -1 : 0;
 }
 

@@ -42,12 +42,22 @@ static const char *entity(unsigned char c)
     }
 }
 
+/* Printable ASCII that needs no entity: most text is nothing else. */
+static int plain(unsigned char c)
+{
+    return c >= 0x20 && c < 0x7f && c != '&' && c != '<' && c != '>' && c != '"' && c != '\'';
+}
+
 int cw_xml_text(cw_out *o, const char *s)
 {
     if (!s)
         return 0;
     const unsigned char *p = (const unsigned char *)s, *run = p;
     while (*p) {
+        if (plain(*p)) {
+            p++;
+            continue;
+        }
         const char *ent = entity(*p);
         size_t n = utf8_len(p);
         int bad = n == 0 || (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r');

@@ -1,0 +1,234 @@
+/*
+ * collect.c - values from the ranks to rank 0, sparse on the wire.
+ *
+ * Right after a rank's profile is built, its values become one column per
+ * metric: the cells (cnode, thread, value) whose bits are not all zero, in
+ * one pass over its [cnode][thread][metric] array, which is then freed (a
+ * million call paths x 16 metrics are 128 MB of mostly zeros). Once the
+ * file's ids are known, each column is sorted into file id order; per
+ * metric and chunk of rows [c0, c0+n), a rank's cells are then a
+ * contiguous run of its column and go as they are. Rank 0 scatters them
+ * into a chunk of rows x locations and hands the rows to the writer.
+ * Zeros are what the writer would have got for the cells not sent: the
+ * file is the same as with dense rows.
+ */
+#include "collect.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "quiet.h"
+
+#define CHUNK_VALUES (1 << 20)  /* values of one chunk: 8 MiB of rows on rank 0 */
+
+typedef struct cell {
+    int32_t row;     /* this rank's cnode id, then the file's (sort_column) */
+    int32_t thread;  /* of the sending rank */
+    double value;
+} cell;
+
+typedef struct column {
+    cell *cells;
+    size_t n, cap, next;  /* next: the first cell not sent yet */
+} column;
+
+struct value_columns {
+    column *cols;           /* per metric */
+    int ncols;
+    int failed;             /* a value could not be kept */
+};
+
+typedef struct collector {
+    const collect_job *job;
+    cube_writer *w;         /* NULL after a write error */
+    column *cols;           /* job->columns' */
+    int ncols;
+    cell *recv;
+    int *counts, *displs;
+    double *rows;
+    int chunk;
+} collector;
+
+static int push(column *col, int row, int thread, double v)
+{
+    if (col->n == col->cap) {
+        size_t cap = col->cap ? col->cap * 2 : 1024;
+        cell *p = realloc(col->cells, cap * sizeof *p);
+        if (!p)
+            return -1;
+        col->cells = p;
+        col->cap = cap;
+    }
+    col->cells[col->n++] = (cell){ row, thread, v };
+    return 0;
+}
+
+value_columns *collect_columns(local_profile *lp)
+{
+    value_columns *vc = calloc(1, sizeof *vc);
+    int n = lp->defs ? lp->defs->ncnodes : 0, rc = -1;
+    if (vc && (vc->cols = calloc((size_t)metrics_count() + 1, sizeof *vc->cols)) != NULL) {
+        vc->ncols = metrics_count();
+        rc = 0;
+    }
+    for (int i = 0; rc == 0 && lp->values && i < n && i < lp->values_cnodes; i++) {
+        for (int t = 0; t < lp->nthreads; t++) {
+            const double *vals = local_profile_values(lp, i, t);
+            for (int m = 0; rc == 0 && m < vc->ncols; m++) {
+                double v = metrics_stored(vals, m);
+                uint64_t bits;
+                memcpy(&bits, &v, sizeof bits);
+                if (bits)
+                    rc = push(&vc->cols[m], i, t, v);
+            }
+        }
+    }
+    if (vc)
+        vc->failed = rc != 0;
+    free(lp->values);
+    lp->values = NULL;
+    lp->values_cnodes = lp->values_cap = 0;
+    return vc;
+}
+
+void collect_columns_free(value_columns *vc)
+{
+    for (int m = 0; vc && vc->cols && m < vc->ncols; m++)
+        free(vc->cols[m].cells);
+    if (vc)
+        free(vc->cols);
+    free(vc);
+}
+
+/* Cells by file id instead of this rank's cnode id, in file id order (a
+ * counting sort: count holds nglobal + 1 zeros, and is left so); cells of
+ * cnodes that were not placed are dropped. 0 or -1. */
+static int sort_column(column *col, const collect_job *j, int *count)
+{
+    size_t kept = 0;
+    for (size_t k = 0; k < col->n; k++) {
+        cell *e = &col->cells[k];
+        e->row = e->row < j->nlocal && j->ids && j->ids[e->row] < j->nglobal ? j->ids[e->row] : -1;
+        if (e->row >= 0) {
+            count[e->row + 1]++;
+            kept++;
+        }
+    }
+    cell *sorted = malloc((kept + 1) * sizeof *sorted);
+    for (int g = 0; g < j->nglobal; g++)
+        count[g + 1] += count[g];
+    for (size_t k = 0; sorted && k < col->n; k++)
+        if (col->cells[k].row >= 0)
+            sorted[count[col->cells[k].row]++] = col->cells[k];
+    memset(count, 0, ((size_t)j->nglobal + 1) * sizeof *count);
+    free(col->cells);
+    col->cells = sorted;
+    col->n = col->cap = sorted ? kept : 0;
+    return sorted ? 0 : -1;
+}
+
+static int sort_columns(collector *c)
+{
+    const collect_job *j = c->job;
+    int *count = calloc((size_t)j->nglobal + 1, sizeof *count), rc = count ? 0 : -1;
+    for (int m = 0; rc == 0 && m < c->ncols; m++)
+        if (c->cols[m].n)
+            rc = sort_column(&c->cols[m], j, count);
+    free(count);
+    return rc;
+}
+
+/* Rank 0: the received cells into n rows of all locations (set 0: back
+ * to zeros, as the rows are kept between chunks). */
+static void unpack(collector *c, int c0, int n, int total, int set)
+{
+    const collect_job *j = c->job;
+    size_t nloc = (size_t)j->nlocations;
+    for (int r = 0, base = 0, k = 0; r < j->nprocs; base += j->nthreads[r], r++) {
+        int end = k + c->counts[r] / (int)sizeof(cell);
+        for (; k < end && k < total; k++) {
+            const cell *e = &c->recv[k];
+            if (e->row >= c0 && e->row - c0 < n && e->thread >= 0 && e->thread < j->nthreads[r])
+                c->rows[(size_t)(e->row - c0) * nloc + (size_t)base + (size_t)e->thread] = set ? e->value : 0;
+        }
+    }
+}
+
+static void exchange_chunk(collector *c, int m, int c0, int n)
+{
+    const collect_job *j = c->job;
+    column *col = m < c->ncols ? &c->cols[m] : NULL;
+    size_t first = col ? col->next : 0, last = first;
+    while (col && last < col->n && col->cells[last].row < c0 + n)
+        last++;
+    if (col)
+        col->next = last;
+    int bytes = (int)((last - first) * sizeof(cell)), go = 1;
+    quiet_bcast_ints(&go, 1, j->comm); /* rank 0 wrote the last chunk: the others rested */
+    PMPI_Gather(&bytes, 1, MPI_INT, c->counts, 1, MPI_INT, 0, j->comm);
+    int total = 0;
+    if (j->rank == 0)
+        for (int r = 0; r < j->nprocs; r++) {
+            c->displs[r] = total * (int)sizeof(cell);
+            total += c->counts[r] / (int)sizeof(cell);
+        }
+    PMPI_Gatherv(col ? col->cells + first : NULL, bytes, MPI_BYTE, c->recv, c->counts, c->displs,
+                 MPI_BYTE, 0, j->comm);
+    if (j->rank != 0 || !c->w)
+        return;
+    /* File ids are preorder positions, the row order of EXCLUSIVE metrics:
+     * the chunk is rows c0.. as they are (hprof has no INCLUSIVE metric).
+     * A chunk no rank has a value in (most chunks of most metrics in a
+     * large profile) is rows of zeros, which the writer makes cheaply. */
+    unpack(c, c0, n, total, 1);
+    if (cube_writer_metric_rows(c->w, c0, n, total ? c->rows : NULL) != 0)
+        c->w = NULL;
+    unpack(c, c0, n, total, 0);
+}
+
+/* Rank 0's buffers for a chunk: every value of it is the most that can come. */
+static int alloc_buffers(collector *c)
+{
+    const collect_job *j = c->job;
+    size_t rows = (size_t)c->chunk, nloc = (size_t)j->nlocations;
+    if (j->rank != 0)
+        return 0;
+    c->counts = malloc((size_t)j->nprocs * sizeof(int));
+    c->displs = malloc((size_t)j->nprocs * sizeof(int));
+    c->recv = malloc(rows * nloc * sizeof(cell) + 1);
+    c->rows = calloc(rows * nloc + 1, sizeof(double)); /* zeros between chunks (unpack) */
+    return c->counts && c->displs && c->recv && c->rows ? 0 : -1;
+}
+
+static void free_buffers(collector *c)
+{
+    free(c->recv), free(c->counts), free(c->displs), free(c->rows);
+}
+
+int collect_values(const collect_job *j)
+{
+    collector c = { j, j->w, j->columns ? j->columns->cols : NULL, j->columns ? j->columns->ncols : 0,
+                    NULL, NULL, NULL, NULL, 0 };
+    c.chunk = j->rank == 0 ? CHUNK_VALUES / (j->nlocations > 0 ? j->nlocations : 1) : 0;
+    PMPI_Bcast(&c.chunk, 1, MPI_INT, 0, j->comm);
+    if (c.chunk < 1)
+        c.chunk = 1;
+    if (c.chunk > j->nglobal && j->nglobal > 0)
+        c.chunk = j->nglobal;
+    int ok = j->columns && !j->columns->failed && c.ncols == metrics_count() && sort_columns(&c) == 0 &&
+             alloc_buffers(&c) == 0, all_ok = 0;
+    /* Allocation failures must not break the collective pattern: agree first. */
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, j->comm);
+    for (int m = 0; all_ok && m < metrics_count(); m++) {
+        if (c.w && (metrics_defs()[m].inclusive || cube_writer_metric_begin(c.w, m) != 0))
+            c.w = NULL; /* rows of an INCLUSIVE metric would not be in file id order */
+        for (int c0 = 0; c0 < j->nglobal; c0 += c.chunk)
+            exchange_chunk(&c, m, c0, j->nglobal - c0 < c.chunk ? j->nglobal - c0 : c.chunk);
+        if (c.w && cube_writer_metric_end(c.w) != 0)
+            c.w = NULL;
+    }
+    free_buffers(&c);
+    return all_ok && (j->rank != 0 || c.w) ? 0 : -1;
+}

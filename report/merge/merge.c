@@ -19,6 +19,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "output_name.h"
+#include "path_series.h"
 #include "profile_file.h"
 #include "timeline_file.h"
 
@@ -400,25 +401,28 @@ static int finish_output(cube_writer *w, int ok, const char *path, int ncnodes, 
     return -1;
 }
 
+/* ix: this rank's cnodes in the unified numbering (kept by the caller for
+ * the paths over time). */
 static int write_values(MPI_Comm comm, int rank, cube_writer *w, const layout *l, defs *g,
-                        local_profile *lp, int nglobal)
+                        local_profile *lp, int nglobal, local_index *ix)
 {
-    local_index ix = { 0 };
     collector c = { comm, rank, w, l, NULL, NULL, NULL, NULL };
-    int indexed = index_local(&ix, g, lp, nglobal) == 0;
+    int indexed = index_local(ix, g, lp, nglobal) == 0;
     if (!indexed)
-        ix.count = 0; /* send zeros, but keep step with the other ranks */
-    int rc = collect_values(&c, lp, &ix, nglobal);
-    free(ix.global_of);
-    free(ix.by_global);
+        ix->count = 0; /* send zeros, but keep step with the other ranks */
+    int rc = collect_values(&c, lp, ix, nglobal);
     return rc == 0 && indexed && (rank != 0 || c.w) ? 0 : -1;
 }
 
-/* The ranks' time histograms, as their own member (collective). */
-static void write_timeline(MPI_Comm comm, int rank, cube_writer *w, const merge_info *info, int *rc)
+/* The ranks' time histograms and the heaviest paths over time, as their
+ * own member (collective). */
+static void write_timeline(MPI_Comm comm, int rank, cube_writer *w, const merge_info *info,
+                           const defs *g, const local_profile *lp, const local_index *ix, int *rc)
 {
     size_t len = 0;
-    char *text = timeline_file_text(comm, info->timeline, info->phases, info->nphases, &len);
+    timeline_paths tp = { g, lp, ix->count ? ix->global_of : NULL, 0, { 0 } };
+    path_series_select(comm, rank, &tp, info->time_paths);
+    char *text = timeline_file_text(comm, info->timeline, info->phases, info->nphases, &tp, &len);
     if (rank == 0 && text && *rc == 0 && cube_writer_add_member(w, TIMELINE_MEMBER, text, len) != 0)
         *rc = -1;
     free(text);
@@ -466,11 +470,14 @@ int hprof_merge_and_write(const merge_info *info)
     int defined = opened && (rank != 0 || (rc == 0 && profile_file_define(w, g, l.node_names, l.nnodes, l.procs, l.nprocs, info->attr_keys, info->attr_values, info->nattrs) == 0));
     PMPI_Bcast(&defined, 1, MPI_INT, 0, comm);
     double t_defined = PMPI_Wtime();
-    rc = defined ? write_values(comm, rank, w, &l, g, lp, nglobal) : -1;
+    local_index ix = { 0 };
+    rc = defined ? write_values(comm, rank, w, &l, g, lp, nglobal, &ix) : -1;
     hprof_verbose(1, "merge: local profile %.3f s, unified definitions %.3f s, written %.3f s, values %.3f s",
                   t_local - t0, t_unified - t_local, t_defined - t_unified, PMPI_Wtime() - t_defined);
     if (defined)
-        write_timeline(comm, rank, w, info, &rc);
+        write_timeline(comm, rank, w, info, g, lp, &ix, &rc);
+    free(ix.global_of);
+    free(ix.by_global);
     if (rank == 0 && opened)
         rc = finish_output(w, defined && rc == 0, path, nglobal, size, t0);
     defs_free(g);

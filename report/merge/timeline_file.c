@@ -89,13 +89,50 @@ static void put_phases(text *t, MPI_Comm comm, int rank, int size,
     free(all), free(counts), free(displs), free(mine);
 }
 
+/* The chosen paths' series of every rank, gathered to rank 0. */
+static void put_paths(text *t, MPI_Comm comm, int rank, int size, const timeline_paths *tp,
+                      uint32_t shift, uint32_t n)
+{
+    static const char *const fields[2] = { "mpi_ns", "comp_ns" };
+    size_t cells = (size_t)tp->k * 2 * n;
+    uint64_t *mine = path_series_rows(tp, shift, n);
+    uint64_t *send = mine ? mine : calloc(cells + 1, sizeof *send);
+    uint64_t *all = rank == 0 ? malloc(sizeof *all * (cells * (size_t)size + 1)) : NULL;
+    unsigned long long spilled = tp->lp ? tp->lp->path_spilled[0] + tp->lp->path_spilled[1] : 0, spilled_all = 0;
+    PMPI_Reduce(&spilled, &spilled_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+    PMPI_Gather(send, (int)cells, MPI_UINT64_T, all, (int)cells, MPI_UINT64_T, 0, comm);
+    free(send);
+    if (rank == 0 && !all)
+        t->failed = 1;
+    if (rank != 0 || !all)
+        return;
+    put(t, "paths %d\n", tp->k);
+    for (int k = 0; k < tp->k; k++)
+        put(t, "path %d %d\n", k, tp->ids[k]);
+    for (int k = 0; k < tp->k; k++)
+        for (int r = 0; r < size; r++)
+            for (int f = 0; f < 2; f++) {
+                const uint64_t *v = all + (size_t)r * cells + ((size_t)k * 2 + (size_t)f) * n;
+                put(t, "path_series %d %d %s", k, r, fields[f]);
+                for (uint32_t b = 0; b < n; b++)
+                    put(t, " %llu", (unsigned long long)v[b]);
+                put(t, "\n");
+            }
+    put(t, "paths_spilled_ns %llu\n", spilled_all);
+    free(all);
+}
+
 char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
-                         const timeline_phase_mark *phases, int nphases, size_t *len)
+                         const timeline_phase_mark *phases, int nphases,
+                         const timeline_paths *paths, size_t *len)
 {
     int rank, size;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     unsigned local[2] = { mine && mine->bucket ? mine->nbuckets : 0, mine ? mine->shift : 0 }, common[2];
+    /* a path log folded past the histogram widens the whole timeline */
+    if (paths && paths->k > 0 && paths->lp && paths->lp->path_shift > local[1])
+        local[1] = paths->lp->path_shift;
     PMPI_Allreduce(local, common, 2, MPI_UNSIGNED, MPI_MAX, comm);
     if (common[0] == 0)
         return NULL;
@@ -117,6 +154,8 @@ char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
             t.failed = 1;
     }
     put_phases(&t, comm, rank, size, phases, nphases);
+    if (paths && paths->k > 0)
+        put_paths(&t, comm, rank, size, paths, common[1], common[0]);
     free(all);
     if (rank != 0 || t.failed) {
         free(t.s);

@@ -11,8 +11,19 @@
  *   rank R FIELD v0 v1 ... v(N-1)     one line per rank and field
  *   phase R T LEVEL         MPI_Pcontrol(LEVEL) on rank R at T ns
  *
+ * and, with the heaviest call paths over time (HPROF_TIME_PATHS,
+ * path_series.h), at the same width and number of buckets:
+ *
+ *   paths K                 K paths, numbered 0 (the heaviest) to K-1
+ *   path P CNODE            path P is the cnode with that id in anchor.xml
+ *   path_series P R FIELD v0 v1 ... v(N-1)
+ *                           inclusive time of path P on rank R per bucket
+ *                           in ns; FIELD mpi_ns or comp_ns
+ *   paths_spilled_ns S      time the logs could give no path (full logs;
+ *                           0 normally): the series miss that much
+ *
  * Times count from each rank's MPI_Init entry (ranks leave MPI_Init within
- * a bucket of each other in practice).
+ * a bucket of each other in practice). Readers skip lines they do not know.
  */
 #ifndef HPROF_TIMELINE_FILE_H
 #define HPROF_TIMELINE_FILE_H
@@ -20,15 +31,17 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "path_series.h"
 #include "timeline.h"
 
 #define TIMELINE_MEMBER "hprof.timeline"
 
 /* Collective over comm. `mine` is this rank's histogram (its threads
- * summed; nbuckets 0: none). Returns the member's text on rank 0 (malloc'd,
+ * summed; nbuckets 0: none); paths (k 0: none) the chosen paths. Returns the member's text on rank 0 (malloc'd,
  * *len set), NULL on the other ranks, when no rank has a histogram, or
  * when out of memory. */
 char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
-                         const timeline_phase_mark *phases, int nphases, size_t *len);
+                         const timeline_phase_mark *phases, int nphases,
+                         const timeline_paths *paths, size_t *len);
 
 #endif

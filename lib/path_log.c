@@ -90,7 +90,7 @@ static void add_one(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t 
     uint64_t b = rel >> l->shift;
     if (b >= l->max_bucket)
         b = l->max_bucket - 1;
-    uint32_t slot = (node ^ (node >> 6)) & (PATH_LOG_CACHE - 1);
+    uint32_t slot = PATH_LOG_SLOT(node);
     uint32_t i = l->cache[slot];
     if (i && l->e[i - 1].node == node && l->e[i - 1].bucket == b) {
         l->e[i - 1].ns[field] += v;

@@ -28,6 +28,7 @@
 #define PATH_LOG_PER_BUCKET 64
 #define PATH_LOG_MAX_EXTRA 4    /* folds beyond the histogram's width */
 #define PATH_LOG_CACHE 64       /* direct-mapped (node -> entry) slots */
+#define PATH_LOG_SLOT(node) (((node) ^ ((node) >> 6)) & (PATH_LOG_CACHE - 1))
 
 enum path_field { PL_MPI, PL_COMP, PL_NFIELDS };
 
@@ -56,6 +57,22 @@ void path_log_free(hprof_path_log *l);
  * now (the log is never finer). */
 void path_log_add(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t node,
                   uint64_t end_ns, uint64_t dur_ns);
+
+/* path_log_add for time known to lie in the histogram's bucket `bucket`
+ * (UINT32_MAX: not known): a recent (node, bucket) takes one compare and
+ * an add, inline (the wrappers' hot path). */
+static inline void path_log_add_in(hprof_path_log *l, uint32_t hist_shift, uint32_t bucket, int field,
+                                   uint32_t node, uint64_t end_ns, uint64_t dur_ns)
+{
+    if (!l->e)
+        return;
+    uint32_t i = l->cache[PATH_LOG_SLOT(node)];
+    if (i && l->shift == hist_shift && l->e[i - 1].bucket == bucket && l->e[i - 1].node == node) {
+        l->e[i - 1].ns[field] += dur_ns;
+        return;
+    }
+    path_log_add(l, hist_shift, field, node, end_ns, dur_ns);
+}
 
 /* Adds src's entries into dst, node ids through map (src node -> dst
  * node): an ended thread's log into the location it is merged into. */

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
+
 static const char *const field_names[TL_NFIELDS] = {
     "mpi_ns", "comp_ns", "visits", "bytes_sent", "bytes_received",
 };
@@ -62,14 +64,90 @@ static void put_rows(text *t, const uint64_t *all, int size, uint32_t n)
         }
 }
 
-/* Every rank's MPI_Pcontrol marks, as (ns, level) pairs, to rank 0. */
+#define TAG_ALIGN 4712
+#define ALIGN_TRIES 5
+
+static long long elapsed_ns(void) { return (long long)(hprof_now_ns() - timeline_origin()); }
+
+/* Where this rank's measurement started on rank 0's time line (ns, > 0:
+ * later than rank 0). Rank 0 asks each rank in turn for its time since its
+ * own start; the answer stands for the middle of the round trip on rank
+ * 0's clock, and of ALIGN_TRIES round trips the shortest counts (a rank
+ * descheduled in between makes a long one). Only each rank's own elapsed
+ * time is read: hosts' clocks need not agree. */
+static long long start_offset(MPI_Comm comm, int rank, int size)
+{
+    long long offset = 0, *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
+    int ok = rank != 0 || all != NULL, all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        free(all);
+        return 0;
+    }
+    for (int r = 1; r < size; r++) {
+        long long best_rtt = -1;
+        for (int k = 0; k < ALIGN_TRIES; k++) {
+            long long e = 0;
+            if (rank == 0) {
+                long long a = elapsed_ns();
+                PMPI_Send(&a, 1, MPI_LONG_LONG, r, TAG_ALIGN, comm);
+                PMPI_Recv(&e, 1, MPI_LONG_LONG, r, TAG_ALIGN, comm, MPI_STATUS_IGNORE);
+                long long b = elapsed_ns();
+                if (k == 0 || b - a < best_rtt)
+                    best_rtt = b - a, all[r] = a + (b - a) / 2 - e;
+            } else if (rank == r) {
+                PMPI_Recv(&e, 1, MPI_LONG_LONG, 0, TAG_ALIGN, comm, MPI_STATUS_IGNORE);
+                e = elapsed_ns();
+                PMPI_Send(&e, 1, MPI_LONG_LONG, 0, TAG_ALIGN, comm);
+            }
+        }
+    }
+    PMPI_Scatter(all, 1, MPI_LONG_LONG, &offset, 1, MPI_LONG_LONG, 0, comm);
+    free(all);
+    return offset;
+}
+
+/* Moves series of n buckets (count of them, bucket b of series s at
+ * v[s * sstride + b * bstride]) by k buckets; what would leave the ends
+ * stays in the first or last bucket, so sums are kept. */
+static void shift_buckets(uint64_t *v, uint32_t n, long long k, size_t count, size_t sstride, size_t bstride)
+{
+    if (!v || k == 0 || n == 0)
+        return;
+    for (size_t s = 0; s < count; s++) {
+        uint64_t *x = v + s * sstride;
+        /* each bucket's destination has been moved out already */
+        for (uint32_t i = 0; i < n; i++) {
+            long long b = k > 0 ? (long long)n - 1 - i : (long long)i, d = b + k;
+            d = d < 0 ? 0 : d >= (long long)n ? (long long)n - 1 : d;
+            if (d != b) {
+                x[(size_t)d * bstride] += x[(size_t)b * bstride];
+                x[(size_t)b * bstride] = 0;
+            }
+        }
+    }
+}
+
+/* Every rank's start offset (start_offset) to rank 0. */
+static void put_offsets(text *t, MPI_Comm comm, int rank, int size, long long offset)
+{
+    long long *all = rank == 0 ? malloc(sizeof *all * (size_t)size) : NULL;
+    PMPI_Gather(&offset, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, 0, comm);
+    for (int r = 0; all && r < size; r++)
+        put(t, "offset %d %lld\n", r, all[r]);
+    free(all);
+}
+
+/* Every rank's MPI_Pcontrol marks, as (ns, level) pairs, to rank 0, on
+ * rank 0's time line (offset). */
 static void put_phases(text *t, MPI_Comm comm, int rank, int size,
-                       const timeline_phase_mark *phases, int nphases)
+                       const timeline_phase_mark *phases, int nphases, long long offset)
 {
     long long *mine = malloc(sizeof *mine * 2 * (size_t)(nphases + 1));
     int count = mine ? 2 * nphases : 0;
     for (int i = 0; i < nphases && mine; i++) {
-        mine[2 * i] = (long long)phases[i].ns;
+        long long ns = (long long)phases[i].ns + offset;
+        mine[2 * i] = ns > 0 ? ns : 0;
         mine[2 * i + 1] = phases[i].level;
     }
     int *counts = rank == 0 ? calloc((size_t)size, sizeof *counts) : NULL;
@@ -91,11 +169,12 @@ static void put_phases(text *t, MPI_Comm comm, int rank, int size,
 
 /* The chosen paths' series of every rank, gathered to rank 0. */
 static void put_paths(text *t, MPI_Comm comm, int rank, int size, const timeline_paths *tp,
-                      uint32_t shift, uint32_t n)
+                      uint32_t shift, uint32_t n, long long kshift)
 {
     static const char *const fields[2] = { "mpi_ns", "comp_ns" };
     size_t cells = (size_t)tp->k * 2 * n;
     uint64_t *mine = path_series_rows(tp, shift, n);
+    shift_buckets(mine, n, kshift, (size_t)tp->k * 2, n, 1);
     uint64_t *send = mine ? mine : calloc(cells + 1, sizeof *send);
     uint64_t *all = rank == 0 ? malloc(sizeof *all * (cells * (size_t)size + 1)) : NULL;
     unsigned long long spilled = tp->lp ? tp->lp->path_spilled[0] + tp->lp->path_spilled[1] : 0, spilled_all = 0;
@@ -138,6 +217,10 @@ char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
         return NULL;
     uint64_t *row = common_row(mine, common[0], common[1]);
     size_t cells = (size_t)common[0] * TL_NFIELDS;
+    /* bucket 0 is rank 0's start on every rank, to the nearest bucket */
+    long long offset = start_offset(comm, rank, size), width = 1ll << common[1];
+    long long kshift = (offset >= 0 ? offset + width / 2 : offset - width / 2) / width;
+    shift_buckets(row, common[0], kshift, TL_NFIELDS, 1, TL_NFIELDS);
     uint64_t *all = rank == 0 ? malloc(sizeof *all * cells * (size_t)size) : NULL;
     /* A rank without memory sends zeros rather than leave the others waiting. */
     uint64_t *send = row ? row : calloc(cells, sizeof *send);
@@ -153,9 +236,10 @@ char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
         else
             t.failed = 1;
     }
-    put_phases(&t, comm, rank, size, phases, nphases);
+    put_offsets(&t, comm, rank, size, offset);
+    put_phases(&t, comm, rank, size, phases, nphases, offset);
     if (paths && paths->k > 0)
-        put_paths(&t, comm, rank, size, paths, common[1], common[0]);
+        put_paths(&t, comm, rank, size, paths, common[1], common[0], kshift);
     free(all);
     if (rank != 0 || t.failed) {
         free(t.s);

@@ -9,6 +9,9 @@
  *   ranks P
  *   fields mpi_ns comp_ns visits bytes_sent bytes_received
  *   rank R FIELD v0 v1 ... v(N-1)     one line per rank and field
+ *   offset R NS             rank R started its measurement NS ns after rank 0
+ *                           (< 0: before); its buckets are moved by that
+ *                           much, to the nearest bucket
  *   phase R T LEVEL         MPI_Pcontrol(LEVEL) on rank R at T ns
  *
  * and, with the heaviest call paths over time (HPROF_TIME_PATHS,
@@ -22,8 +25,11 @@
  *   paths_spilled_ns S      time the logs could give no path (full logs;
  *                           0 normally): the series miss that much
  *
- * Times count from each rank's MPI_Init entry (ranks leave MPI_Init within
- * a bucket of each other in practice). Readers skip lines they do not know.
+ * Times count from rank 0's MPI_Init entry on every rank: at finalize a
+ * barrier gives all ranks a common moment, and each rank's own time since
+ * its start, against rank 0's, places its start (the offset lines); only
+ * each rank's own clock is read, so hosts' clocks need not agree. Readers
+ * skip lines they do not know.
  */
 #ifndef HPROF_TIMELINE_FILE_H
 #define HPROF_TIMELINE_FILE_H

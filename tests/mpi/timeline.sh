@@ -101,6 +101,9 @@ known_run() {
     "$TEST_VIEW" --timeline known.cubex > known.view 2>&1
     read -r width < <(awk '/buckets of/ { for (i = 1; i <= NF; i++) if ($i == "of") print $(i + 1) }' known.view)
     slow=$(awk '/^slow_from/ { print $2 }' known.out); bar=$(awk '/^barrier_from/ { print $2 }' known.out)
+    # rank 1 prints its moment from its own start: on rank 0's time line
+    # (the timeline's) that is its start offset later
+    slow=$(tar xOf known.cubex hprof.timeline | awk -v s="${slow:-0}" '$1 == "offset" && $2 == 1 { printf "%.6f", s + $3 * 1e-9 }')
     # the longest stretch found for a rank (a busy machine adds short ones)
     found_slow=$(near "${width:-0}" "${slow:-0}" $(longest 1)); rc_slow=$?
     found_bar=$(near "${width:-0}" "${bar:-0}" $(longest 0)); rc_bar=$?
@@ -120,11 +123,13 @@ b = min(f, key=lambda x: abs(x - t)) if f else -9; print(b); sys.exit(0 if abs(b
 
 if ! known_run; then notok "timeline: known-answer run" "no profile: $(oneline known.err)"; exit 0; fi
 # A wall-clock known answer on a machine shared with other work can be
-# blurred by the scheduler: one more run before it counts as wrong.
-if [ "$rc_slow" -ne 0 ] || [ "$rc_bar" -ne 0 ] || [ "$rc_rise" -ne 0 ] || [ "$rc_hot" -ne 0 ]; then
-    note "first run off (rank 1 at ${found_slow:-?} for ${slow:-?}, rank 0 at ${found_bar:-?} for ${bar:-?}, path at ${found_rise:-?}, hotspots at ${found_hot:-?}): once more"
+# blurred by the scheduler (a rank waiting for a core computes, on the wall
+# clock): up to two more runs before it counts as wrong.
+for again in 1 2; do
+    [ "$rc_slow" -ne 0 ] || [ "$rc_bar" -ne 0 ] || [ "$rc_rise" -ne 0 ] || [ "$rc_hot" -ne 0 ] || break
+    note "run $again off (rank 1 at ${found_slow:-?} for ${slow:-?}, rank 0 at ${found_bar:-?} for ${bar:-?}, path at ${found_rise:-?}, hotspots at ${found_hot:-?}): once more"
     known_run || { notok "timeline: known-answer run" "no profile: $(oneline known.err)"; exit 0; }
-fi
+done
 show known.view 20
 check "timeline: rank 1 found slow from the right moment (truth ${slow:-?} s, found ${found_slow:-none}, bucket ${width:-?} s)" \
     "$(oneline known.view 300)" test "$rc_slow" -eq 0
@@ -211,6 +216,33 @@ for n in 10 200 800; do
     check "timeline: width grows with the run ($prev -> ${w:-?} ns)" "$t" test "${w:-0}" -gt "$prev"
     prev=${w:-0}
 done
+
+# Clock alignment: rank 1 enters MPI_Init 300 ms late; the late rank's buckets and
+# marks are placed on rank 0's time line (the offset line says by how
+# much, against the launcher-side truth of one host's CLOCK_MONOTONIC).
+PHASES_INIT_DELAY_MS=300 HPROF_OUTPUT=late.cubex timeout $MPI_TIMEOUT $MPIRUN -np 2 ./phases 5 2 2 10 > late.out 2> late.err
+align=$(python3 - late.cubex late.out <<'PY'
+import re, sys, tarfile
+text = tarfile.open(sys.argv[1]).extractfile("hprof.timeline").read().decode()
+w = int(re.search(r"^width_ns (\d+)", text, re.M).group(1)) * 1e-9
+entry = {int(r): float(t) for r, t in re.findall(r"^init_entry (\d+) ([0-9.]+)", open(sys.argv[2]).read(), re.M)}
+off = {int(r): int(v) * 1e-9 for r, v in re.findall(r"^offset (\d+) (-?\d+)", text, re.M)}
+mark = {int(r): int(t) * 1e-9 for r, t, l in re.findall(r"^phase (\d+) (\d+) (-?\d+)", text, re.M) if l == "1"}
+truth = entry[1] - entry[0]
+# the rank that started later (rank 1, unless the launcher was slower to
+# start rank 0 than the delay) has no data before its start
+late = 1 if truth >= 0 else 0
+row = next(l for l in text.splitlines() if l.startswith("rank %d comp_ns" % late)).split()[3:]
+first = min(b for b, v in enumerate(row) if v != "0")
+# the marks follow a barrier of the program: its exit differs by up to
+# tens of ms between ranks on a loaded machine (300 ms without alignment)
+good = abs(off[1] - truth) <= w + 0.005 and abs(mark[1] - mark[0]) <= w + 0.05 and first * w >= abs(truth) - 2 * w
+print("%s offset=%.4f truth=%.4f marks=%.4f/%.4f first_comp_bucket_at=%.3f width=%.4f" % (
+      "ok" if good else "bad", off[1], truth, mark[0], mark[1], first * w, w))
+PY
+)
+check "timeline: rank 1 started 300 ms late: its offset, marks and data on rank 0's time line ($align)" \
+    "$align $(oneline late.err)" test "${align%% *}" = ok
 
 HPROF_TIME_PATHS=0 HPROF_OUTPUT=nopaths.cubex timeout $MPI_TIMEOUT $MPIRUN -np 2 ./phases 5 2 2 1 > nopaths.out 2>&1
 "$TEST_VIEW" --timeline nopaths.cubex > nopaths.view 2>&1; rc=$?

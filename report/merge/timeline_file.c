@@ -66,15 +66,17 @@ static void put_rows(text *t, const uint64_t *all, int size, uint32_t n)
 
 #define TAG_ALIGN 4712
 #define ALIGN_TRIES 5
+#define ALIGN_GOOD_NS 100000   /* a round trip this short needs no other */
 
 static long long elapsed_ns(void) { return (long long)(hprof_now_ns() - timeline_origin()); }
 
 /* Where this rank's measurement started on rank 0's time line (ns, > 0:
  * later than rank 0). Rank 0 asks each rank in turn for its time since its
  * own start; the answer stands for the middle of the round trip on rank
- * 0's clock, and of ALIGN_TRIES round trips the shortest counts (a rank
- * descheduled in between makes a long one). Only each rank's own elapsed
- * time is read: hosts' clocks need not agree. */
+ * 0's clock, and of up to ALIGN_TRIES round trips (until one is shorter
+ * than ALIGN_GOOD_NS) the shortest counts: a rank descheduled in between
+ * makes a long one. A negative question ends a rank's turn. Only each
+ * rank's own elapsed time is read: hosts' clocks need not agree. */
 static long long start_offset(MPI_Comm comm, int rank, int size)
 {
     long long offset = 0, *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
@@ -84,23 +86,24 @@ static long long start_offset(MPI_Comm comm, int rank, int size)
         free(all);
         return 0;
     }
-    for (int r = 1; r < size; r++) {
-        long long best_rtt = -1;
-        for (int k = 0; k < ALIGN_TRIES; k++) {
-            long long e = 0;
-            if (rank == 0) {
-                long long a = elapsed_ns();
-                PMPI_Send(&a, 1, MPI_LONG_LONG, r, TAG_ALIGN, comm);
-                PMPI_Recv(&e, 1, MPI_LONG_LONG, r, TAG_ALIGN, comm, MPI_STATUS_IGNORE);
-                long long b = elapsed_ns();
-                if (k == 0 || b - a < best_rtt)
-                    best_rtt = b - a, all[r] = a + (b - a) / 2 - e;
-            } else if (rank == r) {
-                PMPI_Recv(&e, 1, MPI_LONG_LONG, 0, TAG_ALIGN, comm, MPI_STATUS_IGNORE);
-                e = elapsed_ns();
-                PMPI_Send(&e, 1, MPI_LONG_LONG, 0, TAG_ALIGN, comm);
-            }
+    for (int r = 1; r < size && rank == 0; r++) {
+        long long best_rtt = -1, e, stop = -1;
+        for (int k = 0; k < ALIGN_TRIES && !(best_rtt >= 0 && best_rtt < ALIGN_GOOD_NS); k++) {
+            long long a = elapsed_ns();
+            PMPI_Send(&a, 1, MPI_LONG_LONG, r, TAG_ALIGN, comm);
+            PMPI_Recv(&e, 1, MPI_LONG_LONG, r, TAG_ALIGN, comm, MPI_STATUS_IGNORE);
+            long long b = elapsed_ns();
+            if (best_rtt < 0 || b - a < best_rtt)
+                best_rtt = b - a, all[r] = a + (b - a) / 2 - e;
         }
+        PMPI_Send(&stop, 1, MPI_LONG_LONG, r, TAG_ALIGN, comm);
+    }
+    for (long long q = 0; rank != 0;) {
+        PMPI_Recv(&q, 1, MPI_LONG_LONG, 0, TAG_ALIGN, comm, MPI_STATUS_IGNORE);
+        if (q < 0)
+            break;
+        long long e = elapsed_ns();
+        PMPI_Send(&e, 1, MPI_LONG_LONG, 0, TAG_ALIGN, comm);
     }
     PMPI_Scatter(all, 1, MPI_LONG_LONG, &offset, 1, MPI_LONG_LONG, 0, comm);
     free(all);
@@ -167,6 +170,21 @@ static void put_phases(text *t, MPI_Comm comm, int rank, int size,
     free(all), free(counts), free(displs), free(mine);
 }
 
+/* n values, a run of zeros as 0*COUNT (most paths are idle most of the
+ * time on most ranks). */
+static void put_series(text *t, const uint64_t *v, uint32_t n)
+{
+    for (uint32_t b = 0; b < n;) {
+        uint32_t z = 0;
+        while (b + z < n && v[b + z] == 0)
+            z++;
+        if (z > 1)
+            put(t, " 0*%u", z), b += z;
+        else
+            put(t, " %llu", (unsigned long long)v[b]), b++;
+    }
+}
+
 /* The chosen paths' series of every rank, gathered to rank 0. */
 static void put_paths(text *t, MPI_Comm comm, int rank, int size, const timeline_paths *tp,
                       uint32_t shift, uint32_t n, long long kshift)
@@ -193,8 +211,7 @@ static void put_paths(text *t, MPI_Comm comm, int rank, int size, const timeline
             for (int f = 0; f < 2; f++) {
                 const uint64_t *v = all + (size_t)r * cells + ((size_t)k * 2 + (size_t)f) * n;
                 put(t, "path_series %d %d %s", k, r, fields[f]);
-                for (uint32_t b = 0; b < n; b++)
-                    put(t, " %llu", (unsigned long long)v[b]);
+                put_series(t, v, n);
                 put(t, "\n");
             }
     put(t, "paths_spilled_ns %llu\n", spilled_all);

@@ -21,7 +21,8 @@
  *   path P CNODE            path P is the cnode with that id in anchor.xml
  *   path_series P R FIELD v0 v1 ... v(N-1)
  *                           inclusive time of path P on rank R per bucket
- *                           in ns; FIELD mpi_ns or comp_ns
+ *                           in ns; FIELD mpi_ns or comp_ns; a run of N
+ *                           zero buckets is written 0*N
  *   paths_spilled_ns S      time the logs could give no path (full logs;
  *                           0 normally): the series miss that much
  *

@@ -24,6 +24,8 @@ import csv, sys, tarfile
 path, csvp, idsp = sys.argv[1], sys.argv[2], sys.argv[3]
 with tarfile.open(path) as t:
     text = t.extractfile("hprof.timeline").read().decode()
+# path_series values: a run of N zeros is written 0*N
+runs = lambda ws: [v for x in ws for v in ([0] * int(x[2:]) if x.startswith("0*") else [int(x)])]
 head, rows, paths, series = {}, {}, {}, {}
 for line in text.splitlines():
     w = line.split()
@@ -32,7 +34,7 @@ for line in text.splitlines():
     elif w[0] == "path":
         paths[int(w[1])] = int(w[2])
     elif w[0] == "path_series":
-        series[(int(w[1]), int(w[2]), w[3])] = [int(x) for x in w[4:]]
+        series[(int(w[1]), int(w[2]), w[3])] = runs(w[4:])
     elif len(w) == 2:
         head[w[0]] = w[1]
 nb = int(head["buckets"])
@@ -77,11 +79,12 @@ names = re.findall(r"^path (\d+) +\|.*\| +([0-9.]+) s +[0-9.]+%  (main/compute.*
 if not names:
     print("none"); sys.exit()
 k, _, name = max(names, key=lambda x: float(x[1]))
+runs = lambda ws: [v for x in ws for v in ([0] * int(x[2:]) if x.startswith("0*") else [int(x)])]
 s = {}
 for line in text.splitlines():
     f = line.split()
     if f[0] == "path_series" and f[1] == k and f[3] == "comp_ns":
-        s[int(f[2])] = [int(x) for x in f[4:]]
+        s[int(f[2])] = runs(f[4:])
 r0, r1 = s[0], s[1]
 above = lambda b, e: sum(r1[b:e]) > 2 * sum(r0[b:e]) and sum(r1[b:e]) > 0
 for b in range(len(r1) - 12):

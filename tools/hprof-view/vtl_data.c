@@ -62,8 +62,11 @@ static int parse_paths(timeline *tl, const char *line, size_t textlen)
     int k;
     if (sscanf(line, "paths %d", &k) != 1 || k < 0 || k > VTL_MAX_PATHS || tl->pv)
         return -1;
-    /* each value takes at least two characters of the file */
-    if ((double)k * tl->nranks * 2 * tl->nb * 2 > (double)textlen)
+    /* runs of zeros are short in the file: the values held are bounded as
+     * the CUBE reader bounds its own (cube_reader.h: zlib's largest ratio
+     * times the size, at least 256 MB) */
+    double cells = (double)k * tl->nranks * 2 * tl->nb;
+    if (cells * sizeof(double) > (textlen * 1032.0 > 256e6 ? textlen * 1032.0 : 256e6))
         return -1;
     tl->path_cnode = malloc(sizeof *tl->path_cnode * ((size_t)k + 1));
     tl->pv = calloc((size_t)k * (size_t)tl->nranks * 2 * (size_t)tl->nb + 1, sizeof *tl->pv);
@@ -87,6 +90,28 @@ static int parse_path(timeline *tl, const cube_profile *p, const char *line)
     return 0;
 }
 
+/* Values with runs of zeros written 0*N (path_series lines). */
+static int parse_runs(double *dst, int n, char *p)
+{
+    char *end;
+    for (int b = 0; b < n;) {
+        double v = strtod(p, &end);
+        if (end == p)
+            return -1;
+        p = end;
+        if (*p == '*') {
+            long run = strtol(p + 1, &end, 10);
+            if (end == p + 1 || v != 0 || run < 1 || run > n - b)
+                return -1;
+            p = end;
+            b += (int)run;      /* dst is zeroed */
+        } else {
+            dst[b++] = v;
+        }
+    }
+    return 0;
+}
+
 static int parse_path_series(timeline *tl, char *line)
 {
     int k, r, n = 0;
@@ -95,7 +120,7 @@ static int parse_path_series(timeline *tl, char *line)
         r < 0 || r >= tl->nranks)
         return -1;
     int f = strcmp(name, "mpi_ns") == 0 ? VTL_MPI : strcmp(name, "comp_ns") == 0 ? VTL_COMP : -1;
-    return f < 0 ? 0 : parse_values(path_at(tl, k, r, f), tl->nb, line + n);
+    return f < 0 ? 0 : parse_runs(path_at(tl, k, r, f), tl->nb, line + n);
 }
 
 static int parse_header(timeline *tl, char **lines, int nlines)

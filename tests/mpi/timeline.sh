@@ -220,6 +220,35 @@ for n in 10 200 800; do
     prev=${w:-0}
 done
 
+# Hostile path lines: a bad member is refused in one line (exit 2), an
+# unknown cnode is named '?', nothing crashes.
+python3 - known.cubex <<'PY'
+import io, re, sys, tarfile
+src = tarfile.open(sys.argv[1])
+text = src.extractfile("hprof.timeline").read().decode()
+cases = {
+    "many": re.sub(r"^paths \d+$", "paths 100000", text, flags=re.M),
+    "run": re.sub(r"^(path_series 0 0 mpi_ns) .*$", r"\1 0*99999", text, count=1, flags=re.M),
+    "index": text + "path_series 77 0 mpi_ns 1\n",
+    "cnode": re.sub(r"^path 0 \d+$", "path 0 987654", text, flags=re.M),
+}
+for name, body in cases.items():
+    with tarfile.open("hostile-%s.cubex" % name, "w", format=tarfile.USTAR_FORMAT) as out:
+        for m in src.getmembers():
+            data = body.encode() if m.name == "hprof.timeline" else src.extractfile(m).read()
+            m.size = len(data)
+            out.addfile(m, io.BytesIO(data))
+PY
+hostile=""
+for c in many run index; do
+    "$TEST_VIEW" --timeline hostile-$c.cubex > hostile-$c.out 2>&1; rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l < hostile-$c.out)" -eq 1 ] || hostile="$hostile $c: exit $rc, $(oneline hostile-$c.out 120);"
+done
+"$TEST_VIEW" --timeline hostile-cnode.cubex > hostile-cnode.out 2>&1; rc=$?
+grep -q '^path 0 .*  ?$' hostile-cnode.out || hostile="$hostile cnode: exit $rc, $(grep '^path 0' hostile-cnode.out | cut -c1-100);"
+check "timeline: hostile path lines (too many paths, a run past the end, an unknown path, an unknown cnode): one line or '?'" \
+    "$hostile" test -z "$hostile"
+
 # Clock alignment: rank 1 enters MPI_Init 300 ms late; the late rank's buckets and
 # marks are placed on rank 0's time line (the offset line says by how
 # much, against the launcher-side truth of one host's CLOCK_MONOTONIC).

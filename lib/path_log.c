@@ -48,8 +48,8 @@ static uint32_t hash(uint32_t bucket, uint32_t node)
 static void fold_once(hprof_path_log *l)
 {
     memset(l->index, 0xff, sizeof *l->index * ((size_t)l->index_mask + 1));
-    uint32_t w = 0;
-    for (uint32_t i = 0; i < l->n; i++) {
+    uint32_t w = 0, n = l->n;
+    for (uint32_t i = 0; i < n && i < l->cap; i++) {
         path_entry e = l->e[i];
         e.bucket >>= 1;
         uint32_t h = hash(e.bucket, e.node) & l->index_mask;
@@ -96,7 +96,7 @@ static void add_one(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t 
         l->e[i - 1].ns[field] += v;
         return;
     }
-    if (l->n == l->cap) {
+    if (l->n >= l->cap) {
         if (make_room(l, hist_shift) != 0) {
             l->spilled[field] += v;
             return;
@@ -105,12 +105,21 @@ static void add_one(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t 
         if (b >= l->max_bucket)
             b = l->max_bucket - 1;
     }
-    path_entry *e = &l->e[l->n];
+    /* At finalize the closing thread adds another thread's last interval
+     * while that thread may still run (as for the histogram): whatever the
+     * interleaving, no entry is written past the capacity. */
+    uint32_t k = l->n;
+    if (k >= l->cap) {
+        l->spilled[field] += v;
+        return;
+    }
+    path_entry *e = &l->e[k];
     e->bucket = (uint32_t)b;
     e->node = node;
     e->ns[PL_MPI] = e->ns[PL_COMP] = 0;
     e->ns[field] = v;
-    l->cache[slot] = ++l->n;
+    l->n = k + 1;
+    l->cache[slot] = k + 1;
 }
 
 void path_log_add(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t node,

@@ -129,7 +129,7 @@ static void add_node(cct_node *d, const cct_node *s)
         d->event[i] += s->event[i];
 }
 
-int cct_merge(cct *dst, const cct *src)
+int cct_merge(cct *dst, const cct *src, uint32_t **map_out)
 {
     uint32_t n = src->nnodes;
     uint32_t *map = malloc((size_t)n * sizeof *map);
@@ -146,7 +146,10 @@ int cct_merge(cct *dst, const cct *src)
         map[id] = cct_or_full(dst, d);
         add_node(&dst->nodes[map[id]], s);
     }
-    free(map);
+    if (map_out)
+        *map_out = map;
+    else
+        free(map);
     return 0;
 }
 

@@ -128,8 +128,9 @@ void cct_node_init_counters(cct_node *n);
  * shortest and longest call: min and max), so that totals over both stay
  * what they were. Paths that find no room in dst land on dst's (call tree
  * full) node. 0, or -1 when out of memory (dst then holds part of src).
+ * map_out (may be NULL) receives src's node ids -> dst's (malloc'd).
  * Not from signal handlers; dst must be nobody's live tree. */
-int cct_merge(cct *dst, const cct *src);
+int cct_merge(cct *dst, const cct *src, uint32_t **map_out);
 
 /* An ended thread's tree, kept as it is: its nodes move to a block of
  * their exact size and the reservation and the index go (nothing looks a

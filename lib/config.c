@@ -42,6 +42,7 @@ static const hprof_var vars[] = {
     INT("HPROF_MAX_CALLPATHS", max_nodes, 1024, 1 << 30, 1 << 18, "call-tree nodes per thread"),
     INT("HPROF_COMPRESS", compress, 0, 1, 1, "1: zlib-compressed metric data, 0: plain"),
     INT("HPROF_TIME_BUCKETS", time_buckets, 0, 65536, 256, "buckets of each thread's timeline, 0 turns it off"),
+    INT("HPROF_TIME_PATHS", time_paths, 0, 1024, 16, "heaviest call paths kept over time, 0 turns it off"),
     ELSEWHERE("HPROF_BUILD", 0, "hprof-run: the folder holding <mpi>/libhprof.so"),
     ELSEWHERE("HPROF_RUN_MARKS", HPROF_VAR_INTERNAL, "set by hprof-run: where ranks leave their marks (lib/run_marks.h)"),
     ELSEWHERE("HPROF_SPAWN", HPROF_VAR_INTERNAL, "set for spawned jobs: their tag (lib/spawn.h)"),

@@ -30,6 +30,7 @@ typedef struct hprof_config_t {
     int max_nodes;             /* HPROF_MAX_CALLPATHS: call-tree nodes per thread */
     int compress;              /* HPROF_COMPRESS: 1 ZCUBEX data, 0 plain CUBEX data */
     int time_buckets;          /* HPROF_TIME_BUCKETS: timeline buckets per thread, 0 = off */
+    int time_paths;            /* HPROF_TIME_PATHS: heaviest call paths kept over time, 0 = off */
 } hprof_config_t;
 
 extern hprof_config_t hprof_config;

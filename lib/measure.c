@@ -154,8 +154,9 @@ void hprof_record_call(hprof_call *call)
     cct_node *n = &t->tree.nodes[cct_or_full(&t->tree, node)];
     add_call(n, call, ns);
     COST_MARK(6);
-    timeline_add_call(&t->timeline, call->start_ns + ns, ns, call->bytes[HPROF_BYTES_SENT],
-                      call->bytes[HPROF_BYTES_RECEIVED]);
+    uint32_t bucket = timeline_add_call(&t->timeline, call->start_ns + ns, ns, call->bytes[HPROF_BYTES_SENT],
+                                        call->bytes[HPROF_BYTES_RECEIVED]);
+    path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, cct_or_full(&t->tree, node), call->start_ns + ns, ns);
     COST_MARK(7);
     if (counter >= 0)
         n->counter[counter]++;

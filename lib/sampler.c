@@ -127,6 +127,7 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
     n->counter[CCT_COMP_TIME_NS] += weight;
     n->counter[CCT_SAMPLES]++;
     timeline_add_span(&t->timeline, TL_COMP_NS, entry, weight);
+    path_log_add(&t->paths, t->timeline.shift, PL_COMP, node, entry, weight);
     if (hprof_papi_nevents)
         hprof_papi_sample(&t->papi, &t->tree, node); /* the events' effective interval */
     if (failed) {
@@ -231,6 +232,7 @@ void sampler_thread_stop(hprof_thread *t, uint64_t now_ns, uint32_t node)
     if (node != CCT_NONE) {
         t->tree.nodes[node].counter[CCT_COMP_TIME_NS] += weight;
         timeline_add_span(&t->timeline, TL_COMP_NS, s->window_end_ns, weight);
+        path_log_add(&t->paths, t->timeline.shift, PL_COMP, node, s->window_end_ns, weight);
     }
     /* Another thread's event set cannot be read from here: its counts
      * since its last counted sample or MPI call are left out. */

@@ -77,6 +77,8 @@ static hprof_thread *new_record(void)
     }
     if (timeline_init(&t->timeline, (uint32_t)hprof_config.time_buckets) != 0)
         hprof_verbose(1, "no memory for a thread's timeline: it has none");
+    if (t->timeline.bucket && hprof_config.time_paths > 0 && path_log_init(&t->paths, t->timeline.nbuckets) != 0)
+        hprof_verbose(1, "no memory for a thread's call paths over time: it has none");
     t->index = thread_count++;
     t->next = thread_list;
     __atomic_store_n(&thread_list, t, __ATOMIC_RELEASE);
@@ -132,7 +134,7 @@ int hprof_locations_get(location *out, int max)
     int n = 0;
     for (const hprof_thread *t = hprof_thread_list(); t; t = t->next, n++)
         if (n < max)
-            out[n] = (location){ &t->tree, t->index, t->start_routine, t->ended_threads };
+            out[n] = (location){ &t->tree, &t->paths, t->index, t->start_routine, t->ended_threads };
     return n;
 }
 
@@ -233,7 +235,8 @@ void hprof_thread_end(hprof_thread *t)
     hprof_thread *g = NULL;
     if (ended_kept >= ENDED_KEPT)
         g = merged_location(t->start_routine);
-    if (!g || cct_merge(&g->tree, &t->tree) != 0) {
+    uint32_t *map = NULL;
+    if (!g || cct_merge(&g->tree, &t->tree, &map) != 0) {
         ended_kept++;
         cct_compact(&t->tree); /* its own location, at the size of its data */
         unlock_registry();
@@ -244,9 +247,12 @@ void hprof_thread_end(hprof_thread *t)
     timeline_fold_to(&g->timeline, t->timeline.shift);
     timeline_fold_to(&t->timeline, g->timeline.shift);
     timeline_add_into(&g->timeline, &t->timeline);
+    path_log_add_into(&g->paths, &t->paths, map);
+    free(map);
     unlink_record(t);
     cct_free(&t->tree);
     timeline_free(&t->timeline);
+    path_log_free(&t->paths);
     t->next = free_records;
     free_records = t;
     unlock_registry();

@@ -24,6 +24,7 @@
 
 #include "cct.h"
 #include "papi_events.h"
+#include "path_log.h"
 #include "sampler.h"
 #include "timeline.h"
 
@@ -37,6 +38,7 @@ typedef struct hprof_thread {
     hprof_papi_thread papi; /* HPROF_METRICS event set and readings */
     uint64_t start_routine; /* the routine the thread was created to run; 0: unknown */
     hprof_timeline timeline; /* the thread's profile over time */
+    hprof_path_log paths;   /* its call paths over time (HPROF_TIME_PATHS) */
     uint32_t last_leaf;     /* the previous MPI call's node, or 0: a call of the same
                              * function from the same path adds to it (measure.c) */
     uint32_t last_site;     /* its call site's node (unwound calls) */

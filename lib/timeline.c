@@ -97,10 +97,10 @@ void timeline_add_span(hprof_timeline *tl, int field, uint64_t end_ns, uint64_t 
     tl->bucket[last][field] += end - start + rest;
 }
 
-void timeline_add_call(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uint64_t sent, uint64_t received)
+uint32_t timeline_add_call(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uint64_t sent, uint64_t received)
 {
     if (!tl->bucket)
-        return;
+        return UINT32_MAX;
     uint64_t end = end_ns > origin ? end_ns - origin : 0;
     uint32_t last = bucket_of(tl, end);
     uint64_t *b = tl->bucket[last];
@@ -108,10 +108,12 @@ void timeline_add_call(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uin
     b[TL_BYTES_SENT] += sent;
     b[TL_BYTES_RECEIVED] += received;
     /* the common case: the call lies within one bucket */
-    if (dur_ns <= end && ((end - dur_ns) >> tl->shift) == last)
+    if (dur_ns <= end && ((end - dur_ns) >> tl->shift) == last) {
         b[TL_MPI_NS] += dur_ns;
-    else
-        timeline_add_span(tl, TL_MPI_NS, end_ns, dur_ns);
+        return last;
+    }
+    timeline_add_span(tl, TL_MPI_NS, end_ns, dur_ns);
+    return UINT32_MAX;
 }
 
 void timeline_phase(int level, uint64_t now_ns)

@@ -51,8 +51,9 @@ void timeline_add_span(hprof_timeline *tl, int field, uint64_t end_ns, uint64_t 
 void timeline_add_count(hprof_timeline *tl, int field, uint64_t at_ns, uint64_t n);
 /* An MPI call ending at end_ns: its time as timeline_add_span(TL_MPI_NS),
  * one visit and its bytes at end_ns, with one bucket lookup (the wrappers'
- * hot path). */
-void timeline_add_call(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uint64_t sent, uint64_t received);
+ * hot path). Returns the call's bucket when it lies within one (the path
+ * log's fast path, path_log.h), else UINT32_MAX. */
+uint32_t timeline_add_call(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uint64_t sent, uint64_t received);
 
 /* Folds tl until its width is 2^shift (no-op if already as wide). */
 void timeline_fold_to(hprof_timeline *tl, uint32_t shift);

@@ -380,6 +380,41 @@ static void add_counts(builder *b, const cct_node *n, int cnode, int thread, int
     metrics_add_events(v, n->event);
 }
 
+/* The thread's path log, by local cnode (map: raw node -> cnode). Time of
+ * start-up frames goes to "(start-up code)", as in the values.
+ * Out of memory, the rank's paths over time are dropped, not its profile. */
+static void add_thread_paths(builder *b, const location *t, const int *map, uint32_t nnodes)
+{
+    const hprof_path_log *l = t->paths;
+    local_profile *p = b->p;
+    if (!l || !l->e || p->paths_failed)
+        return;
+    local_path_time *pt = realloc(p->path_times, (p->npath_times + l->n + 1) * sizeof *pt);
+    if (!pt) {
+        free(p->path_times);
+        p->path_times = NULL;
+        p->npath_times = 0;
+        p->paths_failed = 1;
+        return;
+    }
+    p->path_times = pt;
+    p->paths_on = 1;
+    if (l->shift > p->path_shift)
+        p->path_shift = l->shift;
+    for (int f = 0; f < 2; f++)
+        p->path_spilled[f] += l->spilled[f];
+    for (uint32_t i = 0; i < l->n; i++) {
+        const path_entry *e = &l->e[i];
+        int c = e->node < nnodes ? map[e->node] : -1;
+        if (c == b->root)
+            c = b->startup;     /* start-up frames' samples (add_startup_samples) */
+        if (c < 0)
+            continue;
+        pt[p->npath_times++] = (local_path_time){ (uint64_t)e->bucket << l->shift, c,
+                                                  { e->ns[PL_MPI], e->ns[PL_COMP] } };
+    }
+}
+
 static int add_thread(builder *b, const location *t)
 {
     const cct *tree = t->tree;
@@ -407,6 +442,8 @@ static int add_thread(builder *b, const location *t)
         else if (ok && map[id] == b->root)
             ok = add_startup_samples(b, n, t->index) == 0;
     }
+    if (ok)
+        add_thread_paths(b, t, map, nnodes);
     free(map);
     marks_free(&m);
     return ok ? 0 : -1;
@@ -497,5 +534,6 @@ void local_profile_free(local_profile *p)
     for (int i = 0; p->thread_names && i < p->nthreads; i++)
         free(p->thread_names[i]);
     free(p->thread_names);
+    free(p->path_times);
     free(p);
 }

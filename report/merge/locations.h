@@ -14,9 +14,11 @@
 #include <stdint.h>
 
 #include "cct.h"
+#include "path_log.h"
 
 typedef struct location {
     const cct *tree;
+    const hprof_path_log *paths; /* its call paths over time (off: e == NULL) */
     int index;              /* 0..hprof_locations_count()-1 */
     uint64_t start_routine; /* what the thread was created to run; 0: unknown */
     uint64_t ended_threads; /* >0: that many ended threads with this start

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "output_name.h"
+#include "path_series.h"
 #include "profile_file.h"
 #include "quiet.h"
 #include "timeline_file.h"
@@ -212,11 +213,15 @@ static int write_values(MPI_Comm comm, int rank, cube_writer *w, const layout *l
     return collect_values(&job) == 0 && ids ? 0 : -1;
 }
 
-/* The ranks' time histograms, as their own member (collective). */
-static void write_timeline(MPI_Comm comm, int rank, cube_writer *w, const merge_info *info, int *rc)
+/* The ranks' time histograms and the heaviest paths over time, as their
+ * own member (collective). */
+static void write_timeline(MPI_Comm comm, int rank, cube_writer *w, const merge_info *info,
+                           const local_profile *lp, const int *ids, int nglobal, int *rc)
 {
     size_t len = 0;
-    char *text = timeline_file_text(comm, info->timeline, info->phases, info->nphases, &len);
+    timeline_paths tp = { lp, ids, nglobal, 0, { 0 } };
+    path_series_select(comm, rank, &tp, info->time_paths);
+    char *text = timeline_file_text(comm, info->timeline, info->phases, info->nphases, &tp, &len);
     if (rank == 0 && text && *rc == 0 && cube_writer_add_member(w, TIMELINE_MEMBER, text, len) != 0)
         *rc = -1;
     free(text);
@@ -270,7 +275,7 @@ int hprof_merge_and_write(const merge_info *info)
                   t_local - t0, t_unified - t_local, t_defined - t_unified, PMPI_Wtime() - t_defined,
                   c_local - c0, c_unified - c_local, c_defined - c_unified, cpu_seconds() - c_defined);
     if (defined)
-        write_timeline(comm, rank, w, info, &rc);
+        write_timeline(comm, rank, w, info, lp, ids, nglobal, &rc);
     if (rank == 0 && opened)
         rc = finish_output(w, defined && rc == 0, path, nglobal, size, t0);
     int written = rc == 0;

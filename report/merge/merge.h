@@ -22,6 +22,7 @@ typedef struct merge_info {
     const struct hprof_timeline *timeline;  /* this rank's threads summed, or NULL */
     const struct timeline_phase_mark *phases; /* MPI_Pcontrol marks of this rank */
     int nphases;
+    int time_paths;       /* heaviest call paths kept over time (0: none) */
 } merge_info;
 
 /* Collective over info->comm; must be called by every rank before

@@ -2,7 +2,7 @@
 # Layers (issue 18): every #include "..." runs from a layer to itself or a
 # lower one. From low to high:
 #   core      lib/: the calling context tree, clock, config, log, function
-#             table, own-code bounds, timeline, HPROF_NOUNWIND parsing
+#             table, own-code bounds, timeline and path log, HPROF_NOUNWIND parsing
 #   capture   unwind/ (call paths): core
 #   report    report/ (merge, symbols, CUBE writer and reader): core, and
 #             unwind/modules.h, the record of loaded code symbols resolve in,
@@ -16,7 +16,7 @@
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/lib/common.sh"
 
-CORE="cct clock config log fn_table own_code timeline nounwind"
+CORE="cct clock config log fn_table own_code timeline path_log nounwind"
 KNOWN=(
     # the PAPI metric definitions: to come with the snapshot from the runtime
     # (report/merge/metrics.c, changed by the CUBE output work of issue 13)

@@ -41,8 +41,9 @@ static const char usage[] =
     "  --diff                compare two profiles by call path names\n"
     "  --header              what was measured and the top-level time split\n"
     "  --intervals           effective sampling interval histogram (hprof files)\n"
-    "  --timeline            MPI share over time per rank, phases (MPI_Pcontrol) and\n"
-    "                        findings: when a rank starts to lag, when MPI takes over\n"
+    "  --timeline            MPI share over time per rank, phases (MPI_Pcontrol), the\n"
+    "                        heaviest call paths over time, and findings: when a rank\n"
+    "                        starts to lag (and under which path), when MPI takes over\n"
     "Exports:\n"
     "  --csv                 path,rank,thread,metric,exclusive,inclusive: one row per\n"
     "                        call path, location and metric with a nonzero value;\n"
@@ -75,6 +76,9 @@ static const char usage[] =
     "                        default the tree, --flat, --mpi, --hotspots and\n"
     "                        --ranks print them short (ns::Solver::step), longer\n"
     "                        only where two functions would look the same\n"
+    "  --phase N             --timeline, --hotspots' timeline findings and the HTML\n"
+    "                        heat map: only MPI_Pcontrol phase N (from rank 0's first\n"
+    "                        MPI_Pcontrol(N) to its next mark of another level)\n"
     "  --top N               entries in --ranks, --mpi, --hotspots, --diff (default 10)\n"
     "  --color[=WHEN]        always, never or auto (default: auto: on a terminal and\n"
     "                        NO_COLOR unset); --no-color = --color=never\n"
@@ -177,6 +181,8 @@ static int value_option(int argc, char **argv, int *i, args *a, int *rc)
         if (!v[0] || strspn(v, ",") == strlen(v))
             return *rc = bad_usage("--fold: 'libs' or a comma list of library names, not ", "''"), -1;
         o->fold = v;
+    } else if ((v = opt_value(argc, argv, i, "--phase", &missing))) {
+        o->phase = v;
     } else if ((v = opt_value(argc, argv, i, "--focus", &missing))) {
         o->focus = v;
     } else if ((v = opt_value(argc, argv, i, "--hide", &missing))) {
@@ -251,6 +257,9 @@ static int parse_args(int argc, char **argv, args *a)
         return bad_usage("--diff needs two files: BEFORE.cubex AFTER.cubex", NULL);
     if (a->mode != MODE_DIFF && a->path2)
         return bad_usage("more than one file given: ", a->path2);
+    if (a->o.phase && a->mode != MODE_TIMELINE && a->mode != MODE_HOTSPOTS && a->mode != MODE_HTML)
+        return bad_usage("--phase restricts --timeline, --hotspots and --html (the timeline's data: "
+                         "the call tree has no time axis)", NULL);
     const char *nc = getenv("NO_COLOR");
     if (strcmp(a->color, "always") == 0)
         a->o.color = 1;

@@ -35,6 +35,7 @@ typedef struct view_opts {
     const char *out_path;   /* --html FILE */
     const char *path_b;     /* --diff: the second file */
     cube_profile *pb;       /* --diff: the second profile */
+    const char *phase;      /* --phase: an MPI_Pcontrol level (timeline views), NULL: all */
 } view_opts;
 
 /* Views return 0, VIEW_FAILED (output or memory error), VIEW_BAD_FILE

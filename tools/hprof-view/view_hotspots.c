@@ -7,13 +7,18 @@
  *     heaviest MPI call path is the one the others wait on; its call path
  *     with the largest excess over the other ranks' mean is the cause;
  *   - a large share of failed unwinds or calls not unwound;
- *   - the heaviest computation.
+ *   - the heaviest computation;
+ *   - from the timeline (hprof files): stretches where a rank computes
+ *     much longer than the others, under the heaviest path that explains
+ *     it (vtl_findings.c); --phase restricts them to one phase.
  * Findings are ordered by the share of the total time they concern.
  */
 #include "vtree.h"
 #include "view_stats.h"
+#include "view_timeline.h"
 #include "view_width.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +231,33 @@ static void computation_finding(hot *h, int *top)
     }
 }
 
+/* tl: loaded, or npaths/nb 0 without a timeline. */
+static void timeline_findings(hot *h, const timeline *tl)
+{
+    vtl_stretch s[8];
+    int n = tl->v ? vtl_slow_stretches(tl, h->t->p, s, 8) : 0;
+    double scale = strcmp(h->t->p->metrics[h->tm].uniq_name, "time") == 0 ? 1 : 0;
+    char see[600], from[64], name[512];
+    snprintf(see, sizeof see, "hprof-view --timeline%s%s %s", h->o->phase ? " --phase " : "",
+             h->o->phase ? h->o->phase : "", h->o->path);
+    for (int i = 0; i < n; i++) {
+        if (s[i].b1 >= tl->b1 - 1)
+            snprintf(from, sizeof from, "from %.3f s on", s[i].b0 * tl->width);
+        else
+            snprintf(from, sizeof from, "from %.3f s to %.3f s", s[i].b0 * tl->width, s[i].b1 * tl->width);
+        double score = h->total > 0 ? scale * s[i].excess / h->total : 0;
+        if (s[i].path >= 0)
+            vtl_path_label(h->t->p, tl, s[i].path, name, sizeof name);
+        if (s[i].path >= 0 && isfinite(s[i].path_ratio))
+            add(h, score, see, "%s, rank %d spends %.1fx the mean of the other ranks in computation under %s",
+                from, s[i].rank, s[i].path_ratio, name);
+        else if (s[i].path >= 0)
+            add(h, score, see, "%s, rank %d computes under %s while the other ranks do not", from, s[i].rank, name);
+        else
+            add(h, score, see, "%s, rank %d computes %.1fx the mean of the other ranks", from, s[i].rank, s[i].ratio);
+    }
+}
+
 static int by_score(const void *a, const void *b)
 {
     const finding *x = a, *y = b;
@@ -236,6 +268,14 @@ int view_hotspots(cube_profile *p, const view_opts *o, FILE *out)
 {
     vtree t;
     hot h = { .t = &t, .o = o, .tm = view_main_metric(p, o), .columns = view_columns() };
+    timeline tl;
+    int got = vtl_load(p, o, &tl);
+    if (got == -2)
+        return VIEW_BAD_USAGE;
+    if (o->phase && got <= 0) {
+        snprintf(o->err, o->errlen, "--phase: this profile has no timeline%s", got < 0 ? " that can be read" : "");
+        return VIEW_BAD_USAGE;
+    }
     int rc = vt_build(&t, p, o);
     int *top = malloc(sizeof *top * (size_t)(p->ncnodes + 1));
     if (rc == 0 && !top)
@@ -258,6 +298,8 @@ int view_hotspots(cube_profile *p, const view_opts *o, FILE *out)
         }
         unwind_findings(&h);
         computation_finding(&h, top);
+        if (o->rank < 0)
+            timeline_findings(&h, &tl);
         qsort(h.f, (size_t)h.n, sizeof *h.f, by_score);
         char title[256], head[64];
         snprintf(head, sizeof head, "%shotspots%s ", view_c(o, C_BOLD), view_c(o, C_RESET));
@@ -277,5 +319,7 @@ int view_hotspots(cube_profile *p, const view_opts *o, FILE *out)
     }
     free(top);
     vt_free(&t);
+    if (got > 0)
+        vtl_free(&tl);
     return rc;
 }

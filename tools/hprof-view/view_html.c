@@ -6,7 +6,8 @@
  *    "metrics": [{"name", "unit", "integer"}],
  *    "nodes": {"name": [], "parent": [], "site": [], "lib": [], "mpi": []},
  *    "values": {metric: {"incl": [], "excl": [], "ranks": [node * nranks + r]}},
- *    "timeline": null or {"width", "rows", "share"} (print_timeline)}
+ *    "timeline": null or {"width", "start", "rows", "share", "paths",
+ *                "path_time"} (print_timeline)}
  * Values are combined over the selected locations; "ranks" holds each
  * node's inclusive value per rank (all ranks) for the heat strip.
  */
@@ -75,21 +76,52 @@ static void number_array(FILE *out, const double *v, size_t n)
     fputc(']', out);
 }
 
+/* The heaviest paths' time per heat map cell: "paths": [names],
+ * "path_time": [path][row][column] seconds. */
+static void print_heat_paths(const cube_profile *p, const timeline *tl, int rows, int cols, FILE *out)
+{
+    char name[512];
+    fputs(", \"paths\": [", out);
+    for (int k = 0; k < tl->npaths; k++) {
+        fputs(k ? "," : "", out);
+        view_print_json_string(out, vtl_path_label(p, tl, k, name, sizeof name));
+    }
+    fputs("], \"path_time\": [", out);
+    for (int k = 0; k < tl->npaths; k++) {
+        fputs(k ? ",\n[" : "[", out);
+        for (int row = 0; row < rows; row++) {
+            int r0 = row * tl->nranks / rows, r1 = (row + 1) * tl->nranks / rows;
+            fputs(row ? ",[" : "[", out);
+            for (int c = 0, b0, b1; c < cols; c++) {
+                vtl_column(tl, c, cols, &b0, &b1);
+                double v = vtl_path_sum(tl, k, r0, r1, VTL_BOTH, b0, b1) * 1e-9;
+                fprintf(out, v > 0 ? "%s%.4g" : "%s0", c ? "," : "", v);
+            }
+            fputc(']', out);
+        }
+        fputc(']', out);
+    }
+    fputc(']', out);
+}
+
 /* "timeline": the ranks x time heat map of MPI share (null without one):
- * {"width": seconds a column, "rows": [labels], "share": [[row's columns]]},
- * at most HEAT_COLS columns and HEAT_ROWS rows (groups of ranks). */
+ * {"width": seconds a column, "start": seconds at the first column (a
+ * phase's start with --phase), "rows": [labels], "share": [[row's
+ * columns]], "paths", "path_time" (print_heat_paths)}, at most HEAT_COLS
+ * columns and HEAT_ROWS rows (groups of ranks). */
 #define HEAT_COLS 120
 #define HEAT_ROWS 64
-static void print_timeline(const cube_profile *p, FILE *out)
+static void print_timeline(const cube_profile *p, const view_opts *o, FILE *out)
 {
     timeline tl;
-    if (vtl_load(p, &tl) <= 0) {
+    if (vtl_load(p, o, &tl) <= 0) {
         fputs("\"timeline\": null", out);
         return;
     }
-    int used = vtl_used(&tl), cols = used < HEAT_COLS ? used : HEAT_COLS;
+    int shown = tl.b1 - tl.b0, cols = shown < HEAT_COLS ? shown : HEAT_COLS;
     int rows = tl.nranks < HEAT_ROWS ? tl.nranks : HEAT_ROWS;
-    fprintf(out, "\"timeline\": {\"width\": %.9g, \"rows\": [", tl.width * used / cols);
+    fprintf(out, "\"timeline\": {\"width\": %.9g, \"start\": %.9g, \"rows\": [", tl.width * shown / cols,
+            tl.width * tl.b0);
     for (int row = 0; row < rows; row++) {
         int r0 = row * tl.nranks / rows, r1 = (row + 1) * tl.nranks / rows;
         fprintf(out, r1 - r0 == 1 ? "%s\"rank %d\"" : "%s\"ranks %d-%d\"", row ? "," : "", r0, r1 - 1);
@@ -98,12 +130,31 @@ static void print_timeline(const cube_profile *p, FILE *out)
     for (int row = 0; row < rows; row++) {
         int r0 = row * tl.nranks / rows, r1 = (row + 1) * tl.nranks / rows;
         fputs(row ? ",\n[" : "[", out);
-        for (int c = 0; c < cols; c++)
-            fprintf(out, "%s%.3f", c ? "," : "", vtl_share(&tl, r0, r1, c * used / cols, (c + 1) * used / cols));
+        for (int c = 0, b0, b1; c < cols; c++) {
+            vtl_column(&tl, c, cols, &b0, &b1);
+            fprintf(out, "%s%.3f", c ? "," : "", vtl_share(&tl, r0, r1, b0, b1));
+        }
         fputc(']', out);
     }
-    fputs("]}", out);
+    fputc(']', out);
+    print_heat_paths(p, &tl, rows, cols, out);
+    fputc('}', out);
     vtl_free(&tl);
+}
+
+/* --phase restricts the heat map: a phase that does not fit is an error
+ * before any output. */
+static int check_phase(const cube_profile *p, const view_opts *o)
+{
+    timeline tl;
+    int got = o->phase ? vtl_load(p, o, &tl) : 1;
+    if (got > 0 && o->phase)
+        vtl_free(&tl);
+    if (got == 0)
+        snprintf(o->err, o->errlen, "--phase: this profile has no timeline");
+    else if (got == -1)
+        snprintf(o->err, o->errlen, "--phase: the member hprof.timeline is malformed or too large");
+    return got > 0 ? 0 : VIEW_BAD_USAGE;
 }
 
 static void print_data(vtree *t, const int *ml, int nm, FILE *out)
@@ -182,7 +233,7 @@ static void print_data(vtree *t, const int *ml, int nm, FILE *out)
         fputc('}', out);
     }
     fputs("},\n", out);
-    print_timeline(p, out);
+    print_timeline(p, t->o, out);
     fputs("}", out);
     free(tmp);
     free(idx);
@@ -191,7 +242,10 @@ static void print_data(vtree *t, const int *ml, int nm, FILE *out)
 int view_html(cube_profile *p, const view_opts *o, FILE *out)
 {
     vtree t;
-    int rc = vt_build(&t, p, o);
+    int rc = check_phase(p, o);
+    if (rc != 0)
+        return rc;
+    rc = vt_build(&t, p, o);
     int *ml = malloc(sizeof *ml * ((size_t)p->nmetrics + (size_t)o->nmetrics + 8));
     int nm = 0;
     if (rc == 0 && !ml)

@@ -1,7 +1,8 @@
 /*
  * view_timeline.h - the timeline member of hprof's profiles
- * (report/merge/timeline_file.h), parsed for the views: --timeline and the
- * HTML report's heat map.
+ * (report/merge/timeline_file.h), parsed for the views: --timeline, the
+ * timeline findings of --hotspots and the HTML report's heat map, all
+ * restricted to one MPI_Pcontrol phase with --phase.
  */
 #ifndef HPROF_VIEW_TIMELINE_H
 #define HPROF_VIEW_TIMELINE_H
@@ -9,6 +10,9 @@
 #include "view.h"
 
 #define VTL_MEMBER "hprof.timeline"
+#define VTL_MAX_PATHS 1024
+
+enum { VTL_MPI, VTL_COMP, VTL_BOTH };
 
 typedef struct timeline {
     double width;              /* bucket width in seconds */
@@ -16,15 +20,45 @@ typedef struct timeline {
     double *v;                 /* [rank][field][bucket] */
     struct { int rank, level; double t; } *phase;
     int nphases;
+    int npaths;                /* the heaviest call paths over time */
+    int *path_cnode;           /* [path]: cnode index in the profile, -1: unknown */
+    double *pv;                /* [path][rank][VTL_MPI/VTL_COMP][bucket], ns */
+    double spilled;            /* ns the runtime could give no path */
+    int b0, b1;                /* the buckets the views show: [b0, b1) */
+    int level;                 /* -1, or the MPI_Pcontrol level of --phase */
 } timeline;
 
-/* 1: loaded; 0: the file has no timeline; -1: malformed or out of memory. */
-int vtl_load(const cube_profile *p, timeline *tl);
+/* 1: loaded (restricted to o->phase when set); 0: the file has no
+ * timeline; -1: malformed or out of memory; -2: o->phase does not fit
+ * (reason in o->err). */
+int vtl_load(const cube_profile *p, const view_opts *o, timeline *tl);
 void vtl_free(timeline *tl);
-/* Buckets up to the last one with anything in it (at least 1). */
-int vtl_used(const timeline *tl);
 /* MPI time / (MPI + computation) of ranks [r0, r1) over buckets [b0, b1);
  * -1 where nothing was measured. */
 double vtl_share(const timeline *tl, int r0, int r1, int b0, int b1);
+/* Sum of field (TL's "rank" rows: 0 mpi_ns, 1 comp_ns, ...) over ranks and buckets. */
+double vtl_sum(const timeline *tl, int r0, int r1, int f, int b0, int b1);
+/* Path k's time (VTL_MPI, VTL_COMP or VTL_BOTH) over ranks and buckets, ns. */
+double vtl_path_sum(const timeline *tl, int k, int r0, int r1, int f, int b0, int b1);
+/* Bucket range of column c of cols over the shown buckets. */
+void vtl_column(const timeline *tl, int c, int cols, int *b0, int *b1);
+/* "main/solve/MPI_Allreduce", its last frames when long. */
+const char *vtl_path_name(const cube_profile *p, int cnode, char *buf, size_t len);
+/* Path k's name, with its call site ("main/compute (phases.c:45)") when
+ * another chosen path has the same name. */
+const char *vtl_path_label(const cube_profile *p, const timeline *tl, int k, char *buf, size_t len);
+
+/* A stretch where a rank computes much longer than the others. */
+typedef struct vtl_stretch {
+    int rank, b0, b1;          /* buckets [b0, b1) */
+    double ratio;              /* the rank's computation / the others' mean */
+    int path;                  /* the path that explains it best, -1: none */
+    double path_ratio;         /* the same ratio on that path */
+    double excess;             /* seconds above the others' mean */
+} vtl_stretch;
+
+int vtl_slow_stretches(const timeline *tl, const cube_profile *p, vtl_stretch *out, int max);
+/* Moments where the MPI share of all ranks jumps by 30 points: printed. */
+int vtl_share_jumps(const timeline *tl, FILE *out, int budget);
 
 #endif

@@ -57,6 +57,11 @@ typedef struct hprof_call {
 void hprof_call_begin(hprof_call *call, int fn, void *frame);
 void hprof_call_end(hprof_call *call);
 
+/* The second half of hprof_call_end() for a measured call: finds the call
+ * path and adds the call to its node. Also records MPI_Init's own call,
+ * which hprof_runtime_start() measures after the fact. */
+void hprof_record_call(hprof_call *call);
+
 /* Called by hprof_call_begin() for an MPI call while the measurement is off;
  * in wrappers/wrap_support.c, which knows the init wrappers' state: the first
  * call that finds MPI initialised although no init wrapper started the

@@ -39,7 +39,6 @@ static int started;
  * end otherwise than it would without hprof. */
 static MPI_Comm run_comm = MPI_COMM_NULL;
 int hprof_abort_fn = -1;
-#define abort_fn hprof_abort_fn
 
 static int fn_index(const char *name)
 {
@@ -48,8 +47,6 @@ static int fn_index(const char *name)
             return i;
     return -1;
 }
-
-void hprof_record_call(hprof_call *call);
 
 void hprof_runtime_record_init(int fn, uint64_t start_ns)
 {
@@ -90,7 +87,7 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
     PMPI_Comm_size(comm, &nranks);
     abandon_arm(rank, nranks);
     hprof_dl_watch_start();
-    abort_fn = fn_index("MPI_Abort");
+    hprof_abort_fn = fn_index("MPI_Abort");
     hprof_active = 1;
     run_marks_started();
     if (comm == MPI_COMM_WORLD)   /* a spawned job has a parent in the World model only */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "event_defs.h"
 #include "log.h"
 
 int hprof_papi_nevents;
@@ -51,22 +52,15 @@ static void parse_request(const char *spec)
     }
 }
 
-int hprof_papi_requested(void) { return nrequested; }
-const char *hprof_papi_requested_name(int j) { return j >= 0 && j < nrequested ? requested[j] : ""; }
-int hprof_papi_slot(int j) { return j >= 0 && j < nrequested ? slot_of[j] : -1; }
-const char *hprof_papi_description(int j)
-{
-    return j >= 0 && j < nrequested && description[j] ? description[j] : "PAPI event";
-}
-const char *hprof_papi_units(int j) { return j >= 0 && j < nrequested && units[j] ? units[j] : "#"; }
+/* report/merge/event_defs.h: the merge's view of the events. */
+int hprof_events_counted(void) { return hprof_papi_nevents; }
 
-uint64_t hprof_papi_counted_mask(void)
+int hprof_event_defs(event_def *out, int max)
 {
-    uint64_t m = 0;
-    for (int j = 0; j < nrequested; j++)
-        if (slot_of[j] >= 0)
-            m |= 1ull << j;
-    return m;
+    for (int j = 0; j < nrequested && j < max; j++)
+        out[j] = (event_def){ requested[j], units[j] ? units[j] : "#",
+                              description[j] ? description[j] : "PAPI event", slot_of[j] };
+    return nrequested;
 }
 
 #ifndef HPROF_PAPI

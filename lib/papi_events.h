@@ -78,14 +78,7 @@ void hprof_papi_sample(hprof_papi_thread *p, const cct *tree, uint32_t node);
  * (NULL: dropped); the set stops. */
 void hprof_papi_thread_stop(hprof_papi_thread *p, int64_t *events);
 
-/* For the merge: the events requested in HPROF_METRICS, in order (at most
- * 64), which of them this rank counts (bit j) and in which slot of the
- * nodes' event arrays (-1: not counted here), and their PAPI descriptions. */
-int hprof_papi_requested(void);
-const char *hprof_papi_requested_name(int j);
-uint64_t hprof_papi_counted_mask(void);
-int hprof_papi_slot(int j);
-const char *hprof_papi_description(int j);
-const char *hprof_papi_units(int j);
+/* The merge reads the events requested and counted through
+ * report/merge/event_defs.h, implemented in papi_events.c. */
 
 #endif

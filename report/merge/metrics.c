@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "cct.h"
-#include "papi_events.h"
+#include "event_defs.h"
 
 /* Unique names follow Score-P where the concept exists (shared/design.md). */
 const cube_metric_def hprof_metric_defs[M_COUNT] = {
@@ -72,26 +72,42 @@ static cube_metric_def all_defs[M_COUNT + MAX_EVENT_METRICS];
 static int event_slot[MAX_EVENT_METRICS]; /* file metric M_COUNT + k -> local slot, -1: none */
 static int nmetrics = M_COUNT;
 
-int metrics_nlocal(void) { return M_COUNT + hprof_papi_nevents; }
+int metrics_nlocal(void) { return M_COUNT + hprof_events_counted(); }
 
 void metrics_add_events(double *v, const int64_t *ev)
 {
-    for (int i = 0; i < hprof_papi_nevents; i++)
+    int n = hprof_events_counted();
+    for (int i = 0; i < n; i++)
         v[M_COUNT + i] += (double)ev[i];
 }
 
-uint64_t metrics_local_events(void) { return hprof_papi_counted_mask(); }
+/* The runtime's events, as they stay to the end of the process. */
+static int event_defs(event_def *defs)
+{
+    int n = hprof_event_defs(defs, MAX_EVENT_METRICS);
+    return n < MAX_EVENT_METRICS ? n : MAX_EVENT_METRICS;
+}
+
+uint64_t metrics_local_events(void)
+{
+    event_def defs[MAX_EVENT_METRICS];
+    uint64_t mask = 0;
+    for (int j = 0, n = event_defs(defs); j < n; j++)
+        if (defs[j].slot >= 0)
+            mask |= 1ull << j;
+    return mask;
+}
 
 void metrics_set_events(uint64_t mask)
 {
+    event_def defs[MAX_EVENT_METRICS];
     nmetrics = M_COUNT;
-    for (int j = 0; j < hprof_papi_requested() && j < MAX_EVENT_METRICS; j++) {
+    for (int j = 0, n = event_defs(defs); j < n; j++) {
         if (!(mask & (1ull << j)))
             continue;
-        const char *name = hprof_papi_requested_name(j);
-        all_defs[nmetrics] = (cube_metric_def){ name, name, "INT64", hprof_papi_units(j),
-                                                hprof_papi_description(j), 0, -1 };
-        event_slot[nmetrics - M_COUNT] = hprof_papi_slot(j);
+        all_defs[nmetrics] = (cube_metric_def){ defs[j].name, defs[j].name, "INT64", defs[j].units,
+                                                defs[j].description, 0, -1 };
+        event_slot[nmetrics - M_COUNT] = defs[j].slot;
         nmetrics++;
     }
 }

@@ -1,32 +1,37 @@
 #!/bin/bash
 # Layers (issue 18): every #include "..." runs from a layer to itself or a
-# lower one. From low to high:
+# lower one, and so does every symbol an object file of the build takes
+# from another. From low to high:
 #   core      lib/: the calling context tree, clock, config, log, function
 #             table, own-code bounds, timeline and path log, HPROF_NOUNWIND parsing
+#             (the generated function table, gen/fn_table.c, too)
 #   capture   unwind/ (call paths): core
 #   report    report/ (merge, symbols, CUBE writer and reader): core, and
 #             unwind/modules.h, the record of loaded code symbols resolve in,
 #             and unwind/py_codes.h, the record of Python code met;
-#             the runtime's state comes as a snapshot (report/merge/locations.h)
+#             the runtime's state comes as a snapshot through interfaces
+#             report/ declares and the runtime implements
+#             (report/merge/locations.h, report/merge/event_defs.h)
 #   view      tools/hprof-view/: the CUBE reader only
 #   runtime   the rest of lib/ (init/finalize, threads, sampler, PAPI): all
-#             but view; wrappers/ likewise.
+#             but view; wrappers/ (and the generated wrappers) likewise.
+# A symbol may also run upwards when a header of a layer allowed to the
+# user declares it: the lower layer owns that interface, a higher one
+# implements it. The symbol check reads build/<mpi>/obj (make all).
 # KNOWN lists the includes that still break the order, each with what
 # removes it; one that is gone must leave the list too.
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/lib/common.sh"
 
 CORE="cct clock config log fn_table own_code timeline path_log nounwind"
-KNOWN=(
-    # the PAPI metric definitions: to come with the snapshot from the runtime
-    # (report/merge/metrics.c, changed by the CUBE output work of issue 13)
-    "report/merge/metrics.c papi_events.h"
-)
+KNOWN=()
 
-layer_of() { # FILE -> core capture report view runtime wrappers
+layer_of() { # FILE -> core capture reader report view runtime wrappers
     local f=$1 b
     b=$(basename "$f"); b=${b%.*}
     case $f in
+        gen/fn_table.*) echo core ;;
+        gen/*) echo wrappers ;;
         lib/*) [[ " $CORE " == *" $b "* ]] && echo core || echo runtime ;;
         unwind/*) echo capture ;;
         report/reader/*) echo reader ;;
@@ -42,7 +47,7 @@ allowed() { # FROM-LAYER TO-LAYER TO-FILE
         capture:core | capture:capture) return 0 ;;
         reader:reader) return 0 ;;
         report:core | report:report | report:reader) return 0 ;;
-        report:capture) [ "$3" = unwind/modules.h ] || [ "$3" = unwind/py_codes.h ] ;;
+        report:capture) [[ $3 == unwind/modules.[ch] || $3 == unwind/py_codes.[ch] ]] ;;
         view:view | view:reader) return 0 ;;
         runtime:view | wrappers:view) return 1 ;;
         runtime:* | wrappers:*) return 0 ;;
@@ -51,15 +56,22 @@ allowed() { # FROM-LAYER TO-LAYER TO-FILE
 }
 
 declare -A where
+dup=""
 for h in lib/*.h unwind/*.h report/*/*.h wrappers/*.h tools/hprof-view/*.h; do
-    where[$(basename "$h")]=$h
+    b=$(basename "$h")
+    [ -n "${where[$b]:-}" ] && dup="$dup $b (${where[$b]}, $h)"
+    where[$b]=$h
 done
+# An include is found by its file name, wherever the -I paths put it: two
+# headers of one name would make its layer a guess.
+if [ -z "$dup" ]; then ok "layers: every header name is unique"
+else notok "layers: every header name is unique" "$dup"; fi
 
 bad=() known_seen=() n=0
 for f in lib/*.[ch] unwind/*.[ch] report/*/*.[ch] wrappers/*.[ch] tools/hprof-view/*.[ch]; do
     from=$(layer_of "$f")
     while IFS= read -r inc; do
-        to_file=${where[$inc]:-}
+        to_file=${where[$(basename "$inc")]:-}
         [ -n "$to_file" ] || continue # generated (fn_ids.h) or not ours
         n=$((n + 1))
         to=$(layer_of "$to_file")
@@ -77,6 +89,47 @@ if [ ${#bad[@]} -eq 0 ]; then
 else
     notok "layers: every include runs downwards" "$(printf '%s; ' "${bad[@]}" | cut -c1-600)"
 fi
+
+# The same order for symbols: NAME is declared in a header that FROM-LAYER
+# may include (an interface owned below, implemented above).
+declared_for() { # FROM-LAYER NAME
+    local h
+    for h in $(grep -lw -- "$2" lib/*.h unwind/*.h report/*/*.h wrappers/*.h 2>/dev/null); do
+        allowed "$1" "$(layer_of "$h")" "$h" || continue
+        # declared, not only named in a comment
+        grep -vE '^[[:space:]]*/?\*' "$h" | sed 's|/\*.*||' |
+            grep -qE "(^|[^A-Za-z0-9_])$2[[:space:]]*(\(|\[|;|=)" && return 0
+    done
+    return 1
+}
+objdirs=()
+for m in openmpi mpich; do [ -d "build/$m/obj" ] && objdirs+=("build/$m/obj"); done
+if [ ${#objdirs[@]} -eq 0 ]; then
+    notok "layers: every symbol runs downwards" "no build/<mpi>/obj: run make all first"
+else
+    sbad=() nsym=0
+    for d in "${objdirs[@]}"; do
+        # "object symbol defining-object" for every symbol one object takes
+        # from another
+        while read -r from sym def; do
+            nsym=$((nsym + 1))
+            fl=$(layer_of "${from%.o}.c") tl=$(layer_of "${def%.o}.c")
+            allowed "$fl" "$tl" "${def%.o}.c" && continue
+            declared_for "$fl" "$sym" && continue
+            sbad+=("$from ($fl) takes $sym from $def ($tl)")
+        done < <(cd "$d" && find . -name '*.o' | sed 's|^\./||' | sort | xargs nm -P -A 2>/dev/null |
+                 awk '$3 == "U" { sub(/:$/, "", $1); use[$1 " " $2] = 1; next }
+                      $3 ~ /^[TDRBVWC]$/ { sub(/:$/, "", $1); def[$2] = $1 }
+                      END { for (k in use) { split(k, a, " ");
+                            if ((a[2] in def) && def[a[2]] != a[1]) print a[1], a[2], def[a[2]] } }' | sort)
+    done
+    if [ ${#sbad[@]} -eq 0 ]; then
+        ok "layers: $nsym symbols taken across object files run downwards (${objdirs[*]})"
+    else
+        notok "layers: every symbol runs downwards" "$(printf '%s; ' "${sbad[@]}" | cut -c1-600)"
+    fi
+fi
+
 for k in "${KNOWN[@]}"; do echo "# still to do: $k"; done
 stale=""
 for k in "${KNOWN[@]}"; do

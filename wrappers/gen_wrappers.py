@@ -4,15 +4,8 @@
     python3 wrappers/gen_wrappers.py --mpicc mpicc.openmpi --outdir build/openmpi/gen
 
 Reads wrappers/mpi_functions.txt (format: see the top of that file and
-wrappers/README.md), probes the MPI library behind --mpicc:
-
-  * which MPI_ functions its libraries export (the link line of `mpicc -show`,
-    `nm -D --defined-only`),
-  * which MPI_ and PMPI_ functions its mpi.h declares (the preprocessed header;
-    the parameter types of the wrappers are taken from there),
-  * which Fortran profiling entries pmpi_xxx_ its Fortran library exports
-    (the link line of the matching mpif90),
-
+wrappers/README.md), probes the MPI library behind --mpicc (probe_mpi.py:
+what its libraries export, what its mpi.h declares, its Fortran libraries),
 and writes into --outdir, always all five:
 
   wrappers_c.c  one C wrapper per function that is both exported and declared
@@ -32,12 +25,11 @@ MPI library cannot be probed. Only the Python standard library is used.
 import argparse
 import os
 import re
-import shlex
-import subprocess
 import sys
-import tempfile
 
 import gen_f08
+import probe_mpi
+from c_decls import parse_proto
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -56,70 +48,6 @@ INT_TYPES = ('int', 'MPI_Count', 'MPI_Aint', 'MPI_Offset')
 def die(msg):
     sys.stderr.write('gen_wrappers.py: %s\n' % msg)
     sys.exit(1)
-
-
-# --------------------------------------------------------------------------
-# C declarations
-# --------------------------------------------------------------------------
-class Param:
-    """One C parameter: base type text (with '*'s), name, array suffix."""
-
-    def __init__(self, text):
-        self.text = text = ' '.join(text.split())
-        m = re.match(r'^(.*?)\b([A-Za-z_]\w*)\s*((?:\[\s*\w*\s*\])*)$', text)
-        self.name = None
-        self.type = text
-        self.arr = ''
-        if m:
-            head = m.group(1).strip()
-            if head and not re.fullmatch(r'(const|volatile|unsigned|signed|struct|enum|\s)*', head):
-                self.type, self.name, self.arr = head, m.group(2), m.group(3).replace(' ', '')
-
-    @property
-    def core(self):
-        """the type without const, '*' and array: MPI_Datatype, int, char ..."""
-        return re.sub(r'\bconst\b|\*', ' ', self.type).split()[-1]
-
-    @property
-    def stars(self):
-        return self.type.count('*') + self.arr.count('[')
-
-    def decl(self, name=None):
-        t = self.type
-        sep = '' if t.endswith('*') else ' '
-        return '%s%s%s%s' % (t, sep, name or self.name, self.arr)
-
-
-def split_params(s):
-    out, depth, cur = [], 0, ''
-    for ch in s:
-        if ch == '(':
-            depth += 1
-        elif ch == ')':
-            depth -= 1
-        if ch == ',' and depth == 0:
-            out.append(cur)
-            cur = ''
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur)
-    return [p.strip() for p in out]
-
-
-def parse_proto(text):
-    m = re.match(r'^\s*(.+?)\b(MPI_\w+)\s*\((.*)\)\s*$', text)
-    if not m:
-        return None
-    ret, name, args = ' '.join(m.group(1).split()), m.group(2), m.group(3).strip()
-    params, varargs = [], False
-    if args and args != 'void':
-        for a in split_params(args):
-            if a == '...':
-                varargs = True
-            else:
-                params.append(Param(a))
-    return ret, name, params, varargs
 
 
 # --------------------------------------------------------------------------
@@ -179,143 +107,6 @@ def read_list(path):
                 attrs.append((k, v))
             fns.append(Fn(fields[0], ret, name, params, varargs, attrs, lineno))
     return fns, excepts
-
-
-# --------------------------------------------------------------------------
-# probing the MPI library
-# --------------------------------------------------------------------------
-def run(cmd):
-    try:
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           universal_newlines=True, check=False)
-    except OSError as e:
-        return 127, '', str(e)
-    return r.returncode, r.stdout, r.stderr
-
-
-def link_line(wrapper):
-    for flag in ('-show', '-showme', '--showme'):
-        rc, out, _ = run([wrapper, flag])
-        if rc == 0 and out.strip():
-            return shlex.split(out)
-    return None
-
-
-def default_dirs():
-    dirs = []
-    rc, out, _ = run(['gcc', '-print-search-dirs'])
-    for line in out.splitlines():
-        if line.startswith('libraries:'):
-            dirs += [os.path.normpath(d) for d in line.split('=', 1)[-1].split(':') if d]
-    return dirs + ['/usr/lib/x86_64-linux-gnu', '/usr/lib64', '/usr/lib', '/lib']
-
-
-def find_libs(tokens, wanted=None):
-    """shared libraries named by -l on a link line (in its -L dirs or the default ones)"""
-    dirs, libs = [], []
-    for i, t in enumerate(tokens):
-        if t.startswith('-L') and len(t) > 2:
-            dirs.append(t[2:])
-        elif t == '-L' and i + 1 < len(tokens):
-            dirs.append(tokens[i + 1])
-        elif t.startswith('-Wl,') and '-rpath' in t:
-            dirs += [x for x in t[4:].split(',') if x.startswith('/')]
-    names = [t[2:] for t in tokens if t.startswith('-l') and len(t) > 2]
-    for n in names:
-        if wanted and not wanted(n):
-            continue
-        for d in dirs + default_dirs():
-            p = os.path.join(d, 'lib%s.so' % n)
-            if os.path.exists(p):
-                libs.append(os.path.realpath(p))
-                break
-    return libs
-
-
-def exported(lib):
-    rc, out, err = run(['nm', '-D', '--defined-only', lib])
-    if rc != 0:
-        die('nm -D %s failed: %s' % (lib, err.strip()))
-    syms = set()
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) >= 3 and f[1] in ('T', 'W', 'i', 't', 'w'):
-            syms.add(f[2].split('@')[0])
-    return syms
-
-
-def common_blocks(lib):
-    """Fortran COMMON blocks the library defines (mpif.h sentinels such as
-    MPI_IN_PLACE, MPI_STATUS_IGNORE live in them)"""
-    rc, out, _ = run(['nm', '-D', '--defined-only', lib])
-    out_set = set()
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) >= 3 and f[1] in ('B', 'C') and re.fullmatch(r'[a-z][a-z0-9_]*[a-z0-9]_', f[2]) \
-                and not f[2].startswith('__'):
-            out_set.add(f[2])
-    return out_set
-
-
-def soname(lib):
-    rc, out, _ = run(['objdump', '-p', lib])
-    m = re.search(r'SONAME\s+(\S+)', out)
-    return m.group(1) if m else os.path.basename(lib)
-
-
-def preprocess(mpicc, text, extra=()):
-    with tempfile.TemporaryDirectory() as d:
-        src = os.path.join(d, 'probe.c')
-        with open(src, 'w') as f:
-            f.write(text)
-        rc, out, err = run([mpicc, '-E'] + list(extra) + [src])
-        if rc != 0:
-            die('%s -E failed: %s' % (mpicc, err.strip()[:500]))
-        return out
-
-
-def header_decls(mpicc):
-    """name -> (ret, [Param]) for every P?MPI_ function declared by mpi.h"""
-    text = preprocess(mpicc, '#include <mpi.h>\n')
-    text = '\n'.join(l for l in text.splitlines() if not l.startswith('#'))
-    text = re.sub(r'__attribute__\s*\(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\)', ' ', text)
-    decls = {}
-    for stmt in text.split(';'):
-        m = re.search(r'\b(P?MPI_\w+)\s*\(', stmt)
-        if not m or '{' in stmt or 'typedef' in stmt:
-            continue
-        # the declarator must be the first parenthesis: "ret NAME(params)"
-        head = stmt[:m.start()]
-        if '(' in head or '=' in head:
-            continue
-        depth, i = 0, m.end() - 1
-        for j in range(i, len(stmt)):
-            if stmt[j] == '(':
-                depth += 1
-            elif stmt[j] == ')':
-                depth -= 1
-                if depth == 0:
-                    break
-        args = stmt[i + 1:j].strip()
-        ret = ' '.join(head.replace('extern', ' ').split())
-        params = [] if args in ('', 'void') else [Param(a) for a in split_params(args) if a != '...']
-        decls[m.group(1)] = (ret, params)
-    return decls
-
-
-def macros(mpicc):
-    text = preprocess(mpicc, '#include <mpi.h>\n', ['-dM'])
-    return {m.group(1) for m in re.finditer(r'^#define\s+(\w+)', text, re.M)}
-
-
-def flavour(mpicc):
-    text = preprocess(mpicc, '#include <mpi.h>\n#ifdef OPEN_MPI\nHPROF_IS_OPENMPI\n#endif\n'
-                             '#ifdef MPICH\nHPROF_IS_MPICH\n#endif\n')
-    if 'HPROF_IS_OPENMPI' in text:
-        return 'openmpi'
-    if 'HPROF_IS_MPICH' in text:
-        return 'mpich'
-    return 'unknown'
 
 
 # --------------------------------------------------------------------------
@@ -834,92 +625,40 @@ def write(path, text):
     os.replace(tmp, path)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--mpicc', required=True)
-    ap.add_argument('--outdir', required=True)
-    ap.add_argument('--list', default=os.path.join(HERE, 'mpi_functions.txt'))
-    ap.add_argument('--mpif90')
-    ap.add_argument('--no-fortran', action='store_true')
-    ap.add_argument('--quiet', action='store_true')
-    a = ap.parse_args()
 
-    fns, excepts = read_list(a.list)
-    byname = {f.name: f for f in fns}
-
-    tokens = link_line(a.mpicc)
-    if tokens is None:
-        die('cannot get the link line of %s (-show / -showme)' % a.mpicc)
-    libs = find_libs(tokens, lambda n: 'mpi' in n)
-    if not libs:
-        die('no MPI library found on the link line of %s: %s' % (a.mpicc, ' '.join(tokens)))
-    exp, pexp = set(), set()
-    for l in libs:
-        syms = exported(l)
-        exp |= {s for s in syms if s.startswith('MPI_')}
-        pexp |= {s for s in syms if s.startswith('PMPI_')}
-    mac = macros(a.mpicc)
-    decls = header_decls(a.mpicc)
-    flav = flavour(a.mpicc)
-
-    # Fortran profiling entries of the Fortran MPI library
-    fsyms = set()
-    fortran_libs = []
-    f08_map, f08_orphans, f08_libs = {}, [], []
-    fcommons = set()
-    fnote = ''
-    if not a.no_fortran:
-        f90 = a.mpif90 or os.path.join(os.path.dirname(a.mpicc),
-                                       os.path.basename(a.mpicc).replace('mpicc', 'mpif90'))
-        ftok = link_line(f90)
-        flibs = find_libs(ftok, lambda n: 'mpi' in n) if ftok else []
-        flibs = [l for l in flibs if l not in libs]
-        for l in flibs:
-            syms = exported(l)
-            got = {s for s in syms if s.startswith('pmpi_')}
-            if got:
-                fsyms |= got
-                fortran_libs.append(l)
-            found, orphans = gen_f08.entries(syms)
-            if found:
-                f08_map.update(found)
-                f08_orphans += orphans
-                f08_libs.append(l)
-        for l in flibs + libs:
-            fcommons |= common_blocks(l)
-        if not fsyms:
-            fnote = ' (no Fortran MPI library found via %s: no Fortran wrappers)' % f90
-
+def select(fns, m):
+    """the functions wrapped in C, in Fortran (mpif.h / use mpi), in mpi_f08"""
     # Wrapped: exported, and declared by mpi.h - or, for functions the header
     # hides (Open MPI hides the MPI-1 functions removed in MPI-3.0), PMPI_
     # exported too: then the list's prototype declares the PMPI_ function.
-    wrapped = [f for f in fns if f.name in exp and
-               ((f.name in decls and 'P' + f.name in decls) or 'P' + f.name in pexp)]
-    wrapped_set = {f.name for f in wrapped}
-    fwrapped = [f for f in wrapped if wants_fortran(f) and ('p%s_' % f.name.lower()) in fsyms]
-    f08wrapped = [f for f in wrapped if gen_f08.wants(f) and f.name.lower() in f08_map]
+    wrapped = [f for f in fns if f.name in m.exp and
+               ((f.name in m.decls and 'P' + f.name in m.decls) or 'P' + f.name in m.pexp)]
+    fwrapped = [f for f in wrapped if wants_fortran(f) and ('p%s_' % f.name.lower()) in m.fsyms]
+    f08wrapped = [f for f in wrapped if gen_f08.wants(f) and f.name.lower() in m.f08_map]
+    return wrapped, fwrapped, f08wrapped
 
-    os.makedirs(a.outdir, exist_ok=True)
-    libname = ', '.join(soname(l) for l in libs)
 
-    # fn_ids.h
-    ids = [HEAD % libname, '#ifndef HPROF_FN_IDS_H', '#define HPROF_FN_IDS_H', '', 'enum hprof_fn_id {']
+def fn_ids_h(head, fns):
+    ids = [head, '#ifndef HPROF_FN_IDS_H', '#define HPROF_FN_IDS_H', '', 'enum hprof_fn_id {']
     for i, f in enumerate(fns):
         ids.append('    %s = %d,' % (f.id, i))
     ids += ['    HPROF_FN_COUNT = %d' % len(fns), '};', '', '#endif', '']
-    write(os.path.join(a.outdir, 'fn_ids.h'), '\n'.join(ids))
+    return ids
 
-    # fn_table.c
-    t = [HEAD % libname, '#include "fn_table.h"', '#include "fn_ids.h"', '',
+
+def fn_table_c(head, fns):
+    t = [head, '#include "fn_table.h"', '#include "fn_ids.h"', '',
          '__attribute__((visibility("default"))) const hprof_fn_info hprof_fn_table[] = {']
     for f in fns:
         flags = 'HPROF_FN_NOUNWIND_DEFAULT' if f.has('nounwind') else '0'
         t.append('    [%s] = { "%s", "%s", %s },' % (f.id, f.name, f.group, flags))
     t += ['};', '', '__attribute__((visibility("default"))) const int hprof_fn_count = HPROF_FN_COUNT;', '']
-    write(os.path.join(a.outdir, 'fn_table.c'), '\n'.join(t))
+    return t
 
-    # wrappers_c.c
-    c = [HEAD % libname, '#include <mpi.h>',
+
+def wrappers_c(head, m, wrapped):
+    mac, decls = m.mac, m.decls
+    c = [head, '#include <mpi.h>',
          '/* deprecated MPI functions are wrapped too */',
          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '#include <stdint.h>', '#include <string.h>',
          '#include "measure.h"', '#include "requests.h"', '#include "spawn.h"', '#include "wrap_support.h"',
@@ -932,10 +671,12 @@ def main():
             c += ['/* not declared by this mpi.h: declared here from the list */',
                   'extern %s P%s(%s);' % (f.ret, f.name, ', '.join(p.decl() for p in f.params) or 'void')]
         c += gen_c_wrapper(f, decls.get(f.name))
-    write(os.path.join(a.outdir, 'wrappers_c.c'), '\n'.join(c))
+    return c
 
-    # wrappers_f.c
-    fo = [HEAD % libname, '#include <mpi.h>', '#include <stddef.h>', '#include <stdint.h>', '#include <string.h>',
+
+def wrappers_f(head, m, fwrapped):
+    fortran_libs, fcommons, flav = m.fortran_libs, set(m.fcommons), m.flav
+    fo = [head, '#include <mpi.h>', '#include <stddef.h>', '#include <stdint.h>', '#include <string.h>',
           '#include "measure.h"', '#include "requests.h"', '#include "spawn.h"', '#include "wrap_support.h"',
           '#include "fn_ids.h"', '',
           '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"',
@@ -959,7 +700,7 @@ def main():
            ' * the weak pmpi_xxx_ references stay NULL. It is then loaded once, at the',
            ' * first Fortran MPI call (normally MPI_INIT), and the entries are looked up. */',
            'static const char *const hprof_f_libs[] = { %s NULL };'
-           % ''.join('"%s", "%s", ' % (soname(l), l) for l in fortran_libs),
+           % ''.join('"%s", "%s", ' % (probe_mpi.soname(l), l) for l in fortran_libs),
            'static void *hprof_f_handle;',
            'static void *hprof_f_sym(const char *name)',
            '{',
@@ -1004,17 +745,22 @@ def main():
                'typedef int hprof_no_fortran_wrappers;', '']
     for f in fwrapped:
         fo += gen_f_wrapper(f)
-    write(os.path.join(a.outdir, 'wrappers_f.c'), '\n'.join(fo))
+    return fo
 
-    # wrappers_f08.c
-    f8 = gen_f08.header(HEAD % libname, flav, [(soname(l), l) for l in f08_libs])
+
+def wrappers_f08(head, m, f08wrapped):
+    f8 = gen_f08.header(head, m.flav, [(probe_mpi.soname(l), l) for l in m.f08_libs])
     if not f08wrapped:
         f8 += ['/* no mpi_f08 wrappers for this MPI library */', 'typedef int hprof_no_f08_wrappers;', '']
     for f in f08wrapped:
-        f8 += gen_f_wrapper(f, f08_map[f.name.lower()])
-    write(os.path.join(a.outdir, 'wrappers_f08.c'), '\n'.join(f8))
+        f8 += gen_f_wrapper(f, m.f08_map[f.name.lower()])
+    return f8
 
-    # report
+
+def report(a, fns, excepts, m, wrapped, fwrapped, f08wrapped, libname):
+    exp, flav, fsyms, f08_map, f08_orphans, f08_libs = m.exp, m.flav, m.fsyms, m.f08_map, m.f08_orphans, m.f08_libs
+    wrapped_set = {f.name for f in wrapped}
+    fnote, soname = m.fnote, probe_mpi.soname
     exp_fn = sorted(exp)
     unwrapped = [s for s in exp_fn if s not in wrapped_set]
     known = [s for s in unwrapped if s in excepts]
@@ -1041,6 +787,34 @@ def main():
                    and ('p%s_' % f.name.lower()) not in fsyms and fsyms]
         if missing and not a.quiet and os.environ.get('HPROF_GEN_VERBOSE'):
             print('hprof: no Fortran profiling entry for: %s' % ' '.join(missing))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--mpicc', required=True)
+    ap.add_argument('--outdir', required=True)
+    ap.add_argument('--list', default=os.path.join(HERE, 'mpi_functions.txt'))
+    ap.add_argument('--mpif90')
+    ap.add_argument('--no-fortran', action='store_true')
+    ap.add_argument('--quiet', action='store_true')
+    a = ap.parse_args()
+
+    fns, excepts = read_list(a.list)
+    try:
+        m = probe_mpi.probe(a.mpicc, a.mpif90, a.no_fortran)
+    except probe_mpi.ProbeError as e:
+        die(str(e))
+    wrapped, fwrapped, f08wrapped = select(fns, m)
+
+    os.makedirs(a.outdir, exist_ok=True)
+    libname = ', '.join(probe_mpi.soname(l) for l in m.libs)
+    head = HEAD % libname
+    for name, lines in (('fn_ids.h', fn_ids_h(head, fns)), ('fn_table.c', fn_table_c(head, fns)),
+                        ('wrappers_c.c', wrappers_c(head, m, wrapped)),
+                        ('wrappers_f.c', wrappers_f(head, m, fwrapped)),
+                        ('wrappers_f08.c', wrappers_f08(head, m, f08wrapped))):
+        write(os.path.join(a.outdir, name), '\n'.join(lines))
+    report(a, fns, excepts, m, wrapped, fwrapped, f08wrapped, libname)
     return 0
 
 

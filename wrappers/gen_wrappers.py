@@ -678,43 +678,16 @@ def wrappers_f(head, m, fwrapped):
     fortran_libs, fcommons, flav = m.fortran_libs, set(m.fcommons), m.flav
     fo = [head, '#include <mpi.h>', '#include <stddef.h>', '#include <stdint.h>', '#include <string.h>',
           '#include "measure.h"', '#include "requests.h"', '#include "spawn.h"', '#include "wrap_support.h"',
-          '#include "fn_ids.h"', '',
-          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"',
-          '#ifndef MPI_F_STATUS_SIZE   /* Open MPI: the Fortran MPI_STATUS_SIZE */',
-          '#ifdef OMPI_FORTRAN_STATUS_SIZE',
-          '#define MPI_F_STATUS_SIZE OMPI_FORTRAN_STATUS_SIZE',
-          '#else',
-          '#define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))',
-          '#endif',
-          '#endif',
-          '#define HPROF_FST_IGNORE MPI_F_STATUS_IGNORE',
-          '#define HPROF_FSTS_IGNORE MPI_F_STATUSES_IGNORE', '',
-          '/* Each Fortran binding forwards to the MPI library\'s own Fortran profiling',
-          ' * entry pmpi_xxx_ (declared weak: libhprof never needs the Fortran MPI library',
-          ' * at link time). The C MPI_ functions the library calls from there reach our',
-          ' * C wrappers nested in this call, so they pass through unmeasured. */', '']
-    fo += ['#include <dlfcn.h>', '',
-           '/* The Fortran MPI library, for programs that were relinked with -lhprof:',
-           ' * libhprof defines every mpi_xxx_ symbol, so a linker using --as-needed',
-           ' * (the default here) drops the Fortran MPI library from the program and',
-           ' * the weak pmpi_xxx_ references stay NULL. It is then loaded once, at the',
-           ' * first Fortran MPI call (normally MPI_INIT), and the entries are looked up. */',
-           'static const char *const hprof_f_libs[] = { %s NULL };'
-           % ''.join('"%s", "%s", ' % (probe_mpi.soname(l), l) for l in fortran_libs),
-           'static void *hprof_f_handle;',
-           'static void *hprof_f_sym(const char *name)',
-           '{',
-           '    void *h = __atomic_load_n(&hprof_f_handle, __ATOMIC_ACQUIRE);',
-           '    for (int i = 0; !h && hprof_f_libs[i]; i++) {',
-           '        h = dlopen(hprof_f_libs[i], RTLD_NOW | RTLD_GLOBAL);',
-           '        if (h) __atomic_store_n(&hprof_f_handle, h, __ATOMIC_RELEASE);',
-           '    }',
-           '    return h ? dlsym(h, name) : NULL;',
-           '}', '',
-           '/* Referencing the mpif.h COMMON blocks (MPI_IN_PLACE, MPI_BOTTOM,',
-           ' * MPI_STATUS_IGNORE, ... live there) makes the linker export a relinked',
-           ' * program\'s copies, so the Fortran MPI library - loaded later if need be -',
-           ' * binds to the very blocks the program passes. */']
+          '#include "fn_ids.h"', '#include "fortran_mpif.h"', '',
+          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '',
+          '/* The Fortran MPI libraries the probe found (fortran_libs.h). */',
+          'static const char *const hprof_f_libs[] = { %s NULL };'
+          % ''.join('"%s", "%s", ' % (probe_mpi.soname(l), l) for l in fortran_libs),
+          'hprof_flib hprof_flib_mpif = { hprof_f_libs, NULL };', '',
+          '/* Referencing the mpif.h COMMON blocks (MPI_IN_PLACE, MPI_BOTTOM,',
+          ' * MPI_STATUS_IGNORE, ... live there) makes the linker export a relinked',
+          ' * program\'s copies, so the Fortran MPI library - loaded later if need be -',
+          ' * binds to the very blocks the program passes. */']
     if flav == 'openmpi':
         fcommons.add('mpi_fortran_in_place_')
     for cb in sorted(fcommons):
@@ -722,24 +695,6 @@ def wrappers_f(head, m, fwrapped):
     fo.append('__attribute__((used)) static void *const hprof_f_commons[] = { %s };'
               % (', '.join(sorted(fcommons)) or '0'))
     fo.append('')
-    if flav == 'openmpi':
-        fo += ['#define HPROF_F_IS_IN_PLACE(p) (mpi_fortran_in_place_ && (void *)(p) == (void *)mpi_fortran_in_place_)']
-    elif flav == 'mpich':
-        fo += ['static inline int hprof_f_is_in_place(const void *p)',
-               '{',
-               '    static void **addr;   /* &MPIR_F_MPI_IN_PLACE of the Fortran library */',
-               '    void **a = __atomic_load_n(&addr, __ATOMIC_ACQUIRE);',
-               '    if (!a) {',
-               '        a = (void **)hprof_f_sym("MPIR_F_MPI_IN_PLACE");',
-               '        if (!a) return 0;',
-               '        __atomic_store_n(&addr, a, __ATOMIC_RELEASE);',
-               '    }',
-               '    return *a && p == *a;',
-               '}',
-               '#define HPROF_F_IS_IN_PLACE(p) hprof_f_is_in_place(p)']
-    else:
-        fo += ['#define HPROF_F_IS_IN_PLACE(p) ((void)(p), 0)   /* unknown MPI: in-place not detected */']
-    fo += ['']
     if not fwrapped:
         fo += ['/* no Fortran wrappers for this MPI library */',
                'typedef int hprof_no_fortran_wrappers;', '']
@@ -749,7 +704,7 @@ def wrappers_f(head, m, fwrapped):
 
 
 def wrappers_f08(head, m, f08wrapped):
-    f8 = gen_f08.header(head, m.flav, [(probe_mpi.soname(l), l) for l in m.f08_libs])
+    f8 = gen_f08.header(head, [(probe_mpi.soname(l), l) for l in m.f08_libs])
     if not f08wrapped:
         f8 += ['/* no mpi_f08 wrappers for this MPI library */', 'typedef int hprof_no_f08_wrappers;', '']
     for f in f08wrapped:

@@ -1,7 +1,8 @@
 ! fortran.f90 - Fortran MPI calls for spine_fortran.sh (2 ranks or more).
 ! Rank 0 sends NMSG messages of CNT integers to rank 1 (subroutine sendloop),
 ! rank 1 receives them (subroutine recvloop), then every rank calls
-! MPI_ALLREDUCE NRED times (subroutine reduceloop).
+! MPI_ALLREDUCE NRED times (subroutine reduceloop) and NIP times with
+! MPI_IN_PLACE (subroutine inplaceloop, 3 doubles).
 subroutine sendloop(nmsg, cnt)
   use mpi
   implicit none
@@ -37,10 +38,22 @@ subroutine reduceloop(nred)
   end do
 end subroutine reduceloop
 
+subroutine inplaceloop(nip)
+  use mpi
+  implicit none
+  integer, intent(in) :: nip
+  double precision :: v(3)
+  integer :: i, ierr
+  do i = 1, nip
+    v = 1.0d0
+    call MPI_ALLREDUCE(MPI_IN_PLACE, v, 3, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  end do
+end subroutine inplaceloop
+
 program ftest
   use mpi
   implicit none
-  integer, parameter :: NMSG = 9, CNT = 250, NRED = 4
+  integer, parameter :: NMSG = 9, CNT = 250, NRED = 4, NIP = 3
   integer :: ierr, rank, np
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
@@ -48,6 +61,7 @@ program ftest
   if (rank == 0) call sendloop(NMSG, CNT)
   if (rank == 1) call recvloop(NMSG, CNT)
   call reduceloop(NRED)
+  call inplaceloop(NIP)
   if (rank == 0) print '(a)', 'fortran: done'
   call MPI_FINALIZE(ierr)
 end program ftest

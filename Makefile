@@ -94,7 +94,19 @@ $(foreach m,$(MPIS),$(eval $(call MPI_template,$(m))))
 # ---- tools that need no MPI -----------------------------------------------
 tools: $(BUILD)/tools/hprof-view
 
-VIEW_OBJS := $(patsubst %.c,$(BUILD)/tools/obj/%.o,$(READER_SRCS) $(VIEW_SRCS))
+# The HTML page's source is html/report.html; its C form (string literals)
+# is generated, like the wrappers.
+VIEW_HTML_C := $(BUILD)/tools/gen/view_html_template.c
+VIEW_OBJS := $(patsubst %.c,$(BUILD)/tools/obj/%.o,$(READER_SRCS) $(VIEW_SRCS)) \
+             $(BUILD)/tools/obj/gen/view_html_template.o
+
+$(VIEW_HTML_C): tools/hprof-view/html/report.html tools/hprof-view/html/embed.py
+	@mkdir -p $(@D)
+	$(PYTHON) tools/hprof-view/html/embed.py $< $@.tmp && mv $@.tmp $@
+
+$(BUILD)/tools/obj/gen/view_html_template.o: $(VIEW_HTML_C)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itools/hprof-view $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/tools/obj/%.o: %.c
 	@mkdir -p $(@D)

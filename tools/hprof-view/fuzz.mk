@@ -21,7 +21,8 @@ FUZZ_SAVED_GOAL := $(.DEFAULT_GOAL)
 BUILD        ?= build
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SRCS    := tools/hprof-view/fuzz/fuzz_reader.c $(wildcard report/reader/*.c) \
-                $(filter-out tools/hprof-view/main.c,$(wildcard tools/hprof-view/*.c))
+                $(filter-out tools/hprof-view/main.c,$(wildcard tools/hprof-view/*.c)) \
+                $(BUILD)/tools/gen/view_html_template.c
 FUZZ_HEADERS := $(wildcard report/reader/*.h tools/hprof-view/*.h)
 
 .PHONY: fuzz fuzz-build

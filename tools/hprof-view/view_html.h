@@ -1,5 +1,6 @@
-/* view_html.h - the HTML page around the data (view_html_template.c is
- * generated from html/report.html by html/embed.py). */
+/* view_html.h - the HTML page around the data (build/tools/gen/
+ * view_html_template.c, generated from html/report.html by html/embed.py
+ * at build time). */
 #ifndef HPROF_VIEW_HTML_H
 #define HPROF_VIEW_HTML_H
 

@@ -4,8 +4,7 @@
 usage: embed.py report.html view_html_template.c
 The page is split at the placeholder /*HPROF_DATA*/: view_html.c prints
 the part before it, the profile's data as JSON, then the part after it.
-Run after editing report.html (tests/common/view_html.sh checks that the
-two agree).
+The Makefile runs it at build time (build/tools/gen/view_html_template.c).
 """
 import sys
 

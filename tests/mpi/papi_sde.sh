@@ -27,7 +27,7 @@ if ! ldd "$TEST_LIBDIR/libhprof.so" | grep -q libpapi; then
 fi
 
 # ---- shared library (the usual link), 2 ranks, 1000 Hz ------------------------
-if ! $MPICC $CFLAGS_TEST "$PAPI_DIR/sde_app.c" -o app -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" -lsde \
+if ! $MPICC $CFLAGS_TEST "$PAPI_DIR/sde_app.c" -o app "${HPROF_SHARED[@]}" -lsde \
         >app.build.log 2>&1; then
     notok "papi_sde: build" "$(oneline app.build.log 300)"
     finish
@@ -66,7 +66,7 @@ if HPROF_METRICS="$BAD" HPROF_SAMPLING_HZ=100 profile_run "papi_sde: only bad ev
 fi
 
 # ---- threads: SDE counters are process-wide, per-rank totals stay exact ----------
-if $MPICC $CFLAGS_TEST "$PAPI_DIR/sde_threads.c" -o thr -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" \
+if $MPICC $CFLAGS_TEST "$PAPI_DIR/sde_threads.c" -o thr "${HPROF_SHARED[@]}" \
         -lsde -lpthread >thr.build.log 2>&1; then
     if HPROF_METRICS="sde:::hprofthr::WORK,sde:::hprofthr::IN_OP" HPROF_SAMPLING_HZ=1000 \
             profile_run "papi_sde: threads run" thr thr.cubex thr.csv 2 ./thr; then
@@ -92,7 +92,7 @@ else
 fi
 
 # ---- static library, linked without -lpapi (libpapi is opened at MPI_Init) -------
-if $MPICC $CFLAGS_TEST "$PAPI_DIR/sde_app.c" -o app_static "$TEST_LIBDIR/libhprof.a" $HPROF_LINK_LIBS -lm -lsde \
+if $MPICC $CFLAGS_TEST "$PAPI_DIR/sde_app.c" -o app_static "${HPROF_STATIC[@]}" -lm -lsde \
         >app_static.build.log 2>&1; then
     if HPROF_METRICS="$EV" HPROF_SAMPLING_HZ=1000 \
             profile_run "papi_sde: static run" st st.cubex st.csv 2 ./app_static 20 30 15; then

@@ -4,6 +4,7 @@
 # run with sampling at 1 kHz: exact counts, threads, a fallback profile.
 # Any sanitizer report fails the test.
 set -u
+. "$(dirname "$0")/progs/lib.sh"   # HPROF_SHARED, HPROF_LINK_LIBS
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
@@ -11,7 +12,7 @@ lib=$root/build/asan/$TEST_MPI/libhprof.a
 if ! make -C "$root" -s BUILD=build/asan EXTRA_CFLAGS="-O1 $san" "build/asan/$TEST_MPI/libhprof.a" >make.log 2>&1; then
     echo "not ok - sanitized build of libhprof.a: $(tail -3 make.log | tr '\n' ' ')"; exit 0
 fi
-libs=(-lunwind -ldw -lelf -lz -ldl -lpthread -lm)
+libs=($HPROF_LINK_LIBS)
 build() { # out source [extra...]
     local out=$1 src=$2; shift 2
     $MPICC -g -O1 $san "$src" "$@" -o "$out" "$lib" "${libs[@]}" >>build.log 2>&1

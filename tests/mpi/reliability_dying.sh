@@ -4,10 +4,11 @@
 # per-rank fallback profile that hprof-view reads. Forked children write
 # nothing.
 set -u
+. "$(dirname "$0")/progs/lib.sh"   # HPROF_SHARED, HPROF_LINK_LIBS
 here=$(cd "$(dirname "$0")" && pwd)
 src="$here/reliability/dying.c"
 $MPICC -g -O1 "$src" -o plain || { echo "not ok - build dying.c"; exit 1; }
-$MPICC -g -O1 "$src" -o dying -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" || { echo "not ok - build"; exit 1; }
+$MPICC -g -O1 "$src" -o dying "${HPROF_SHARED[@]}" || { echo "not ok - build"; exit 1; }
 
 # exit: every rank exits at once; with several ranks MPICH's launcher kills
 # whichever ranks are still running when the first one is gone, a race that

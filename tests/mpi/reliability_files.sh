@@ -4,12 +4,13 @@
 # the library exports only what it must, and the program's own output and
 # status are unchanged.
 set -u
+. "$(dirname "$0")/progs/lib.sh"   # HPROF_SHARED, HPROF_LINK_LIBS
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 ok() { echo "ok - $*"; }
 notok() { echo "not ok - $*"; }
 $MPICC -g -O1 "$root/examples/halo/halo.c" -o plain -lm || { notok "build halo"; exit 1; }
-$MPICC -g -O1 "$root/examples/halo/halo.c" -o halo -lm -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" \
+$MPICC -g -O1 "$root/examples/halo/halo.c" -o halo -lm "${HPROF_SHARED[@]}" \
     || { notok "build halo with hprof"; exit 1; }
 run() { timeout 60 $MPIRUN -np 2 "$@" 20 200; }
 
@@ -52,7 +53,7 @@ if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
     fi
     # A rank that dies (SIGTERM) with the disk full: the line says that no
     # partial profile was written, and why, instead of promising one.
-    $MPICC -g -O1 "$here/reliability/dying.c" -o dying -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" \
+    $MPICC -g -O1 "$here/reliability/dying.c" -o dying "${HPROF_SHARED[@]}" \
         || notok "build dying.c"
     HPROF_OUTPUT=full/p.cubex timeout 60 $MPIRUN -np 1 ./dying term >term.out 2>term.err
     sleep 0.5 # a writer, if one was started, had its chance

@@ -3,8 +3,9 @@
 # within the memory cap (HPROF_MAX_CALLPATHS) and what does not fit is
 # recorded in the profile, not lost and not a crash.
 set -u
+. "$(dirname "$0")/progs/lib.sh"   # HPROF_SHARED, HPROF_LINK_LIBS
 here=$(cd "$(dirname "$0")" && pwd)
-$MPICC -g -O1 "$here/reliability/limits.c" -o limits -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" \
+$MPICC -g -O1 "$here/reliability/limits.c" -o limits "${HPROF_SHARED[@]}" \
     || { echo "not ok - build limits.c"; exit 1; }
 ulimit -s unlimited 2>/dev/null || ulimit -s 1048576
 

@@ -2,10 +2,11 @@
 # The program's own signal handling and MPI calls outside MPI_Init..Finalize
 # behave exactly as without hprof.
 set -u
+. "$(dirname "$0")/progs/lib.sh"   # HPROF_SHARED, HPROF_LINK_LIBS
 here=$(cd "$(dirname "$0")" && pwd)
 src="$here/reliability/signals.c"
 $MPICC -g -O1 "$src" -o plain -lpthread || { echo "not ok - build signals.c"; exit 1; }
-$MPICC -g -O1 "$src" -o sig -lpthread -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" || { echo "not ok - build"; exit 1; }
+$MPICC -g -O1 "$src" -o sig -lpthread "${HPROF_SHARED[@]}" || { echo "not ok - build"; exit 1; }
 
 run() { # name binary mode -> out.$name, rc.$name
     HPROF_SAMPLING_HZ=1000 timeout 60 $MPIRUN -np 2 ./$2 $3 >out.$1 2>err.$1

@@ -3,13 +3,14 @@
 # (sampling/groundtruth.c), on the wall and the cpu clock; the invariant
 # "sampled + MPI time = window" on every rank; sampling off; a stress run.
 set -u
+. "$(dirname "$0")/progs/lib.sh"   # HPROF_SHARED, HPROF_LINK_LIBS
 here=$(cd "$(dirname "$0")" && pwd)
 check="$here/sampling/check_sampling.py"
 ok() { echo "ok - $*"; }
 notok() { echo "not ok - $*"; }
 
 build() { # name source
-    $MPICC -g -O2 "$here/sampling/$2" -o "$1" -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" \
+    $MPICC -g -O2 "$here/sampling/$2" -o "$1" "${HPROF_SHARED[@]}" \
         || { notok "build $2"; exit 1; }
 }
 build groundtruth groundtruth.c

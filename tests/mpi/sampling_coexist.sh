@@ -2,8 +2,9 @@
 # A program with its own SIGPROF handler and ITIMER_PROF keeps them: hprof
 # samples on another signal, says so in one line, and still samples.
 set -u
+. "$(dirname "$0")/progs/lib.sh"   # HPROF_SHARED, HPROF_LINK_LIBS
 here=$(cd "$(dirname "$0")" && pwd)
-$MPICC -g -O2 "$here/sampling/own_sigprof.c" -o own -L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR" \
+$MPICC -g -O2 "$here/sampling/own_sigprof.c" -o own "${HPROF_SHARED[@]}" \
     || { echo "not ok - build own_sigprof.c"; exit 1; }
 HPROF_OUTPUT=own.cubex HPROF_SAMPLING_HZ=200 timeout 60 $MPIRUN -np 2 ./own >own.out 2>own.err
 rc=$?

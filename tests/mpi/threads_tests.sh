@@ -3,10 +3,11 @@
 # OpenMP threads are sampled and named, short-lived threads lose nothing,
 # and the sampling stress holds from 4 threads at once.
 set -u
+. "$(dirname "$0")/progs/lib.sh"   # HPROF_SHARED, HPROF_LINK_LIBS
 here=$(cd "$(dirname "$0")" && pwd)
 ok() { echo "ok - $*"; }
 notok() { echo "not ok - $*"; }
-link=(-L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR")
+link=("${HPROF_SHARED[@]}")
 
 # --- 4 threads x known MPI_Sendrecv counts and sizes -------------------------
 $MPICC -g -O2 "$here/threads/multiple.c" -o multiple -lpthread "${link[@]}" || { notok "build multiple.c"; exit 1; }

@@ -10,7 +10,13 @@ ROOT=$(cd "$PROGS/../../.." && pwd)
 CHECK_CSV="python3 $PROGS/check_csv.py"
 MPI_TIMEOUT=${MPI_TIMEOUT:-60}
 CFLAGS_TEST="-g -O0"
+# Linking a test program with hprof, in one place for every script:
+#   "${HPROF_SHARED[@]}"  libhprof.so, found at run time through the rpath
+#   "${HPROF_STATIC[@]}"  libhprof.a and the libraries it needs
 HPROF_LINK_LIBS="-lunwind -ldw -lelf -lz -ldl -lpthread -lm"
+HPROF_SHARED=(-L"$TEST_LIBDIR" -lhprof -Wl,-rpath,"$TEST_LIBDIR")
+# shellcheck disable=SC2206 # the libraries are words
+HPROF_STATIC=("$TEST_LIBDIR/libhprof.a" $HPROF_LINK_LIBS)
 N_FAILED=0
 
 ok()    { echo "ok - $1"; }
@@ -50,11 +56,9 @@ require_built() {
 build_plain()  { local cc=$1 src=$2 out=$3; shift 3
     $cc $CFLAGS_TEST "$@" "$src" -o "$out" >"$out.build.log" 2>&1; }
 build_shared() { local cc=$1 src=$2 out=$3; shift 3
-    $cc $CFLAGS_TEST "$@" "$src" -o "$out" -L"$TEST_LIBDIR" -lhprof \
-        -Wl,-rpath,"$TEST_LIBDIR" >"$out.build.log" 2>&1; }
+    $cc $CFLAGS_TEST "$@" "$src" -o "$out" "${HPROF_SHARED[@]}" >"$out.build.log" 2>&1; }
 build_static() { local cc=$1 src=$2 out=$3; shift 3
-    $cc $CFLAGS_TEST "$@" "$src" -o "$out" "$TEST_LIBDIR/libhprof.a" \
-        $HPROF_LINK_LIBS >"$out.build.log" 2>&1; }
+    $cc $CFLAGS_TEST "$@" "$src" -o "$out" "${HPROF_STATIC[@]}" >"$out.build.log" 2>&1; }
 
 # build_or_fail NAME builder args...: runs the builder, on failure prints
 # 'not ok - NAME' with the compiler's output, returns 1

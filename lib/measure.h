@@ -58,8 +58,9 @@ void hprof_call_begin(hprof_call *call, int fn, void *frame);
 void hprof_call_end(hprof_call *call);
 
 /* The second half of hprof_call_end() for a measured call: finds the call
- * path and adds the call to its node. Also records MPI_Init's own call,
- * which hprof_runtime_start() measures after the fact. */
+ * path and adds the call to its node. Also records the call that opened
+ * the measurement (MPI_Init's, or the first session's), which the runtime
+ * measures after the fact (hprof_runtime_start, hprof_runtime_record_init). */
 void hprof_record_call(hprof_call *call);
 
 /* Called by hprof_call_begin() for an MPI call while the measurement is off;

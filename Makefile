@@ -18,13 +18,16 @@ VERSION := 0.1.0
 CWARN   := -Wall -Wextra -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(CWARN) -fPIC -fvisibility=hidden -DHPROF_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
-CPPFLAGS += -Ilib -Iunwind -Ireport/writer -Ireport/merge -Ireport/reader -Iwrappers
+# lib/core: what every layer may use; lib/runtime: init/finalize, threads,
+# sampler, PAPI, on top (tests/common/layers.sh). A file straight in lib/
+# still builds, as part of the runtime.
+CPPFLAGS += -Ilib/core -Ilib/runtime -Ilib -Iunwind -Ireport/writer -Ireport/merge -Ireport/reader -Iwrappers
 # The compiler lists each object's headers (build/.../x.d, included below):
 # a header change rebuilds only what includes it. -MP keeps a removed
 # header from breaking the build.
 DEPFLAGS := -MMD -MP
 RUNTIME_LIBS := -lunwind -ldw -lelf -lz -ldl -lpthread -lm
-# PAPI (HPROF_METRICS, lib/papi_events.c): on when papi.h is found (Debian:
+# PAPI (HPROF_METRICS, lib/runtime/papi_events.c): on when papi.h is found (Debian:
 # libpapi-dev), off with `make PAPI=0` (after `make clean`). libhprof.so
 # needs libpapi; libhprof.a refers to it weakly (link -lpapi to count events).
 PAPI ?= $(shell printf '\043include <papi.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
@@ -34,15 +37,15 @@ RUNTIME_LIBS += -Wl,--push-state,--no-as-needed -lpapi -Wl,--pop-state
 endif
 # All runtime code goes to one section, hprof_text, so the sampler can tell
 # "inside hprof" from the program by address, linked statically or not
-# (lib/own_code.h). Keeping every function in .text first makes that a
+# (lib/core/own_code.h). Keeping every function in .text first makes that a
 # plain rename.
 RUNTIME_CFLAGS := -fno-reorder-functions -fno-reorder-blocks-and-partition
 RUNTIME_TEXT   := objcopy --rename-section .text=hprof_text
 # ...except the thread trampoline, which sits below every thread's own frames.
-OUTSIDE_TEXT   := lib/thread_start.c
+OUTSIDE_TEXT   := lib/runtime/thread_start.c
 VIEW_LIBS    := -lexpat -lz -lm
 
-RUNTIME_SRCS := $(wildcard lib/*.c unwind/*.c report/writer/*.c report/merge/*.c wrappers/*.c)
+RUNTIME_SRCS := $(wildcard lib/*.c lib/core/*.c lib/runtime/*.c unwind/*.c report/writer/*.c report/merge/*.c wrappers/*.c)
 READER_SRCS  := $(wildcard report/reader/*.c)
 VIEW_SRCS    := $(wildcard tools/hprof-view/*.c)
 GEN_INPUTS   := $(wildcard wrappers/*.txt wrappers/*.py)
@@ -148,5 +151,10 @@ install: all
 
 clean:
 	rm -rf $(BUILD)
+
+# make -s print-CPPFLAGS: a variable's value, for the tests that compile
+# hprof's sources or headers themselves (tests/common/headers_alone.sh).
+print-%:
+	@:$(info $($*))
 
 include tools/hprof-view/fuzz.mk

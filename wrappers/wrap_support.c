@@ -452,7 +452,7 @@ static int lifecycle_started, lifecycle_stopped, lifecycle_nest;
 /* The two ways into MPI: the World model (between hprof's MPI_Init and
  * MPI_Finalize wrappers) and the program's sessions open through hprof's
  * wrappers. session_owned: the first session opened the measurement, over
- * a communicator from hprof's own session (lib/session.h). */
+ * a communicator from hprof's own session (lib/runtime/session.h). */
 static int world_open, sessions_open, session_owned;
 
 void hprof_w_phase(int level)

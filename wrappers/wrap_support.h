@@ -84,7 +84,7 @@ void hprof_w_req_start(uint64_t *b, MPI_Request r);
 /* MPI_Request_free */
 void hprof_w_req_forget(MPI_Request r);
 
-/* MPI_Pcontrol(level): a phase mark on the timeline (lib/timeline.h). */
+/* MPI_Pcontrol(level): a phase mark on the timeline (lib/core/timeline.h). */
 void hprof_w_phase(int level);
 
 /* ---- lifecycle ---------------------------------------------------------- */

@@ -4,7 +4,7 @@
  * keeps the counts of those it counts.
  *
  * Declared here, by the layer that needs it, and implemented by the
- * runtime (lib/papi_events.c), as locations.h is: nothing under report/
+ * runtime (lib/runtime/papi_events.c), as locations.h is: nothing under report/
  * includes a runtime header. Read at finalize or by the fallback writer,
  * after the events were chosen at MPI_Init. Built without PAPI, or with
  * HPROF_METRICS unset, no event is counted.

@@ -12,7 +12,7 @@
 #include "defs.h"
 #include "metrics.h"
 
-/* Time of one cnode in one bucket of a thread's path log (lib/path_log.h):
+/* Time of one cnode in one bucket of a thread's path log (lib/core/path_log.h):
  * t0 is the bucket's start (ns since MPI_Init), a multiple of 2^shift. */
 typedef struct local_path_time {
     uint64_t t0;

@@ -4,7 +4,7 @@
  * into), each with its calling context tree.
  *
  * Declared here, by the layer that needs it, and implemented by the
- * runtime (lib/thread.c), so that nothing under report/ includes a runtime
+ * runtime (lib/runtime/thread.c), so that nothing under report/ includes a runtime
  * header. Called at finalize or by the fallback writer, once the thread
  * list is frozen (hprof_thread_freeze): the trees no longer change shape.
  */
@@ -25,7 +25,7 @@ typedef struct location {
                              * routine merged into one location */
 } location;
 
-/* The name of the runtime's thread trampoline (lib/thread_start.c), the
+/* The name of the runtime's thread trampoline (lib/runtime/thread_start.c), the
  * frame below every created thread's own: left out of paths like the C
  * start-up frames. */
 extern const char hprof_thread_trampoline[];

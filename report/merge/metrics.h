@@ -30,7 +30,7 @@ void metrics_add_counters(double *values, const uint64_t *counters, int is_funct
 /* The value as stored in the file (metric: an index into metrics_defs()). */
 double metrics_stored(const double *values, int metric);
 
-/* Beyond the fixed metrics: one per PAPI event (HPROF_METRICS, lib/papi_events.h),
+/* Beyond the fixed metrics: one per PAPI event (HPROF_METRICS, lib/runtime/papi_events.h),
  * named by the event, described by PAPI. A rank's local values hold
  * metrics_nlocal() doubles per (cnode, thread): the fixed metrics, then
  * this rank's events by slot. The file's metric list is agreed on at the

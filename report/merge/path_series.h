@@ -1,6 +1,6 @@
 /*
  * path_series.h - the heaviest call paths over time: from every rank's
- * path logs (local_profile's path_times, lib/path_log.h), the k call
+ * path logs (local_profile's path_times, lib/core/path_log.h), the k call
  * paths with the most inclusive time over all ranks are chosen, and each
  * rank's inclusive MPI and computation time on them per bucket is
  * computed, for the timeline member (timeline_file.h).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Configuration in one place (issue 18): lib/config.c's table is what the
+# Configuration in one place (issue 18): lib/core/config.c's table is what the
 # loader and the typo finder use, what the README's environment table lists
 # (its user variables, exactly), and every HPROF_*/HPROFTEST_* variable the
 # sources read is a row of it. The loader is checked here without MPI
@@ -8,8 +8,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/lib/common.sh"
 
 P=$W/print_vars
-if ! gcc -std=gnu11 -O1 -Wall -Wextra -Werror -Wno-unused-parameter -Ilib \
-        "$HERE/config_vars/print_vars.c" lib/config.c lib/log.c -o "$P" 2> "$W/cc.err"; then
+if ! gcc -std=gnu11 -O1 -Wall -Wextra -Werror -Wno-unused-parameter -Ilib/core \
+        "$HERE/config_vars/print_vars.c" lib/core/config.c lib/core/log.c -o "$P" 2> "$W/cc.err"; then
     notok "config: the table's test program builds" "$(head -c 400 "$W/cc.err")"; exit 0
 fi
 "$P" names > "$W/names"
@@ -26,7 +26,7 @@ fi
 
 # Every variable named in a getenv() of the library's sources is a row.
 awk '{ print $2 }' "$W/names" | sort > "$W/all"
-grep -ohE 'getenv\("HPROF[A-Z_]*"\)' lib/*.c unwind/*.c report/*/*.c wrappers/*.c |
+grep -ohE 'getenv\("HPROF[A-Z_]*"\)' lib/*/*.c unwind/*.c report/*/*.c wrappers/*.c |
     grep -oE 'HPROF[A-Z_]*' | sort -u > "$W/read"
 stray=$(comm -23 "$W/read" "$W/all" | tr '\n' ' ')
 if [ -s "$W/read" ] && [ -z "$stray" ]; then

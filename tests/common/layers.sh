@@ -2,9 +2,10 @@
 # Layers (issue 18): every #include "..." runs from a layer to itself or a
 # lower one, and so does every symbol an object file of the build takes
 # from another. From low to high:
-#   core      lib/: the calling context tree, clock, config, log, function
-#             table, own-code bounds, timeline and path log, HPROF_NOUNWIND parsing
-#             (the generated function table, gen/fn_table.c, too)
+#   core      lib/core/: the calling context tree, clock, config, log,
+#             function table, own-code bounds, timeline and path log,
+#             HPROF_NOUNWIND parsing (the generated function table,
+#             gen/fn_table.c, too)
 #   capture   unwind/ (call paths): core
 #   report    report/ (merge, symbols, CUBE writer and reader): core, and
 #             unwind/modules.h, the record of loaded code symbols resolve in,
@@ -13,8 +14,9 @@
 #             report/ declares and the runtime implements
 #             (report/merge/locations.h, report/merge/event_defs.h)
 #   view      tools/hprof-view/: the CUBE reader only
-#   runtime   the rest of lib/ (init/finalize, threads, sampler, PAPI): all
-#             but view; wrappers/ (and the generated wrappers) likewise.
+#   runtime   lib/runtime/ (init/finalize, threads, sampler, PAPI), and a
+#             file straight in lib/: all but view; wrappers/ (and the
+#             generated wrappers) likewise.
 # A symbol may also run upwards when a header of a layer allowed to the
 # user declares it: the lower layer owns that interface, a higher one
 # implements it. The symbol check reads build/<mpi>/obj (make all).
@@ -22,17 +24,16 @@
 # removes it; one that is gone must leave the list too.
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/lib/common.sh"
+shopt -s nullglob
 
-CORE="cct clock config log fn_table own_code timeline path_log nounwind"
 KNOWN=()
 
 layer_of() { # FILE -> core capture reader report view runtime wrappers
-    local f=$1 b
-    b=$(basename "$f"); b=${b%.*}
-    case $f in
+    case $1 in
         gen/fn_table.*) echo core ;;
         gen/*) echo wrappers ;;
-        lib/*) [[ " $CORE " == *" $b "* ]] && echo core || echo runtime ;;
+        lib/core/*) echo core ;;
+        lib/*) echo runtime ;;
         unwind/*) echo capture ;;
         report/reader/*) echo reader ;;
         report/*) echo report ;;
@@ -57,7 +58,7 @@ allowed() { # FROM-LAYER TO-LAYER TO-FILE
 
 declare -A where
 dup=""
-for h in lib/*.h unwind/*.h report/*/*.h wrappers/*.h tools/hprof-view/*.h; do
+for h in lib/*.h lib/*/*.h unwind/*.h report/*/*.h wrappers/*.h tools/hprof-view/*.h; do
     b=$(basename "$h")
     [ -n "${where[$b]:-}" ] && dup="$dup $b (${where[$b]}, $h)"
     where[$b]=$h
@@ -68,7 +69,7 @@ if [ -z "$dup" ]; then ok "layers: every header name is unique"
 else notok "layers: every header name is unique" "$dup"; fi
 
 bad=() known_seen=() n=0
-for f in lib/*.[ch] unwind/*.[ch] report/*/*.[ch] wrappers/*.[ch] tools/hprof-view/*.[ch]; do
+for f in lib/*.[ch] lib/*/*.[ch] unwind/*.[ch] report/*/*.[ch] wrappers/*.[ch] tools/hprof-view/*.[ch]; do
     from=$(layer_of "$f")
     while IFS= read -r inc; do
         to_file=${where[$(basename "$inc")]:-}
@@ -94,13 +95,21 @@ fi
 # may include (an interface owned below, implemented above).
 declared_for() { # FROM-LAYER NAME
     local h
-    for h in $(grep -lw -- "$2" lib/*.h unwind/*.h report/*/*.h wrappers/*.h 2>/dev/null); do
+    for h in $(grep -lw -- "$2" lib/*.h lib/*/*.h unwind/*.h report/*/*.h wrappers/*.h 2>/dev/null); do
         allowed "$1" "$(layer_of "$h")" "$h" || continue
         # declared, not only named in a comment
         grep -vE '^[[:space:]]*/?\*' "$h" | sed 's|/\*.*||' |
             grep -qE "(^|[^A-Za-z0-9_])$2[[:space:]]*(\(|\[|;|=)" && return 0
     done
     return 1
+}
+# The objects of today's sources (a moved or deleted file's stays behind
+# in the build folder) and the generated ones.
+current_objects() {
+    local o
+    while read -r o; do
+        case $o in gen/*) echo "$o" ;; *) [ -f "$ROOT/${o%.o}.c" ] && echo "$o" ;; esac
+    done
 }
 objdirs=()
 for m in openmpi mpich; do [ -d "build/$m/obj" ] && objdirs+=("build/$m/obj"); done
@@ -117,7 +126,7 @@ else
             allowed "$fl" "$tl" "${def%.o}.c" && continue
             declared_for "$fl" "$sym" && continue
             sbad+=("$from ($fl) takes $sym from $def ($tl)")
-        done < <(cd "$d" && find . -name '*.o' | sed 's|^\./||' | sort | xargs nm -P -A 2>/dev/null |
+        done < <(cd "$d" && find . -name '*.o' | sed 's|^\./||' | sort | current_objects | xargs nm -P -A 2>/dev/null |
                  awk '$3 == "U" { sub(/:$/, "", $1); use[$1 " " $2] = 1; next }
                       $3 ~ /^[TDRBVWC]$/ { sub(/:$/, "", $1); def[$2] = $1 }
                       END { for (k in use) { split(k, a, " ");

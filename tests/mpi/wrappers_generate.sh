@@ -56,16 +56,18 @@ for f in MPI_Init MPI_Send MPI_Pcontrol MPI_Waitall MPI_Alltoallw_c MPI_Session_
     grep -q "HPROF_FN_$f = " "$G/fn_ids.h" || notok "fn_ids.h" "no HPROF_FN_$f"
 done
 
-# 2. the generated code compiles without warnings
+# 2. the generated code compiles without warnings, with the Makefile's
+# include paths
+INC=$(make -s --no-print-directory -C "$ROOT" print-CPPFLAGS 2> /dev/null | sed "s|-I|-I$ROOT/|g")
 warn=0
 for f in wrappers_c wrappers_f wrappers_f08 fn_table; do
-    if ! $MPICC -std=gnu11 -O2 -Wall -Wextra -fPIC -fvisibility=hidden -I"$ROOT/lib" -I"$ROOT/wrappers" -I"$G" \
+    if ! $MPICC -std=gnu11 -O2 -Wall -Wextra -fPIC -fvisibility=hidden $INC -I"$G" \
             -c "$G/$f.c" -o "$T/$f.o" > "$T/$f.cc.log" 2>&1 || [ -s "$T/$f.cc.log" ]; then
         notok "$f.c compiles without warnings" "$(head -c 300 "$T/$f.cc.log" | tr '\n' ' ')"; warn=1
     fi
 done
-for f in wrap_support requests; do
-    if ! $MPICC -std=gnu11 -O2 -Wall -Wextra -fPIC -fvisibility=hidden -I"$ROOT/lib" -I"$ROOT/wrappers" \
+for f in wrap_support requests fortran_libs fortran_mpich; do
+    if ! $MPICC -std=gnu11 -O2 -Wall -Wextra -fPIC -fvisibility=hidden $INC \
             -c "$ROOT/wrappers/$f.c" -o "$T/$f.o" > "$T/$f.cc.log" 2>&1 || [ -s "$T/$f.cc.log" ]; then
         notok "wrappers/$f.c compiles without warnings" "$(head -c 300 "$T/$f.cc.log" | tr '\n' ' ')"; warn=1
     fi

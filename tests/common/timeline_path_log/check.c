@@ -1,5 +1,5 @@
 /*
- * check.c - lib/path_log.c on its own, with known answers:
+ * check.c - lib/core/path_log.c on its own, with known answers:
  *   steady   few nodes, a long run: the log folds with the histogram, no
  *            time is spilled, every (node, bucket) sum is exact;
  *   many     more distinct nodes per bucket than the log holds: it folds

@@ -1,6 +1,6 @@
 /*
  * clock.h - the monotonic clock every MPI call and every sample is timed
- * with, in nanoseconds (lib/clock.c): the TSC once calibrated,
+ * with, in nanoseconds (lib/core/clock.c): the TSC once calibrated,
  * CLOCK_MONOTONIC before. Every duration hprof stores is a difference of
  * values of this one clock. Reading it allocates nothing, takes no lock
  * and is async-signal-safe.

@@ -66,7 +66,7 @@ void hprof_record_call(hprof_call *call);
 /* Called by hprof_call_begin() for an MPI call while the measurement is off;
  * in wrappers/wrap_support.c, which knows the init wrappers' state: the first
  * call that finds MPI initialised although no init wrapper started the
- * measurement says so, once (lib/run_marks.h). */
+ * measurement says so, once (lib/runtime/run_marks.h). */
 void hprof_w_unmeasured(void);
 
 /* Lifecycle, called (through wrappers/wrap_support.c) by the generated

@@ -1,7 +1,7 @@
 /*
  * dl_watch.h - code unloaded by dlclose while hprof measures: its module
  * stays on record, what was learned of its code is forgotten, and the
- * addresses recorded in it keep its names (lib/dl_watch.c).
+ * addresses recorded in it keep its names (lib/runtime/dl_watch.c).
  */
 #ifndef HPROF_DL_WATCH_H
 #define HPROF_DL_WATCH_H

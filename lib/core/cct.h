@@ -84,7 +84,7 @@ enum cct_counter {
     CCT_NCOUNTERS
 };
 
-/* PAPI events per node (HPROF_METRICS, lib/papi_events.h): signed deltas, zero from
+/* PAPI events per node (HPROF_METRICS, lib/runtime/papi_events.h): signed deltas, zero from
  * the zeroed mapping a node is created in (nodes are never reused). */
 #ifdef HPROF_PAPI
 #define HPROF_MAX_EVENTS 8

@@ -113,7 +113,8 @@ static uint32_t known_node(hprof_thread *t, const hprof_call *call, int *counter
     return leaf == CCT_NONE ? 0 : leaf;
 }
 
-/* Records a finished call on the calling thread. */
+/* Records a finished call on the calling thread. Shared with
+ * hprof_runtime_start. */
 void hprof_record_call(hprof_call *call)
 {
     COST_RESTART();

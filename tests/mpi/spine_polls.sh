@@ -4,7 +4,7 @@
 # uncompleted polls mixed) keep exact visits on every call path, with
 # sampling off and at 1000 Hz, while the polls that complete nothing from
 # the previous call's path are added to its record without a walk
-# (lib/runtime/measure.c): rank 0's count of those equals the program's own.
+# (lib/measure.c): rank 0's count of those equals the program's own.
 . "$(dirname "$0")/progs/lib.sh"
 require_built "polls build"
 HERE=$(cd "$(dirname "$0")" && pwd)

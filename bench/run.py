@@ -77,7 +77,7 @@ def per_call(exe, lines):
     per_call_table(exe, lines, "calls")
     lines.append("\nThe polling case: MPI_Test on a receive that never completes, in a loop (every call "
                  "completes nothing; from the second on hprof adds it to the previous call's record without "
-                 "a walk, lib/runtime/measure.c):\n")
+                 "a walk, lib/measure.c):\n")
     per_call_table(exe, lines, "polls")
     lines.append("\nThree call sites of one function in turn (MPI_Barrier, MPI_Test, MPI_Iprobe completing "
                  "nothing), per call: the frame is unchanged, so each call site's node is known without a "

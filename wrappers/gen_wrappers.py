@@ -223,64 +223,99 @@ def c_signature(fn, decl):
     return ', '.join(ps) or 'void'
 
 
-def completion_c(fn, kind, pre, post):
+def completion(fn, kind, lang, pre, post):
+    """The requests a wait/test call completes: saved before the call (the
+    library frees them), their bytes added after it from the statuses (our
+    own when the caller ignores them). One routine for both bindings; lang
+    says how each thing is spelled in C or in Fortran (Fortran: handles are
+    MPI_Fint, indices 1-based, statuses MPI_F_STATUS_SIZE MPI_Fints)."""
+    F = lang.fortran
     P = [p.name for p in fn.params]
+    deref = (lambda x: '*(MPI_Fint *)%s' % x) if F else (lambda x: '*%s' % x)
+    complete = 'hprof_w_req_fcomplete' if F else 'hprof_w_req_complete'
+    if F:
+        st_decl = 'MPI_Fint hprof_fst[MPI_F_STATUS_SIZE];'
+        st_ignore = lambda st: 'if ((MPI_Fint *)%s == HPROF_FST_IGNORE) %s = hprof_fst;' % (st, st)
+        st_arg = lambda st: '(MPI_Fint *)%s' % st
+    else:
+        st_decl = 'MPI_Status hprof_st;'
+        st_ignore = lambda st: 'if (%s == MPI_STATUS_IGNORE) %s = &hprof_st;' % (st, st)
+        st_arg = lambda st: st
     if kind in ('wait', 'test'):
         req, st = P[0], P[-1]
         flag = P[1] if kind == 'test' else None
         pre += ['MPI_Request hprof_saved = MPI_REQUEST_NULL;',
-                'MPI_Status hprof_st;',
+                st_decl,
                 'int hprof_track = call.measured && hprof_w_req_any();',
                 'if (hprof_track) {',
-                '    hprof_saved = *%s;' % req,
-                '    if (%s == MPI_STATUS_IGNORE) %s = &hprof_st;' % (st, st),
+                '    hprof_saved = %s;' % ('PMPI_Request_f2c(*(MPI_Fint *)%s)' % req if F else '*%s' % req),
+                '    ' + st_ignore(st),
                 '}']
-        cond = 'hprof_track' + (' && *%s' % flag if flag else '')
-        post += ['if (%s) hprof_w_req_complete(call.bytes, hprof_saved, %s);' % (cond, st)]
+        cond = 'hprof_track' + (' && ' + deref(flag) if flag else '')
+        post += ['if (%s) %s(call.bytes, hprof_saved, %s);' % (cond, complete, st_arg(st))]
         return
+    n = '(*(MPI_Fint *)%s)' % P[0] if F else P[0]
+    reqs = '((MPI_Fint *)%s)' % P[1] if F else P[1]
+    copy = lambda size: ('for (int hprof_i = 0; hprof_i < %s; hprof_i++) hprof_saved[hprof_i] = '
+                         'PMPI_Request_f2c(%s[hprof_i]);' % (n, reqs) if F
+                         else 'memcpy(hprof_saved, %s, %s);' % (reqs, size))
+    base = 1 if F else 0   # of an index into the requests
     if kind in ('waitany', 'testany'):
-        n, reqs, idx, st = P[0], P[1], P[2], P[-1]
+        idx, st = P[2], P[-1]
         flag = P[3] if kind == 'testany' else None
         pre += ['MPI_Request *hprof_saved = NULL;',
-                'MPI_Status hprof_st;',
+                st_decl,
                 'if (call.measured && hprof_w_req_any() && %s > 0 &&' % n,
                 '    (hprof_saved = hprof_thread_scratch((size_t)%s * sizeof(MPI_Request)))) {' % n,
-                '    memcpy(hprof_saved, %s, (size_t)%s * sizeof(MPI_Request));' % (reqs, n),
-                '    if (%s == MPI_STATUS_IGNORE) %s = &hprof_st;' % (st, st),
+                '    ' + copy('(size_t)%s * sizeof(MPI_Request)' % n),
+                '    ' + st_ignore(st),
                 '}']
-        cond = 'hprof_saved' + (' && *%s' % flag if flag else '')
-        post += ['if (%s && *%s != MPI_UNDEFINED && *%s >= 0 && *%s < %s)' % (cond, idx, idx, idx, n),
-                 '    hprof_w_req_complete(call.bytes, hprof_saved[*%s], %s);' % (idx, st)]
+        cond = 'hprof_saved' + (' && ' + deref(flag) if flag else '')
+        i = deref(idx)
+        post += ['if (%s && %s != MPI_UNDEFINED && %s >= %d && %s %s %s)'
+                 % (cond, i, i, base, i, '<=' if F else '<', n),
+                 '    %s(call.bytes, hprof_saved[%s%s], %s);' % (complete, i, ' - 1' if F else '', st_arg(st))]
         return
     if kind in ('waitall', 'testall'):
-        n, reqs, sts = P[0], P[1], P[-1]
+        sts = P[-1]
         flag = P[2] if kind == 'testall' else None
         outcount = None
     else:  # waitsome, testsome
-        n, reqs, outcount, idxs, sts = P[0], P[1], P[2], P[3], P[4]
+        outcount, idxs, sts = P[2], P[3], P[4]
         flag = None
+    # scratch: the saved requests, then (statuses ignored) our own statuses
+    if F:
+        layout = ['    int hprof_ign = (MPI_Fint *)%s == HPROF_FSTS_IGNORE;' % sts,
+                  '    size_t hprof_rq = ((size_t)%s * sizeof(MPI_Request) + 15) & ~(size_t)15;' % n,
+                  '    char *hprof_buf = hprof_thread_scratch(hprof_rq + (hprof_ign ? (size_t)%s * MPI_F_STATUS_SIZE * sizeof(MPI_Fint) : 0));' % n]
+        own_statuses = '        if (hprof_ign) %s = hprof_buf + hprof_rq;' % sts
+        stat = lambda i: '((MPI_Fint *)%s + (size_t)%s * MPI_F_STATUS_SIZE)' % (sts, i)
+    else:
+        layout = ['    int hprof_ign = %s == MPI_STATUSES_IGNORE;' % sts,
+                  '    size_t hprof_rq = (size_t)%s * sizeof(MPI_Request);' % n,
+                  '    char *hprof_buf = hprof_thread_scratch(hprof_rq + (hprof_ign ? (size_t)%s * sizeof(MPI_Status) + 16 : 0));' % n]
+        own_statuses = '        if (hprof_ign) %s = (MPI_Status *)(hprof_buf + ((hprof_rq + 15) & ~(size_t)15));' % sts
+        stat = lambda i: '&%s[%s]' % (sts, i)
     pre += ['MPI_Request *hprof_saved = NULL;',
-            'if (call.measured && hprof_w_req_any() && %s > 0) {' % n,
-            '    int hprof_ign = %s == MPI_STATUSES_IGNORE;' % sts,
-            '    size_t hprof_rq = (size_t)%s * sizeof(MPI_Request);' % n,
-            '    char *hprof_buf = hprof_thread_scratch(hprof_rq + (hprof_ign ? (size_t)%s * sizeof(MPI_Status) + 16 : 0));' % n,
-            '    if (hprof_buf) {',
+            'if (call.measured && hprof_w_req_any() && %s > 0) {' % n] + layout + \
+           ['    if (hprof_buf) {',
             '        hprof_saved = (MPI_Request *)hprof_buf;',
-            '        memcpy(hprof_saved, %s, hprof_rq);' % reqs,
-            '        if (hprof_ign) %s = (MPI_Status *)(hprof_buf + ((hprof_rq + 15) & ~(size_t)15));' % sts,
+            '        ' + copy('hprof_rq'),
+            own_statuses,
             '    }',
             '}']
     if outcount is None:
-        cond = 'hprof_saved' + (' && *%s' % flag if flag else '')
+        cond = 'hprof_saved' + (' && ' + deref(flag) if flag else '')
         post += ['if (%s)' % cond,
                  '    for (int hprof_i = 0; hprof_i < %s; hprof_i++)' % n,
-                 '        hprof_w_req_complete(call.bytes, hprof_saved[hprof_i], &%s[hprof_i]);' % sts]
+                 '        %s(call.bytes, hprof_saved[hprof_i], %s);' % (complete, stat('hprof_i'))]
     else:
-        post += ['if (hprof_saved && *%s != MPI_UNDEFINED)' % outcount,
-                 '    for (int hprof_i = 0; hprof_i < *%s; hprof_i++)' % outcount,
-                 '        if (%s[hprof_i] >= 0 && %s[hprof_i] < %s)' % (idxs, idxs, n),
-                 '            hprof_w_req_complete(call.bytes, hprof_saved[%s[hprof_i]], &%s[hprof_i]);'
-                 % (idxs, sts)]
+        oc = '(*(MPI_Fint *)%s)' % outcount if F else '*%s' % outcount
+        ix = '((MPI_Fint *)%s)[hprof_i]' % idxs if F else '%s[hprof_i]' % idxs
+        post += ['if (hprof_saved && %s != MPI_UNDEFINED)' % oc,
+                 '    for (int hprof_i = 0; hprof_i < %s; hprof_i++)' % oc,
+                 '        if (%s >= %d && %s %s %s)' % (ix, base, ix, '<=' if F else '<', n),
+                 '            %s(call.bytes, hprof_saved[%s%s], %s);' % (complete, ix, ' - 1' if F else '', stat('hprof_i'))]
 
 
 def request_param(fn):
@@ -329,7 +364,7 @@ def gen_c_wrapper(fn, decl):
     if comp:
         if comp not in COMPLETE_KINDS:
             die('%s: unknown complete=%s' % (fn.name, comp))
-        completion_c(fn, comp, pre, post)
+        completion(fn, comp, L, pre, post)
     if fn.get('phase'):
         post += ['if (call.measured) hprof_w_phase(%s);' % fn.get('phase')]
     if fn.get('poll'): post += ['call.poll = *%s == 0 || *%s == MPI_UNDEFINED; /* completed nothing */' % (fn.get('poll'), fn.get('poll'))]
@@ -417,72 +452,6 @@ def wants_fortran(fn):
     return True
 
 
-def completion_f(fn, kind, pre, post):
-    P = [p.name for p in fn.params]
-    if kind in ('wait', 'test'):
-        req, st = P[0], P[-1]
-        flag = P[1] if kind == 'test' else None
-        pre += ['MPI_Request hprof_saved = MPI_REQUEST_NULL;',
-                'MPI_Fint hprof_fst[MPI_F_STATUS_SIZE];',
-                'int hprof_track = call.measured && hprof_w_req_any();',
-                'if (hprof_track) {',
-                '    hprof_saved = PMPI_Request_f2c(*(MPI_Fint *)%s);' % req,
-                '    if ((MPI_Fint *)%s == HPROF_FST_IGNORE) %s = hprof_fst;' % (st, st),
-                '}']
-        cond = 'hprof_track' + (' && *(MPI_Fint *)%s' % flag if flag else '')
-        post += ['if (%s) hprof_w_req_fcomplete(call.bytes, hprof_saved, (MPI_Fint *)%s);' % (cond, st)]
-        return
-    n = '(*(MPI_Fint *)%s)' % P[0]
-    reqs = '((MPI_Fint *)%s)' % P[1]
-    if kind in ('waitany', 'testany'):
-        idx, st = P[2], P[-1]
-        flag = P[3] if kind == 'testany' else None
-        pre += ['MPI_Request *hprof_saved = NULL;',
-                'MPI_Fint hprof_fst[MPI_F_STATUS_SIZE];',
-                'if (call.measured && hprof_w_req_any() && %s > 0 &&' % n,
-                '    (hprof_saved = hprof_thread_scratch((size_t)%s * sizeof(MPI_Request)))) {' % n,
-                '    for (int hprof_i = 0; hprof_i < %s; hprof_i++) hprof_saved[hprof_i] = PMPI_Request_f2c(%s[hprof_i]);' % (n, reqs),
-                '    if ((MPI_Fint *)%s == HPROF_FST_IGNORE) %s = hprof_fst;' % (st, st),
-                '}']
-        cond = 'hprof_saved' + (' && *(MPI_Fint *)%s' % flag if flag else '')
-        # Fortran indices are 1-based
-        post += ['if (%s && *(MPI_Fint *)%s != MPI_UNDEFINED && *(MPI_Fint *)%s >= 1 && *(MPI_Fint *)%s <= %s)'
-                 % (cond, idx, idx, idx, n),
-                 '    hprof_w_req_fcomplete(call.bytes, hprof_saved[*(MPI_Fint *)%s - 1], (MPI_Fint *)%s);' % (idx, st)]
-        return
-    if kind in ('waitall', 'testall'):
-        sts = P[-1]
-        flag = P[2] if kind == 'testall' else None
-        outcount = None
-    else:
-        outcount, idxs, sts = P[2], P[3], P[4]
-        flag = None
-    pre += ['MPI_Request *hprof_saved = NULL;',
-            'if (call.measured && hprof_w_req_any() && %s > 0) {' % n,
-            '    int hprof_ign = (MPI_Fint *)%s == HPROF_FSTS_IGNORE;' % sts,
-            '    size_t hprof_rq = ((size_t)%s * sizeof(MPI_Request) + 15) & ~(size_t)15;' % n,
-            '    char *hprof_buf = hprof_thread_scratch(hprof_rq + (hprof_ign ? (size_t)%s * MPI_F_STATUS_SIZE * sizeof(MPI_Fint) : 0));' % n,
-            '    if (hprof_buf) {',
-            '        hprof_saved = (MPI_Request *)hprof_buf;',
-            '        for (int hprof_i = 0; hprof_i < %s; hprof_i++) hprof_saved[hprof_i] = PMPI_Request_f2c(%s[hprof_i]);' % (n, reqs),
-            '        if (hprof_ign) %s = hprof_buf + hprof_rq;' % sts,
-            '    }',
-            '}']
-    stat = '((MPI_Fint *)%s + (size_t)%%s * MPI_F_STATUS_SIZE)' % sts
-    if outcount is None:
-        cond = 'hprof_saved' + (' && *(MPI_Fint *)%s' % flag if flag else '')
-        post += ['if (%s)' % cond,
-                 '    for (int hprof_i = 0; hprof_i < %s; hprof_i++)' % n,
-                 '        hprof_w_req_fcomplete(call.bytes, hprof_saved[hprof_i], %s);' % (stat % 'hprof_i')]
-    else:
-        oc = '(*(MPI_Fint *)%s)' % outcount
-        ix = '((MPI_Fint *)%s)[hprof_i]' % idxs
-        post += ['if (hprof_saved && %s != MPI_UNDEFINED)' % oc,
-                 '    for (int hprof_i = 0; hprof_i < %s; hprof_i++)' % oc,
-                 '        if (%s >= 1 && %s <= %s)' % (ix, ix, n),
-                 '            hprof_w_req_fcomplete(call.bytes, hprof_saved[%s - 1], %s);' % (ix, stat % 'hprof_i')]
-
-
 def gen_f_wrapper(fn, f08=None):
     """The wrapper of one Fortran binding. mpif.h / use mpi (f08 None): one
     function forwarding to pmpi_xxx_, exported under four spellings. mpi_f08
@@ -542,7 +511,7 @@ def gen_f_wrapper(fn, f08=None):
                     % (sp.name, sp.name, sp.name)]
         req, comp, start = fn.get('req'), fn.get('complete'), fn.get('start')
         if comp:
-            completion_f(fn, comp, pre, post)
+            completion(fn, comp, L, pre, post)
         if fn.get('poll'): post += ['call.poll = *(MPI_Fint *)%s == 0 || *(MPI_Fint *)%s == MPI_UNDEFINED;' % (fn.get('poll'), fn.get('poll'))]
         if fn.has('reqfree'):
             pre += ['MPI_Request hprof_saved = call.measured ? PMPI_Request_f2c(*(MPI_Fint *)%s) : MPI_REQUEST_NULL;'

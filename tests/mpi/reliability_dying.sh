@@ -30,11 +30,20 @@ wait_writers() {
     done
 }
 
+# MPICH's launcher itself now and then reports status 1 ("Hangup") for a
+# rank that exited with 7, with or without hprof (1 run in 20 here): a
+# status that differs is measured again, up to three times, plain and
+# profiled alike; a status that hprof changed differs every time.
 for how in exit abort segv kill fork; do
-    want=$(status_of $how plain)
-    got=$(status_of $how dying)
-    dir=run-dying-$how
-    wait_writers
+    for try in 1 2 3; do
+        rm -rf run-plain-$how run-dying-$how
+        want=$(status_of $how plain)
+        got=$(status_of $how dying)
+        dir=run-dying-$how
+        wait_writers
+        [ "$got" = "$want" ] || [ "$got" = 124 ] || [ "$how" = kill ] && break
+        echo "# $how: status $got, without hprof $want (try $try)"
+    done
     if [ "$got" = 124 ]; then echo "not ok - $how: hung (killed by the test's timeout)"; continue; fi
     # The launcher's own status can differ between its kill paths; a non-zero
     # status must stay non-zero and a specific one must stay that one.

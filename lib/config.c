@@ -40,6 +40,8 @@ static const hprof_var vars[] = {
     STRING("HPROF_METRICS", metrics, "comma list of PAPI events; default: none"),
     INT("HPROF_MAX_CALLPATHS", max_nodes, 1024, 1 << 30, 1 << 18, "call-tree nodes per thread"),
     INT("HPROF_COMPRESS", compress, 0, 1, 1, "1: zlib-compressed metric data, 0: plain"),
+    INT("HPROF_POLL_GAP_NS", poll_gap_ns, 0, 1000000, 1000,
+        "polls in a loop timed from the previous poll's end while the code between takes at most this; 0: off"),
     INT("HPROF_TIME_BUCKETS", time_buckets, 0, 65536, 256, "buckets of each thread's timeline, 0 turns it off"),
     ELSEWHERE("HPROF_BUILD", 0, "hprof-run: the folder holding <mpi>/libhprof.so"),
     ELSEWHERE("HPROF_RUN_MARKS", HPROF_VAR_INTERNAL, "set by hprof-run: where ranks leave their marks (lib/run_marks.h)"),

@@ -32,7 +32,7 @@ typedef struct hprof_config_t {
     int time_buckets;          /* HPROF_TIME_BUCKETS: timeline buckets per thread, 0 = off */
 } hprof_config_t;
 
-extern hprof_config_t hprof_config;
+extern hprof_config_t hprof_config __attribute__((visibility("hidden")));
 
 /* Reads and validates the environment, from the defaults on; prints
  * problems through hprof_say (so call after the rank is known). Before it

@@ -58,7 +58,7 @@ typedef struct hprof_thread {
     struct hprof_thread *next;
 } hprof_thread;
 
-extern __thread hprof_thread *hprof_self __attribute__((tls_model("initial-exec")));
+extern __thread hprof_thread *hprof_self __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /* The calling thread's state, created if needed (not from a signal handler).
  * NULL if it could not be created. */

@@ -96,7 +96,7 @@ def per_call_table(exe, lines, mode):
                  "call paths, no timeline (HPROF_TIME_BUCKETS=0) | counting cost above no tool | "
                  "call-path cost above no tool | of it the timeline | load (1 min) |"
                  % (" no tool, two TSC reads around each call (the floor) |" if floor else ""))
-    lines.append("|---" * (9 if floor else 8) + "|")
+    lines.append("|---" * (10 if floor else 9) + "|")
     off = {"HPROF_SAMPLING_HZ": "0"}
     n = {"calls": 1000000, "polls": 2000000, "sites": 500000}[mode]
     for depth in (10, 50):
@@ -312,7 +312,9 @@ def alternate(variants):
     out = {label: [] for label, _ in variants}
     for _ in range(RUNS):
         for label, job in variants:
-            out[label].append(job())
+            d = job()
+            d["load"] = os.getloadavg()[0]  # the machine is shared: each figure with its load
+            out[label].append(d)
     return out
 
 def col(results, label, key):
@@ -408,6 +410,9 @@ def dilation_variants(make_job):
                      [(hz, make_job({"HPROF_SAMPLING_HZ": hz, "HPROF_VERBOSE": "1"})) for hz, _ in DIL_VARIANTS])
 
 def dilation_rows(lines, name, results, what, keys=(("app", ""), ("wall", ", whole mpirun"))):
+    loads = [d["load"] for v in results.values() for d in v if "load" in d]
+    if loads:
+        name += " [load %.1f (%.1f..%.1f)]" % (statistics.median(loads), min(loads), max(loads))
     for key, suffix in keys:
         label = name + suffix
         lines.append("| %s | %s | %s | %s |" % (

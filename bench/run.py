@@ -724,7 +724,8 @@ def main():
              "Written by `make bench` (bench/run.py) on %s." % time.strftime("%Y-%m-%d %H:%M %Z"),
              "Machine: %d cores, %s, %s. MPI: %s. Runs per variant: %d, alternated; median (min..max)."
              % (os.cpu_count(), cpu, platform.platform(), MPI, RUNS),
-             "Command: `make bench` (BENCH_RUNS=%d BENCH_MPI=%s)." % (RUNS, MPI)]
+             "Command: `make bench` (BENCH_RUNS=%d BENCH_MPI=%s%s)." % (
+                 RUNS, MPI, " BENCH_ONLY=" + os.environ["BENCH_ONLY"] if os.environ.get("BENCH_ONLY") else "")]
     only = [s for s in os.environ.get("BENCH_ONLY", "").split(",") if s]
     sections = (("percall", lambda: per_call(exe, lines)), ("thunks", lambda: thunks(exe, lines)),
                 ("unwind", lambda: unwind_speed(exe, lines)), ("threads", lambda: per_call_threads(exe, lines)),

@@ -1,7 +1,8 @@
 #!/bin/bash
 # spine_polls: polling loops (MPI_Test from one call site through two
-# callers taken in turn, MPI_Iprobe, MPI_Testany; completed and
-# uncompleted polls mixed) keep exact visits on every call path, with
+# callers taken in turn, MPI_Iprobe, MPI_Testany, MPI_Test and MPI_Iprobe
+# in turn from one frame; completed and uncompleted polls mixed) keep
+# exact visits on every call path, with
 # sampling off and at 1000 Hz, while the polls that complete nothing from
 # the previous call's path are added to its record without a walk
 # (lib/measure.c): rank 0's count of those equals the program's own.
@@ -22,7 +23,7 @@ one_run() {
     HPROF_POLL_GAP_NS=$gap HPROF_SAMPLING_HZ=$hz HPROF_VERBOSE=1 HPROF_OUTPUT=$prof run_mpi "$label" 2 ./polls; rc=$?
     profile_run_check "$label run" "$label" "$prof" "$label.csv" "$rc" || return
     ok "$label run"
-    grep -E $'^(via_x|via_y|iprobe|testany)\t' "$label.out" > "$label.expect"
+    grep -E $'^(via_x|via_y|iprobe|testany|mixed_test|mixed_probe)\t' "$label.out" > "$label.expect"
     csv_check "$label" "$label.csv" "$label.expect" 2 --no-failed
     local want got
     want=$(sed -n 's/^repeats 0 \([0-9]*\)$/\1/p' "$label.out")

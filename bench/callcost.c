@@ -11,6 +11,10 @@
  *                              that receive, MPI_Iprobe finding nothing): three
  *                              call sites of one function in turn; prints
  *                              `ns_per_call X` (per MPI call)
+ *   callcost floor_calls DEPTH N  like calls, with two time-stamp reads (rdtsc)
+ *                              around each call and their difference summed
+ *                              by the program itself: the floor of any tool
+ *                              that times every call; prints `ns_per_call X`
  *   callcost spin DEPTH ITERS  a fixed amount of arithmetic at depth DEPTH;
  *                              prints `seconds X`
  *   callcost floor DEPTH ITERS HZ  like spin, under a sampling timer of its own
@@ -23,6 +27,8 @@
  *                              once; prints `ns_per_call X`, the median over
  *                              threads of each thread's CPU time per call (CPU
  *                              time, so that 4 threads on 2 cores still compare)
+ * Per-call figures are the calling thread's CPU time (on a loaded machine
+ * the wall clock also counts the time other processes hold the core).
  * Run the same binary with and without hprof (and with sampling at different
  * rates) and compare: the difference is hprof's cost.
  */
@@ -50,6 +56,19 @@ static __attribute__((noinline)) void leaf_calls(long n)
 {
     for (long i = 0; i < n; i++)
         MPI_Barrier(MPI_COMM_SELF);
+}
+
+static volatile unsigned long long tsc_sum;
+
+static __attribute__((noinline)) void leaf_floor_calls(long n)
+{
+    unsigned long long sum = 0;
+    for (long i = 0; i < n; i++) {
+        unsigned long long t0 = __builtin_ia32_rdtsc();
+        MPI_Barrier(MPI_COMM_SELF);
+        sum += __builtin_ia32_rdtsc() - t0;
+    }
+    tsc_sum += sum;
 }
 
 static __attribute__((noinline)) void leaf_polls(long n)
@@ -85,7 +104,7 @@ static __attribute__((noinline)) void leaf_spin(long iters)
     sink = x;
 }
 
-enum { CALLS, SPIN, POLLS, SITES };
+enum { CALLS, SPIN, POLLS, SITES, FLOOR_CALLS };
 
 /* Recursion to the requested depth; the volatile keeps frames real. */
 static __attribute__((noinline)) void descend(int depth, int mode, long n)
@@ -100,6 +119,8 @@ static __attribute__((noinline)) void descend(int depth, int mode, long n)
         leaf_polls(n);
     } else if (mode == SITES) {
         leaf_sites(n);
+    } else if (mode == FLOOR_CALLS) {
+        leaf_floor_calls(n);
     } else {
         leaf_calls(n);
     }
@@ -191,16 +212,19 @@ int main(int argc, char **argv)
         return 2;
     }
     int spin = strcmp(argv[1], "spin") == 0 || floor_hz;
-    int mode = spin ? SPIN : strcmp(argv[1], "polls") == 0 ? POLLS : strcmp(argv[1], "sites") == 0 ? SITES : CALLS;
+    int mode = spin ? SPIN : strcmp(argv[1], "polls") == 0 ? POLLS : strcmp(argv[1], "sites") == 0 ? SITES
+             : strcmp(argv[1], "floor_calls") == 0 ? FLOOR_CALLS : CALLS;
     int depth = atoi(argv[2]);
     long n = atol(argv[3]);
     MPI_Init(&argc, &argv);
     if (floor_hz)
         floor_timer_start(floor_hz);
     descend(depth, mode, n / 10); /* warm-up: caches, page faults */
-    double t = now();
+    /* calls on the thread's CPU clock: on a loaded machine the wall clock
+     * also counts the time other processes hold the core */
+    double t = spin ? now() : thread_cpu();
     descend(depth, mode, n);
-    t = now() - t;
+    t = (spin ? now() : thread_cpu()) - t;
     if (floor_hz)
         fprintf(stderr, "%ld samples counted\n", floor_signals);
     if (spin)

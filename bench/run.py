@@ -9,15 +9,20 @@ prints and never fails because the machine is slow.
 `bench/run.py million` runs section 6b alone (finalize at 1M call paths)
 and replaces it in bench/RESULTS.md.
 
-Environment: BENCH_RUNS (rounds, default 5), BENCH_MPI (openmpi), and for
+Environment: BENCH_RUNS (rounds, default 5), BENCH_MPI (openmpi), BENCH_ONLY
+(a comma list of sections: percall, thunks, unwind, threads, sample, papi,
+dilation, instrumentation, finalize, million; the others keep their text in
+RESULTS.md), and for
 sections 4-6: BENCH_DROPS_STEPS (60), BENCH_LAMMPS_STEPS (1500),
 BENCH_INSTR_STEPS (5), BENCH_SKIP_64=1 (no 64-rank finalize run). Section 4
-installs Debian's lammps and lammps-examples with apt-get when missing (as
-root), and skips LAMMPS when it cannot.
+installs Debian's lammps and lammps-examples, hpcc, quantum-espresso and
+quantum-espresso-data with apt-get when missing (as root), and skips an
+application when it cannot.
 """
 import os
 import platform
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -74,10 +79,14 @@ def fmt(values, unit):
 
 def per_call(exe, lines):
     lines.append("\n## 1. Per-call cost: MPI_Barrier(MPI_COMM_SELF), one rank\n")
+    lines.append("Per call, the calling thread's CPU time (bench/callcost.c; on this shared machine the wall "
+                 "clock also counts other processes' turns on the core). Calls repeated from one call site: "
+                 "the path is known without a walk, and its node without a tree lookup (lib/measure.c). The "
+                 "floor: the program itself reading the TSC before and after each call, no tool.\n")
     per_call_table(exe, lines, "calls")
     lines.append("\nThe polling case: MPI_Test on a receive that never completes, in a loop (every call "
-                 "completes nothing; from the second on hprof adds it to the previous call's record without "
-                 "a walk, lib/measure.c):\n")
+                 "completes nothing; with call paths each poll is timed from the previous one's end, one clock "
+                 "read a poll; counting only, `HPROF_NOUNWIND=all`, polls are not chained: two reads):\n")
     per_call_table(exe, lines, "polls")
     lines.append("\nThree call sites of one function in turn (MPI_Barrier, MPI_Test, MPI_Iprobe completing "
                  "nothing), per call: the frame is unchanged, so each call site's node is known without a "
@@ -85,19 +94,28 @@ def per_call(exe, lines):
     per_call_table(exe, lines, "sites")
 
 def per_call_table(exe, lines, mode):
-    lines.append("| depth | no tool | hprof, counting only (HPROF_NOUNWIND=all) | hprof, call paths | "
-                 "call paths, no timeline (HPROF_TIME_BUCKETS=0) | call-path cost above no tool | of it the timeline |")
-    lines.append("|---|---|---|---|---|---|---|")
+    floor = mode == "calls"
+    lines.append("| depth | no tool |%s hprof, counting only (HPROF_NOUNWIND=all) | hprof, call paths | "
+                 "call paths, no timeline (HPROF_TIME_BUCKETS=0) | counting cost above no tool | "
+                 "call-path cost above no tool | of it the timeline | load (1 min) |"
+                 % (" no tool, two TSC reads around each call (the floor) |" if floor else ""))
+    lines.append("|---" * (10 if floor else 9) + "|")
     off = {"HPROF_SAMPLING_HZ": "0"}
+    n = {"calls": 1000000, "polls": 2000000, "sites": 500000}[mode]
     for depth in (10, 50):
         variants = [("none", None), ("count", dict(off, HPROF_NOUNWIND="all")), ("paths", off),
                     ("notl", dict(off, HPROF_TIME_BUCKETS="0"))]
-        r, _ = side_by_side(variants, exe, [mode, depth, {"calls": 200000, "polls": 2000000, "sites": 500000}[mode]])
+        r, _ = side_by_side(variants, exe, [mode, depth, n])
+        cells = [fmt(r["none"], "ns")]
+        if floor:
+            f, _ = side_by_side([("floor", None)], exe, ["floor_calls", depth, n])
+            cells.append(fmt(f["floor"], "ns"))
         extra = statistics.median(r["paths"]) - statistics.median(r["none"])
+        count = statistics.median(r["count"]) - statistics.median(r["none"])
         tl = statistics.median(r["paths"]) - statistics.median(r["notl"])
-        lines.append("| %d | %s | %s | %s | %s | %.1f ns | %.1f ns |" % (
-            depth, fmt(r["none"], "ns"), fmt(r["count"], "ns"), fmt(r["paths"], "ns"), fmt(r["notl"], "ns"),
-            extra, tl))
+        lines.append("| %d | %s | %s | %s | %s | %.1f ns | %.1f ns | %.1f ns | %.1f |" % (
+            depth, " | ".join(cells), fmt(r["count"], "ns"), fmt(r["paths"], "ns"), fmt(r["notl"], "ns"),
+            count, extra, tl, os.getloadavg()[0]))
 
 def per_call_threads(exe, lines):
     lines.append("\n## Per-call cost with concurrent threads (MPI_THREAD_MULTIPLE), depth 10\n")
@@ -250,7 +268,7 @@ def thunks(exe, lines):
         lines.append("| %d | %s | %s | %.1f ns |" % (depth, fmt(r["on"], "ns"), fmt(r["off"], "ns"),
                                                    statistics.median(r["off"]) - statistics.median(r["on"])))
 
-def mpi_job(np_, argv, hprof=None, mpi=MPI, env_extra=None, timeout=900):
+def mpi_job(np_, argv, hprof=None, mpi=MPI, env_extra=None, timeout=900, cwd=None):
     """One mpirun of argv on np_ ranks in OUT; hprof: None (no tool) or a dict
     of HPROF_ settings (libhprof.so of that MPI preloaded in the ranks only).
     Returns (elapsed seconds of the whole mpirun, stdout, stderr)."""
@@ -267,9 +285,13 @@ def mpi_job(np_, argv, hprof=None, mpi=MPI, env_extra=None, timeout=900):
         env.update(hprof)
     for attempt in (1, 2):   # one retry: a shared machine, libhprof.so may be relinked under us
         t = time.monotonic()
-        r = subprocess.run(cmd + [str(a) for a in argv], env=env, cwd=OUT, capture_output=True, text=True,
+        cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+        r = subprocess.run(cmd + [str(a) for a in argv], env=env, cwd=cwd or OUT, capture_output=True, text=True,
                            timeout=timeout)
         elapsed = time.monotonic() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # CPU time of the job's processes (the ranks): less hit by the machine's load than the wall clock
+        mpi_job.cpu = (after.ru_utime - cpu.ru_utime) + (after.ru_stime - cpu.ru_stime)
         if r.returncode == 0:
             return elapsed, r.stdout, r.stderr
         why = "%s exited %d: %s" % (" ".join(cmd + [str(a) for a in argv]), r.returncode,
@@ -293,7 +315,9 @@ def alternate(variants):
     out = {label: [] for label, _ in variants}
     for _ in range(RUNS):
         for label, job in variants:
-            out[label].append(job())
+            d = job()
+            d["load"] = os.getloadavg()[0]  # the machine is shared: each figure with its load
+            out[label].append(d)
     return out
 
 def col(results, label, key):
@@ -303,8 +327,16 @@ def paired(results, label, base, key):
     """per round: label's value over base's of the same round, as % above."""
     return [100.0 * (a[key] / b[key] - 1.0) for a, b in zip(results[label], results[base])]
 
+T95 = {2: 12.71, 3: 4.30, 4: 3.18, 5: 2.78, 6: 2.57, 7: 2.45, 8: 2.36, 9: 2.31, 10: 2.26}
+
 def fmt_pct(values):
-    return "%+.2f%% (%+.2f..%+.2f)" % (statistics.median(values), min(values), max(values))
+    """median (min..max), and the mean with its 95% confidence interval (Student's t)."""
+    text = "%+.2f%% (%+.2f..%+.2f)" % (statistics.median(values), min(values), max(values))
+    n = len(values)
+    if n >= 2:
+        half = T95.get(n, 2.0) * statistics.stdev(values) / n ** 0.5
+        text += "; mean %+.2f%% +- %.2f" % (statistics.mean(values), half)
+    return text
 
 def fmt_s(values):
     return "%.3f s (%.3f..%.3f)" % (statistics.median(values), min(values), max(values))
@@ -380,8 +412,12 @@ def dilation_variants(make_job):
     return alternate([("none", make_job(None))] +
                      [(hz, make_job({"HPROF_SAMPLING_HZ": hz, "HPROF_VERBOSE": "1"})) for hz, _ in DIL_VARIANTS])
 
-def dilation_rows(lines, name, results, what):
-    for key, label in (("app", name), ("wall", name + ", whole mpirun")):
+def dilation_rows(lines, name, results, what, keys=(("app", ""), ("wall", ", whole mpirun"))):
+    loads = [d["load"] for v in results.values() for d in v if "load" in d]
+    if loads:
+        name += " [load %.1f (%.1f..%.1f)]" % (statistics.median(loads), min(loads), max(loads))
+    for key, suffix in keys:
+        label = name + suffix
         lines.append("| %s | %s | %s | %s |" % (
             label, fmt_s(col(results, "none", key)),
             " | ".join(fmt_s(col(results, hz, key)) for hz, _ in DIL_VARIANTS),
@@ -402,6 +438,7 @@ def dilation(lines):
     dilation_rows.handler = []
     try:
         dilation_apps(lines)
+        dilation_heldout(lines)
     finally:
         if dilation_rows.handler:
             lines.append("\nThe sampler on rank 0 (HPROF_VERBOSE=1): samples counted and samples that landed in "
@@ -447,6 +484,85 @@ def dilation_apps(lines):
         f.write(text)
     r = dilation_variants(lambda hprof: lammps_job(lmp, inp, hprof))
     dilation_rows(lines, "LAMMPS melt, %s steps (Debian lammps %s)" % (lsteps, lammps_version()), r, "lammps")
+
+def ensure_debian(pkgs, files):
+    """Debian packages that a benchmark needs, installed with apt-get when
+    missing and running as root. Returns None, or the reason they are missing."""
+    if all(os.path.exists(f) for f in files):
+        return None
+    if os.geteuid() != 0:
+        return "%s not installed (apt-get install %s, as root)" % (" ".join(pkgs), " ".join(pkgs))
+    print("bench: installing Debian packages " + " ".join(pkgs), flush=True)
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    cmd = "apt-get install -y --no-install-recommends " + " ".join(pkgs)
+    r = subprocess.run(["sh", "-c", cmd + " || (apt-get update && " + cmd + ")"], env=env,
+                       capture_output=True, text=True)
+    if r.returncode != 0 or not all(os.path.exists(f) for f in files):
+        return "could not install %s: %s" % (" ".join(pkgs), (r.stderr.strip().splitlines() or ["?"])[-1])
+    return None
+
+def heldout_job(argv, cwd, parse, hprof=None):
+    """An application run on 2 ranks (Open MPI) in cwd; parse(stdout) -> its own time or None."""
+    def job():
+        el, out, err = mpi_job(2, argv, hprof, mpi="openmpi", cwd=cwd)
+        d = {"wall": el, "cpu": mpi_job.cpu}
+        app = parse(out, cwd)
+        if app is None:
+            raise RuntimeError("%s printed no time: %s" % (argv[0], out[-300:]))
+        d["app"] = app
+        handler_stats(d, err)
+        return d
+    return job
+
+def hpcc_time(out, cwd):
+    """hpcc appends its results to hpccoutf.txt: the sum of its timed parts of this run."""
+    path = os.path.join(cwd, "hpccoutf.txt")
+    if not os.path.exists(path):
+        return None
+    text = open(path).read()
+    os.replace(path, path + ".last")  # the next run starts a new one
+    parts = re.findall(r"(?m)^(HPL|PTRANS|MPIRandomAccess_LCG|MPIRandomAccess|MPIFFT|StarDGEMM|StarSTREAM)_time=([0-9.eE+-]+)", text)
+    return sum(float(v) for _, v in parts) if parts else None
+
+def pw_time(out, cwd):
+    m = re.search(r"PWSCF\s*:\s*(?:([0-9.]+)m\s*)?([0-9.]+)s CPU\s+(?:([0-9.]+)h\s*)?(?:([0-9.]+)m\s*)?([0-9.]+)s WALL", out)
+    if not m:
+        return None
+    return float(m.group(3) or 0) * 3600 + float(m.group(4) or 0) * 60 + float(m.group(5))
+
+def dilation_heldout(lines):
+    """hpcc (HPC Challenge) and pw.x (Quantum ESPRESSO): Debian's builds, held-out applications."""
+    rows = (("app", ", its own time"), ("wall", ", whole mpirun"), ("cpu", ", CPU time of the ranks"))
+    why = ensure_debian(["hpcc"], ["/usr/bin/hpcc"])
+    if why:
+        lines.append("| hpcc | skipped: %s |" % why + " |" * (2 * len(DIL_VARIANTS)))
+    else:
+        wd = os.path.join(OUT, "hpcc")
+        os.makedirs(wd, exist_ok=True)
+        shutil.copy(os.path.join(ROOT, "bench", "hpccinf.txt"), os.path.join(wd, "hpccinf.txt"))
+        print("bench: dilation on hpcc", flush=True)
+        r = dilation_variants(lambda hprof: heldout_job(["/usr/bin/hpcc"], wd, hpcc_time, hprof))
+        dilation_rows(lines, "hpcc, bench/hpccinf.txt (Debian hpcc %s)" % pkg_version("hpcc"), r, "hpcc", rows)
+    pseudo = "/usr/share/espresso/pseudo/Si.pz-vbc.UPF"
+    why = ensure_debian(["quantum-espresso", "quantum-espresso-data"], ["/usr/bin/pw.x", pseudo])
+    if why:
+        lines.append("| pw.x | skipped: %s |" % why + " |" * (2 * len(DIL_VARIANTS)))
+    else:
+        wd = os.path.join(OUT, "pw")
+        os.makedirs(wd, exist_ok=True)
+        shutil.copy(os.path.join(ROOT, "bench", "si_scf.in"), os.path.join(wd, "si_scf.in"))
+        print("bench: dilation on pw.x", flush=True)
+        r = dilation_variants(lambda hprof: heldout_job(["/usr/bin/pw.x", "-in", "si_scf.in"], wd, pw_time, hprof))
+        dilation_rows(lines, "pw.x, bench/si_scf.in (Debian quantum-espresso %s)" % pkg_version("quantum-espresso"),
+                      r, "pw", rows)
+    lines.append("\nhpcc's own time: the sum of its timed parts (HPL, PTRANS, MPIRandomAccess, ...) from "
+                 "hpccoutf.txt; pw.x's: its `PWSCF ... WALL`. CPU time of the ranks: user + system time of the "
+                 "mpirun and its processes, less hit by the machine's load than the wall clock. mpiP: not "
+                 "measured here (no Debian package).\n")
+
+def pkg_version(pkg):
+    r = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", pkg], capture_output=True, text=True)
+    return r.stdout.strip() or "?"
 
 def lammps_version():
     r = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "lammps"], capture_output=True, text=True)
@@ -633,27 +749,67 @@ def main():
              "Written by `make bench` (bench/run.py) on %s." % time.strftime("%Y-%m-%d %H:%M %Z"),
              "Machine: %d cores, %s, %s. MPI: %s. Runs per variant: %d, alternated; median (min..max)."
              % (os.cpu_count(), cpu, platform.platform(), MPI, RUNS),
-             "Command: `make bench` (BENCH_RUNS=%d BENCH_MPI=%s)." % (RUNS, MPI)]
-    per_call(exe, lines)
-    thunks(exe, lines)
-    unwind_speed(exe, lines)
-    per_call_threads(exe, lines)
-    per_sample(exe, lines)
-    papi_cost(lines)
-    guarded(dilation, lines)
-    guarded(instrumentation, lines)
-    guarded(finalize_cost, lines)
-    guarded(finalize_million, lines)
-    headline(lines)
+             "Command: `make bench` (BENCH_RUNS=%d BENCH_MPI=%s%s)." % (
+                 RUNS, MPI, " BENCH_ONLY=" + os.environ["BENCH_ONLY"] if os.environ.get("BENCH_ONLY") else "")]
+    only = [s for s in os.environ.get("BENCH_ONLY", "").split(",") if s]
+    sections = (("percall", lambda: per_call(exe, lines)), ("thunks", lambda: thunks(exe, lines)),
+                ("unwind", lambda: unwind_speed(exe, lines)), ("threads", lambda: per_call_threads(exe, lines)),
+                ("sample", lambda: per_sample(exe, lines)), ("papi", lambda: papi_cost(lines)),
+                ("dilation", lambda: guarded(dilation, lines)),
+                ("instrumentation", lambda: guarded(instrumentation, lines)),
+                ("finalize", lambda: guarded(finalize_cost, lines)),
+                ("million", lambda: guarded(finalize_million, lines)))
+    bad = set(only) - {name for name, _ in sections}
+    if bad:
+        sys.exit("bench: BENCH_ONLY: unknown section(s) %s; known: %s" %
+                 (",".join(sorted(bad)), ",".join(name for name, _ in sections)))
+    for name, run_section in sections:
+        if not only or name in only:
+            run_section()
+    if not only:
+        headline(lines)
+    else:
+        lines[3] += " Sections run: %s (BENCH_ONLY); the others are from an earlier run." % ",".join(only)
     text = "\n".join(lines) + "\n"
     print(text)
-    write_results(text)
+    write_results(text, partial=bool(only))
 
-def write_results(text):
-    """Replaces bench/RESULTS.md but keeps the block `make soak` wrote there."""
+def split_sections(text):
+    """[(heading or '', body)]: the text cut before each '## ' heading."""
+    out, cur, head = [], [], ""
+    for line in text.split("\n"):
+        if line.startswith("## "):
+            out.append((head, "\n".join(cur)))
+            cur, head = [], line
+        cur.append(line)
+    out.append((head, "\n".join(cur)))
+    return out
+
+def merge_partial(old, new):
+    """old with the sections that new has replaced (same heading up to the
+    first ':'), new's other sections added; new's header replaces old's."""
+    key = lambda h: h.split(":", 1)[0].strip()
+    fresh = split_sections(new)
+    by_key = {key(h): body for h, body in fresh[1:]}
+    out, used = [fresh[0][1]], set()
+    for h, body in split_sections(old)[1:]:
+        if key(h) in by_key:
+            out.append(by_key[key(h)])
+            used.add(key(h))
+        else:
+            out.append(body)
+    out += [body for h, body in fresh[1:] if key(h) not in used]
+    return "\n".join(out)
+
+def write_results(text, partial=False):
+    """Replaces bench/RESULTS.md (with BENCH_ONLY, only the sections run)
+    but keeps the block `make soak` wrote there."""
     path = os.path.join(ROOT, "bench", "RESULTS.md")
     old = open(path).read() if os.path.exists(path) else ""
     begin, end = old.find("<!-- soak:begin -->"), old.find("<!-- soak:end -->")
+    if partial:
+        rest = old[:begin] + old[end + len("<!-- soak:end -->"):] if begin >= 0 and end > begin else old
+        text = merge_partial(rest, text).rstrip("\n") + "\n"
     if begin >= 0 and end > begin:
         text += "\n" + old[begin:end + len("<!-- soak:end -->")] + "\n"
     with open(path, "w") as f:

@@ -619,7 +619,8 @@ def fn_table_c(head, fns):
     t = [head, '#include "fn_table.h"', '#include "fn_ids.h"', '',
          '__attribute__((visibility("default"))) const hprof_fn_info hprof_fn_table[] = {']
     for f in fns:
-        flags = 'HPROF_FN_NOUNWIND_DEFAULT' if f.has('nounwind') else '0'
+        flags = ' | '.join([x for c, x in ((f.has('nounwind'), 'HPROF_FN_NOUNWIND_DEFAULT'),
+                                            (f.has('poll'), 'HPROF_FN_POLL')) if c]) or '0'
         t.append('    [%s] = { "%s", "%s", %s },' % (f.id, f.name, f.group, flags))
     t += ['};', '', '__attribute__((visibility("default"))) const int hprof_fn_count = HPROF_FN_COUNT;', '']
     return t

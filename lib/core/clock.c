@@ -20,19 +20,8 @@
 
 #define CALIBRATION_NS 1000000ull
 
-static int use_tsc;             /* published last */
-static uint64_t tsc_base, ns_base;
-static uint64_t ns_per_tick_q32; /* ns per tick, fixed point with 32 fractional bits */
+hprof_tsc_clock hprof_tsc; /* use_tsc published last */
 static uint64_t anchor_ns, anchor_tsc;
-
-static inline uint64_t read_tsc(void)
-{
-#if defined(__x86_64__)
-    return __builtin_ia32_rdtsc();
-#else
-    return 0;
-#endif
-}
 
 static uint64_t gettime_ns(void)
 {
@@ -41,20 +30,14 @@ static uint64_t gettime_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t hprof_now_ns(void)
+uint64_t hprof_gettime_ns(void)
 {
-    if (!__atomic_load_n(&use_tsc, __ATOMIC_ACQUIRE))
-        return gettime_ns();
-    uint64_t tsc = read_tsc();
-    /* a thread may read a stamp a little older than the base */
-    if (tsc >= tsc_base)
-        return ns_base + (uint64_t)(((unsigned __int128)(tsc - tsc_base) * ns_per_tick_q32) >> 32);
-    return ns_base - (uint64_t)(((unsigned __int128)(tsc_base - tsc) * ns_per_tick_q32) >> 32);
+    return gettime_ns();
 }
 
 uint64_t hprof_clock_anchor(void)
 {
-    anchor_tsc = read_tsc();
+    anchor_tsc = hprof_read_tsc();
     anchor_ns = gettime_ns();
     return anchor_ns;
 }
@@ -86,17 +69,17 @@ static int tsc_is_invariant(void)
 
 void hprof_clock_calibrate(void)
 {
-    if (use_tsc || !anchor_ns || !tsc_is_invariant())
+    if (hprof_tsc.use_tsc || !anchor_ns || !tsc_is_invariant())
         return;
     uint64_t ns, tsc;
     do {
-        tsc = read_tsc();
+        tsc = hprof_read_tsc();
         ns = gettime_ns();
     } while (ns - anchor_ns < CALIBRATION_NS);
     if (tsc <= anchor_tsc)
         return;
-    ns_per_tick_q32 = (uint64_t)((((unsigned __int128)(ns - anchor_ns)) << 32) / (tsc - anchor_tsc));
-    tsc_base = tsc;
-    ns_base = ns;
-    __atomic_store_n(&use_tsc, 1, __ATOMIC_RELEASE);
+    hprof_tsc.ns_per_tick_q32 = (uint64_t)((((unsigned __int128)(ns - anchor_ns)) << 32) / (tsc - anchor_tsc));
+    hprof_tsc.tsc_base = tsc;
+    hprof_tsc.ns_base = ns;
+    __atomic_store_n(&hprof_tsc.use_tsc, 1, __ATOMIC_RELEASE);
 }

@@ -41,6 +41,8 @@ static const hprof_var vars[] = {
     STRING("HPROF_METRICS", metrics, "comma list of PAPI events; default: none"),
     INT("HPROF_MAX_CALLPATHS", max_nodes, 1024, 1 << 30, 1 << 18, "call-tree nodes per thread"),
     INT("HPROF_COMPRESS", compress, 0, 1, 1, "1: zlib-compressed metric data, 0: plain"),
+    INT("HPROF_POLL_GAP_NS", poll_gap_ns, 0, 1000000, 1000,
+        "polls in a loop timed from the previous poll's end while the code between takes at most this; 0: off"),
     INT("HPROF_TIME_BUCKETS", time_buckets, 0, 65536, 256, "buckets of each thread's timeline, 0 turns it off"),
     INT("HPROF_TIME_PATHS", time_paths, 0, 1024, 16, "heaviest call paths kept over time, 0 turns it off"),
     ELSEWHERE("HPROF_BUILD", 0, "hprof-run: the folder holding <mpi>/libhprof.so"),

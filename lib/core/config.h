@@ -29,11 +29,12 @@ typedef struct hprof_config_t {
     int verbose;               /* HPROF_VERBOSE */
     int max_nodes;             /* HPROF_MAX_CALLPATHS: call-tree nodes per thread */
     int compress;              /* HPROF_COMPRESS: 1 ZCUBEX data, 0 plain CUBEX data */
+    int poll_gap_ns;           /* HPROF_POLL_GAP_NS: polling loops read the clock once per poll (measure.c), 0 = off */
     int time_buckets;          /* HPROF_TIME_BUCKETS: timeline buckets per thread, 0 = off */
     int time_paths;            /* HPROF_TIME_PATHS: heaviest call paths kept over time, 0 = off */
 } hprof_config_t;
 
-extern hprof_config_t hprof_config;
+extern hprof_config_t hprof_config __attribute__((visibility("hidden")));
 
 /* Reads and validates the environment, from the defaults on; prints
  * problems through hprof_say (so call after the rank is known). Before it

@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t origin;
+uint64_t timeline_origin_ns;
 static timeline_phase_mark phases[TIMELINE_MAX_PHASES];
 static uint32_t nphases;
 
-void timeline_set_origin(uint64_t origin_ns) { origin = origin_ns; }
-uint64_t timeline_origin(void) { return origin; }
+void timeline_set_origin(uint64_t origin_ns) { timeline_origin_ns = origin_ns; }
+uint64_t timeline_origin(void) { return timeline_origin_ns; }
 
 int timeline_init(hprof_timeline *tl, uint32_t nbuckets)
 {
@@ -75,14 +75,14 @@ void timeline_add_count(hprof_timeline *tl, int field, uint64_t at_ns, uint64_t 
 {
     if (!tl->bucket)
         return;
-    tl->bucket[bucket_of(tl, at_ns > origin ? at_ns - origin : 0)][field] += n;
+    tl->bucket[bucket_of(tl, at_ns > timeline_origin_ns ? at_ns - timeline_origin_ns : 0)][field] += n;
 }
 
 void timeline_add_span(hprof_timeline *tl, int field, uint64_t end_ns, uint64_t dur_ns)
 {
     if (!tl->bucket || dur_ns == 0)
         return;
-    uint64_t end = end_ns > origin ? end_ns - origin : 0;
+    uint64_t end = end_ns > timeline_origin_ns ? end_ns - timeline_origin_ns : 0;
     uint64_t start = end > dur_ns ? end - dur_ns : 0;
     uint32_t last = bucket_of(tl, end);   /* folds first: the start's bucket stays valid */
     uint32_t b = (uint32_t)(start >> tl->shift);
@@ -97,11 +97,12 @@ void timeline_add_span(hprof_timeline *tl, int field, uint64_t end_ns, uint64_t 
     tl->bucket[last][field] += end - start + rest;
 }
 
-uint32_t timeline_add_call(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uint64_t sent, uint64_t received)
+uint32_t timeline_add_call_slow(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uint64_t sent,
+                                uint64_t received)
 {
     if (!tl->bucket)
         return UINT32_MAX;
-    uint64_t end = end_ns > origin ? end_ns - origin : 0;
+    uint64_t end = end_ns > timeline_origin_ns ? end_ns - timeline_origin_ns : 0;
     uint32_t last = bucket_of(tl, end);
     uint64_t *b = tl->bucket[last];
     b[TL_VISITS]++;
@@ -121,7 +122,7 @@ void timeline_phase(int level, uint64_t now_ns)
     uint32_t k = __atomic_fetch_add(&nphases, 1, __ATOMIC_RELAXED);
     if (k >= TIMELINE_MAX_PHASES)
         return;
-    phases[k].ns = now_ns > origin ? now_ns - origin : 0;
+    phases[k].ns = now_ns > timeline_origin_ns ? now_ns - timeline_origin_ns : 0;
     phases[k].level = level;
 }
 

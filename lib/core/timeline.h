@@ -53,7 +53,8 @@ void timeline_add_count(hprof_timeline *tl, int field, uint64_t at_ns, uint64_t 
  * one visit and its bytes at end_ns, with one bucket lookup (the wrappers'
  * hot path). Returns the call's bucket when it lies within one (the path
  * log's fast path, path_log.h), else UINT32_MAX. */
-uint32_t timeline_add_call(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uint64_t sent, uint64_t received);
+static inline uint32_t timeline_add_call(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uint64_t sent,
+                                         uint64_t received);
 
 /* Folds tl until its width is 2^shift (no-op if already as wide). */
 void timeline_fold_to(hprof_timeline *tl, uint32_t shift);
@@ -65,5 +66,27 @@ void timeline_add_into(hprof_timeline *dst, const hprof_timeline *src);
  * (lock-free: a slot is taken with an atomic increment). */
 void timeline_phase(int level, uint64_t now_ns);
 int timeline_phases(const timeline_phase_mark **marks); /* count, marks in call order */
+
+/* timeline_add_call's cases other than a call inside the current width's
+ * range and inside one bucket (folding, spans). */
+uint32_t timeline_add_call_slow(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uint64_t sent,
+                                uint64_t received);
+extern uint64_t timeline_origin_ns __attribute__((visibility("hidden")));
+
+static inline uint32_t timeline_add_call(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uint64_t sent,
+                                         uint64_t received)
+{
+    uint64_t end = end_ns - timeline_origin_ns;
+    uint64_t b = end >> tl->shift;
+    if (__builtin_expect(!tl->bucket || end_ns < timeline_origin_ns || b >= tl->nbuckets || dur_ns > end ||
+                         ((end - dur_ns) >> tl->shift) != b, 0))
+        return timeline_add_call_slow(tl, end_ns, dur_ns, sent, received);
+    uint64_t *row = tl->bucket[b];
+    row[TL_VISITS]++;
+    row[TL_BYTES_SENT] += sent;
+    row[TL_BYTES_RECEIVED] += received;
+    row[TL_MPI_NS] += dur_ns;
+    return (uint32_t)b;
+}
 
 #endif

@@ -2,60 +2,133 @@
  * measure.c - what every MPI wrapper does around the PMPI call: decide whether
  * the call is measured, time it, find its call path and add it to the
  * thread's calling context tree.
+ *
+ * The common case is kept short (bench/callcost.c, cost_probe.h): one TLS
+ * access per call (begin keeps the thread in the call), the clock read
+ * inline, no atomics, and a call whose call site the unwinder still knows
+ * (unwind_mpi_cached: same frame, nothing entered or left since) finds its
+ * node in the thread's leaf memo, with no walk and no tree lookup: loops of
+ * MPI calls cost two clock reads and a few adds.
+ *
+ * Polling loops read the clock once per poll: a poll (MPI_Test*, MPI_Iprobe,
+ * MPI_Improbe) from the same frame as the previous call, which was a poll
+ * that completed nothing, starts where that one ended ("chained"): the few
+ * instructions of the loop between two polls count as the waiting they are
+ * part of. Checked, not assumed: every 8th chained poll reads the clock at
+ * its entry, and a gap above HPROF_POLL_GAP_NS turns chaining off for the
+ * next 1024 polls; a sample taken between two polls (compute worth
+ * sampling) ends the chain; and a chained poll whose caller's activation
+ * turns out to have changed (its path needs a walk) leaves its span to the
+ * computation (MPI time 0, the visit counted).
  */
 #include "measure.h"
 
 #include "abandon.h"
 #include "cct.h"
+#include "config.h"
 #include "cost_probe.h"
+#include "fn_table.h"
 #include "papi_events.h"
 #include "runtime.h"
 #include "thread.h"
 #include "unwind.h"
 
-void hprof_call_begin(hprof_call *call, int fn, void *frame)
+/* The leaf memo's site for functions that are not unwound (their node is
+ * (not unwound)/function): no node has this id. */
+#define SITE_NOUNWIND (CCT_NONE - 1)
+
+/* The sampler never interrupts a wrapper's bookkeeping (depth > 0): keep
+ * the compiler from moving tree updates across the depth changes. */
+#define SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+#define POLL_CHECK_EVERY 8     /* a power of two */
+#define POLL_COOLDOWN 1024    /* polls, doubled at each long gap seen, up to 2^20 */
+
+/* A poll's start when it follows a poll that completed nothing from its frame. */
+static inline uint64_t poll_start(hprof_thread *t, hprof_call *call)
 {
-    COST_START();
-    call->fn = fn;
-    call->frame = frame;
-    call->measured = 0;
-    call->nested = 0;
-    call->poll = 0;
+    if (!t->poll_cooldown && (++t->poll_streak & (POLL_CHECK_EVERY - 1))) {
+        call->chained = 1;
+        t->polls_chained++;
+        return t->poll_end_ns;
+    }
+    uint64_t now = hprof_now_ns();
+    if (t->poll_cooldown) {
+        t->poll_cooldown--;
+    } else if (now - t->poll_end_ns > (uint64_t)hprof_config.poll_gap_ns) {
+        t->poll_cooldown = POLL_COOLDOWN << (t->poll_strikes < 10 ? t->poll_strikes : 10);
+        t->poll_strikes++;
+    }
+    return now;
+}
+
+/* Everything but the common case: before MPI_Init or after finalize,
+ * MPI_Abort, a thread's first call, MPI calls made inside a wrapper. */
+static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread *t)
+{
     if (!hprof_active) {
         hprof_w_unmeasured();
         return;
     }
-    if (fn == hprof_abort_fn)
+    if (call->fn == hprof_abort_fn)
         abandon_measurement("MPI_Abort");
     if (!hprof_active)
         return;
-    hprof_thread *t = hprof_thread_enter();
-    if (!t)
+    if (!t && !(t = hprof_thread_enter()))
         return;
+    call->thread = t;
     /* MPI calls made from inside a wrapper (MPICH's Fortran layer calls the C
      * MPI_ symbols, MPI-IO calls datatype functions) belong to the outer call. */
     if (t->depth++ > 0) {
         call->nested = 1;
         return;
     }
-    COST_MARK(0);
+    SIGNAL_FENCE();
     for (int i = 0; i < HPROF_NBYTES; i++)
         call->bytes[i] = 0;
     call->measured = 1;
     if (hprof_config.sampling_clock == HPROF_CLOCK_CPU)
         call->start_cpu_ns = sampler_clock_ns();
-    COST_MARK(1);
     call->start_ns = hprof_now_ns();
-    COST_MARK(2);
     if (hprof_papi_nevents)
         hprof_papi_call_begin(&t->papi); /* after the clock: its cost is MPI time */
+}
+
+void hprof_call_begin(hprof_call *call, int fn, void *frame)
+{
+    COST_START();
+    hprof_thread *t = hprof_self;
+    call->fn = fn;
+    call->frame = frame;
+    call->measured = 0;
+    call->nested = 0;
+    call->poll = 0;
+    call->chained = 0;
+    call->thread = NULL;
+    if (__builtin_expect(!hprof_active || !t || t->depth || fn == hprof_abort_fn ||
+                         hprof_config.sampling_clock == HPROF_CLOCK_CPU || hprof_papi_nevents, 0)) {
+        begin_rare(call, t);
+        return;
+    }
+    t->depth = 1;
+    SIGNAL_FENCE();
+    call->thread = t;
+    call->measured = 1;
+    for (int i = 0; i < HPROF_NBYTES; i++)
+        call->bytes[i] = 0;
+    COST_MARK(0);
+    if (__builtin_expect(t->poll_frame == frame, 0) && (hprof_fn_table[fn].flags & HPROF_FN_POLL))
+        call->start_ns = poll_start(t, call);
+    else
+        call->start_ns = hprof_now_ns();
+    COST_MARK(1);
 }
 
 static void add_call(cct_node *n, const hprof_call *call, uint64_t ns)
 {
     n->counter[CCT_VISITS]++;
     n->counter[CCT_MPI_TIME_NS] += ns;
-    if (ns < n->counter[CCT_MIN_NS])
+    if (ns < n->counter[CCT_MIN_NS] && call->chained != 2) /* 2: duration unknown */
         n->counter[CCT_MIN_NS] = ns;
     if (ns > n->counter[CCT_MAX_NS])
         n->counter[CCT_MAX_NS] = ns;
@@ -63,8 +136,9 @@ static void add_call(cct_node *n, const hprof_call *call, uint64_t ns)
         n->counter[CCT_BYTES_SENT + i] += call->bytes[i];
 }
 
-/* The node for this call: its unwound path, or an artificial root when the
- * function is not unwound or the unwind fails. */
+/* The node for this call by a walk (or, for functions that are not
+ * unwound, under (not unwound)); an artificial root when the unwind fails.
+ * *counter: the counter the call also adds to, or -1. */
 static uint32_t call_node(cct *tree, int fn, void *frame, int *counter)
 {
     *counter = -1;
@@ -85,90 +159,123 @@ static uint32_t call_node(cct *tree, int fn, void *frame, int *counter)
     return cct_child(tree, node, CCT_KEY_MPI_FN(fn));
 }
 
-/* The node of a call whose path is known without a walk (0 otherwise):
- * the previous call's node for the same function from the same call site
- * (*repeat set), or that site's child. The call site's node comes from
- * unwind_mpi_cached (the same frame, nothing entered or left since): a
- * polling loop's calls, and a loop's calls from one function, need
- * neither the walk nor, when repeated, a tree lookup. Not with PAPI
- * events (their readings go through call_node's path). */
-static uint32_t known_node(hprof_thread *t, const hprof_call *call, int *counter, int *repeat)
+/* The call's site without a walk: SITE_NOUNWIND, the site's node, or
+ * CCT_NONE when only a walk can tell. Not with PAPI events (their
+ * readings go through call_node's path). */
+static inline uint32_t call_site(const hprof_call *call)
 {
-    *repeat = 0;
-    if (hprof_papi_nevents)
-        return 0;
-    if (hprof_fn_nounwind && hprof_fn_nounwind[call->fn]) {
-        *counter = CCT_CALLS_NOT_UNWOUND;
-        *repeat = call->fn == t->last_fn && t->last_nounwind && t->last_leaf;
-        return *repeat ? t->last_leaf : 0;
-    }
-    uint32_t site = unwind_mpi_cached(call->frame);
-    if (site == CCT_NONE)
-        return 0;
-    if (call->fn == t->last_fn && site == t->last_site && !t->last_nounwind) {
-        *repeat = 1;
-        return t->last_leaf;
-    }
-    uint32_t leaf = cct_reserve(&t->tree, 1) == 0 ? cct_child(&t->tree, site, CCT_KEY_MPI_FN(call->fn)) : CCT_NONE;
-    return leaf == CCT_NONE ? 0 : leaf;
+    if (__builtin_expect(hprof_papi_nevents != 0, 0))
+        return CCT_NONE;
+    if (hprof_fn_nounwind && hprof_fn_nounwind[call->fn])
+        return SITE_NOUNWIND;
+    return unwind_mpi_cached(call->frame);
 }
 
-/* Records a finished call on the calling thread. Shared with
- * hprof_runtime_start. */
-void hprof_record_call(hprof_call *call)
+static inline struct hprof_leaf_memo *memo_of(hprof_thread *t, uint32_t site, int fn)
+{
+    return &t->leaf_memo[(site * 7u + (uint32_t)fn) & (HPROF_LEAF_MEMO - 1)];
+}
+
+/* A known site's node for fn, remembered for the next call. */
+static __attribute__((noinline)) uint32_t memo_fill(hprof_thread *t, const hprof_call *call, uint32_t site,
+                                                    int *counter)
+{
+    uint32_t leaf;
+    if (site == SITE_NOUNWIND)
+        leaf = call_node(&t->tree, call->fn, call->frame, counter);
+    else
+        leaf = cct_reserve(&t->tree, 1) == 0 ? cct_child(&t->tree, site, CCT_KEY_MPI_FN(call->fn)) : CCT_NONE;
+    if (leaf == CCT_NONE || leaf == 0)
+        return CCT_NONE; /* the tree is full: not remembered */
+    struct hprof_leaf_memo *m = memo_of(t, site, call->fn);
+    *m = (struct hprof_leaf_memo){ site, leaf, call->fn, *counter };
+    return leaf;
+}
+
+/* The node by a walk; *site: the caller's node when the walk succeeded
+ * (the site unwind_mpi_cached tells the next call from the same frame),
+ * remembered with the node, else CCT_NONE. */
+static __attribute__((noinline)) uint32_t walked_node(hprof_thread *t, const hprof_call *call, int *counter,
+                                                      uint32_t *site)
+{
+    uint32_t leaf = call_node(&t->tree, call->fn, call->frame, counter);
+    *site = CCT_NONE;
+    if (leaf == CCT_NONE || leaf == 0 || *counter >= 0 || hprof_papi_nevents)
+        return leaf;
+    *site = t->tree.nodes[leaf].parent;
+    *memo_of(t, *site, call->fn) = (struct hprof_leaf_memo){ *site, leaf, call->fn, -1 };
+    return leaf;
+}
+
+/* Records a finished call on thread t. */
+static void record(hprof_thread *t, hprof_call *call)
 {
     COST_RESTART();
-    hprof_thread *t = hprof_self;
-    int counter = -1, repeat;
-    uint32_t node = known_node(t, call, &counter, &repeat);
-    if (node) {
-        t->polls_repeated += (uint64_t)(call->poll & repeat);
+    int counter = -1;
+    uint32_t node;
+    uint32_t site = call_site(call);
+    int cached = site != CCT_NONE && site != SITE_NOUNWIND; /* the caller's activation is unchanged */
+    struct hprof_leaf_memo *m = memo_of(t, site, call->fn);
+    if (__builtin_expect(site != CCT_NONE && m->site == site && m->fn == call->fn && m->leaf, 1)) {
+        node = m->leaf;
+        counter = m->counter;
+    } else if (site != CCT_NONE) {
+        node = memo_fill(t, call, site, &counter);
     } else {
-        counter = -1;
-        node = call_node(&t->tree, call->fn, call->frame, &counter);
+        node = walked_node(t, call, &counter, &site);
     }
-    if (!repeat) {
-        /* a node from a walk that failed is no call site's */
-        int ok = node != CCT_NONE && (counter < 0 || counter == CCT_CALLS_NOT_UNWOUND);
-        t->last_leaf = ok ? node : 0;
-        t->last_site = ok ? t->tree.nodes[node].parent : CCT_NONE;
-        t->last_fn = call->fn;
-        t->last_nounwind = counter == CCT_CALLS_NOT_UNWOUND;
-    }
-    COST_MARK(3);
+    /* polls that completed nothing on the previous call's path (HPROF_VERBOSE=1) */
+    t->polls_repeated += (uint64_t)(call->poll & (site != CCT_NONE && site == t->last_site && call->fn == t->last_fn));
+    t->last_site = node == CCT_NONE ? CCT_NONE : site;
+    t->last_fn = call->fn;
+    COST_MARK(2);
     /* The call's event counts: exact, from the read at its entry to now. */
-    if (hprof_papi_nevents)
+    if (__builtin_expect(hprof_papi_nevents != 0, 0))
         hprof_papi_call_end(&t->papi, node == CCT_NONE ? NULL : t->tree.nodes[node].event);
     /* The clock stops after the unwind: hprof's own cost per call is part of
      * that call's MPI time, so it never inflates the computation time that
      * the sampler attributes to the code around the call. */
-    uint64_t ns = hprof_now_ns() - call->start_ns;
-    COST_MARK(4);
+    uint64_t end = hprof_now_ns();
+    uint64_t ns = end - call->start_ns;
+    if (__builtin_expect(call->chained && !cached, 0)) {
+        ns = 0; /* the chain's start is not this activation's: its span stays computation */
+        call->chained = 2;
+    }
+    /* the next poll from this frame may chain to this one */
+    t->poll_frame = call->poll && cached && hprof_config.poll_gap_ns ? call->frame : NULL;
+    t->poll_end_ns = end;
+    COST_MARK(3);
     /* The sampler subtracts MPI time on its own clock. */
-    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU)
+    if (__builtin_expect(hprof_config.sampling_clock == HPROF_CLOCK_CPU, 0))
         sampler_add_mpi_time(&t->sampling, sampler_clock_ns() - call->start_cpu_ns);
     else
         sampler_add_mpi_time(&t->sampling, ns);
-    COST_MARK(5);
     /* At the tree's cap the call still counts, under (call tree full). */
     cct_node *n = &t->tree.nodes[cct_or_full(&t->tree, node)];
     add_call(n, call, ns);
-    COST_MARK(6);
-    uint32_t bucket = timeline_add_call(&t->timeline, call->start_ns + ns, ns, call->bytes[HPROF_BYTES_SENT],
-                                        call->bytes[HPROF_BYTES_RECEIVED]);
-    path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, cct_or_full(&t->tree, node), call->start_ns + ns, ns);
-    COST_MARK(7);
     if (counter >= 0)
         n->counter[counter]++;
+    COST_MARK(4);
+    uint32_t bucket = timeline_add_call(&t->timeline, end, ns, call->bytes[HPROF_BYTES_SENT],
+                                        call->bytes[HPROF_BYTES_RECEIVED]);
+    path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, cct_or_full(&t->tree, node), end, ns);
+    COST_MARK(5);
+}
+
+/* Shared with hprof_runtime_start (MPI_Init's own call). */
+void hprof_record_call(hprof_call *call)
+{
+    record(hprof_self, call);
 }
 
 void hprof_call_end(hprof_call *call)
 {
-    if (call->measured) {
-        hprof_record_call(call);
-        hprof_self->depth--;
-        COST_MARK(8);
-    } else if (call->nested) {
-        hprof_self->depth--;
-    }
+    hprof_thread *t = call->thread;
+    if (!t)
+        return;
+    if (call->measured)
+        record(t, call);
+    SIGNAL_FENCE();
+    t->depth--;
+    COST_MARK(6);
 }

@@ -43,7 +43,9 @@ typedef struct hprof_call {
     void *frame;     /* the wrapper's frame: the call path's walk starts at its caller */
     int fn;          /* index into hprof_fn_table */
     int measured;    /* 0: the call passes through unmeasured */
-    int nested;      /* private to the runtime */
+    int nested;      /* private to the runtime, as is thread */
+    struct hprof_thread *thread; /* the calling thread's state when measured or nested */
+    int chained;     /* private: start_ns is the previous poll's end (measure.c) */
     int poll;        /* set by a test or probe wrapper that completed nothing */
     uint64_t start_cpu_ns; /* private: on the cpu sampling clock only */
     uint64_t bytes[HPROF_NBYTES];

@@ -56,7 +56,7 @@ typedef struct hprof_papi_thread {
 } hprof_papi_thread;
 
 /* Events this rank counts (0: PAPI off or nothing to count). */
-extern int hprof_papi_nevents;
+extern int hprof_papi_nevents __attribute__((visibility("hidden")));
 
 /* Parses HPROF_METRICS, starts PAPI, keeps the events that can be counted
  * together (one line names them and the ones that cannot). Once, from the

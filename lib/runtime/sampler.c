@@ -107,6 +107,7 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
         errno = saved_errno;
         return;
     }
+    t->poll_frame = NULL; /* computation between two polls: the next one is timed on its own */
     /* The handler's own cost, on the wall clock (a TSC read): a CPU-clock
      * read is a system call that would cost more than the walk. A sample
      * preempted inside the handler counts long; the median ignores it. */

@@ -28,6 +28,8 @@
 #include "sampler.h"
 #include "timeline.h"
 
+#define HPROF_LEAF_MEMO 16 /* a power of two */
+
 typedef struct hprof_thread {
     cct tree;
     int index;              /* location index within the process, 0 = first */
@@ -39,18 +41,26 @@ typedef struct hprof_thread {
     uint64_t start_routine; /* the routine the thread was created to run; 0: unknown */
     hprof_timeline timeline; /* the thread's profile over time */
     hprof_path_log paths;   /* its call paths over time (HPROF_TIME_PATHS) */
-    uint32_t last_leaf;     /* the previous MPI call's node, or 0: a call of the same
-                             * function from the same path adds to it (measure.c) */
-    uint32_t last_site;     /* its call site's node (unwound calls) */
+    /* measure.c's call paths known without a walk: per (call site,
+     * function), the call's node; and the previous call's site and function */
+    struct hprof_leaf_memo { uint32_t site, leaf; int fn, counter; } leaf_memo[HPROF_LEAF_MEMO];
+    uint32_t last_site;     /* CCT_NONE: no site known (first call, failed walk, PAPI) */
     int last_fn;
-    int last_nounwind;      /* that call was not unwound (its path is the function's) */
+    /* polling loops (measure.c): the frame of the previous call when it was a
+     * poll that completed nothing on a known path, and that poll's end */
+    const void *poll_frame;
+    uint64_t poll_end_ns;
+    uint32_t poll_streak;   /* polls chained so far: every 8th reads the clock at entry */
+    uint32_t poll_cooldown; /* polls left that read the clock at entry (a long gap was seen) */
+    uint32_t poll_strikes;  /* long gaps seen: each doubles the next cooldown */
+    uint64_t polls_chained; /* polls timed from the previous poll's end (HPROF_VERBOSE=1) */
     uint64_t polls_repeated; /* polls that completed nothing recorded that way (HPROF_VERBOSE=1) */
     uint64_t ended_threads; /* >0: not a thread but the location that many ended threads
                              * with this start_routine were merged into */
     struct hprof_thread *next;
 } hprof_thread;
 
-extern __thread hprof_thread *hprof_self __attribute__((tls_model("initial-exec")));
+extern __thread hprof_thread *hprof_self __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /* The calling thread's state, created if needed (not from a signal handler).
  * NULL if it could not be created. */

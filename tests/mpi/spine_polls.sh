@@ -1,23 +1,29 @@
 #!/bin/bash
 # spine_polls: polling loops (MPI_Test from one call site through two
-# callers taken in turn, MPI_Iprobe, MPI_Testany; completed and
-# uncompleted polls mixed) keep exact visits on every call path, with
+# callers taken in turn, MPI_Iprobe, MPI_Testany, MPI_Test and MPI_Iprobe
+# in turn from one frame; completed and uncompleted polls mixed) keep
+# exact visits on every call path, with
 # sampling off and at 1000 Hz, while the polls that complete nothing from
 # the previous call's path are added to its record without a walk
 # (lib/measure.c): rank 0's count of those equals the program's own.
+# Polls in a loop are timed from the previous poll's end (one clock read):
+# that happens here, not with HPROF_POLL_GAP_NS=0 (visits exact either
+# way); and a loop with computation between its polls (gaps.c) keeps that
+# computation out of its MPI time.
 . "$(dirname "$0")/progs/lib.sh"
 require_built "polls build"
 HERE=$(cd "$(dirname "$0")" && pwd)
 build_or_fail "polls build" build_shared "$MPICC" "$HERE/polls/polls.c" polls -O2 || finish
+build_or_fail "gaps build" build_shared "$MPICC" "$HERE/polls/gaps.c" gaps -O2 || finish
 
 one_run() {
-    local label=$1 hz=$2 rc
+    local label=$1 hz=$2 gap=${3:-1000} rc
     local prof=$PWD/$label.cubex
     rm -f "$prof"
-    HPROF_SAMPLING_HZ=$hz HPROF_VERBOSE=1 HPROF_OUTPUT=$prof run_mpi "$label" 2 ./polls; rc=$?
+    HPROF_POLL_GAP_NS=$gap HPROF_SAMPLING_HZ=$hz HPROF_VERBOSE=1 HPROF_OUTPUT=$prof run_mpi "$label" 2 ./polls; rc=$?
     profile_run_check "$label run" "$label" "$prof" "$label.csv" "$rc" || return
     ok "$label run"
-    grep -E $'^(via_x|via_y|iprobe|testany)\t' "$label.out" > "$label.expect"
+    grep -E $'^(via_x|via_y|iprobe|testany|mixed_test|mixed_probe)\t' "$label.out" > "$label.expect"
     csv_check "$label" "$label.csv" "$label.expect" 2 --no-failed
     local want got
     want=$(sed -n 's/^repeats 0 \([0-9]*\)$/\1/p' "$label.out")
@@ -30,7 +36,30 @@ one_run() {
         "program counts ${want:-none} repeats on rank 0, hprof ${got:-none} (want >= $min)" \
         python3 -c 'import sys; w, g, m = map(int, sys.argv[1:]); sys.exit(0 if w > 100 and m <= g <= w else 1)' \
         "${want:-0}" "${got:-0}" "${min:-0}"
+    local chained
+    chained=$(sed -n 's/^hprof: thread 0: \([0-9]*\) polls timed from the previous poll.s end.*/\1/p' "$label.err")
+    if [ "$gap" = 0 ]; then
+        check "$label: no poll timed from the previous one's end" "hprof says ${chained:-none}" [ -z "$chained" ]
+    else
+        check "$label: polls timed from the previous one's end" "hprof says ${chained:-none} on rank 0" \
+            [ "${chained:-0}" -gt 0 ]
+    fi
 }
 one_run polls-nosampling 0
 one_run polls-1000hz 1000
+one_run polls-nochain 0 0
+
+# gaps: computation between polls stays computation (time: generous bound)
+gaps_run() {
+    local label=$1 hz=$2 rc
+    local prof=$PWD/$label.cubex
+    rm -f "$prof"
+    HPROF_SAMPLING_HZ=$hz HPROF_OUTPUT=$prof run_mpi "$label" 2 ./gaps; rc=$?
+    profile_run_check "$label run" "$label" "$prof" "$label.csv" "$rc" || return
+    ok "$label run"
+    grep -E $'^gaps(_time)?\t' "$label.out" > "$label.expect"
+    csv_check "$label" "$label.csv" "$label.expect" 2
+}
+gaps_run gaps-nosampling 0
+gaps_run gaps-100hz 100
 finish

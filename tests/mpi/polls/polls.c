@@ -5,7 +5,8 @@
  * polls for the partner's messages, which come late (the partner computes
  * first): MPI_Test from one call site reached through two callers, taken
  * in turn (the path changes between polls), MPI_Iprobe from a second site,
- * MPI_Testany from a third. Each poll's outcome is counted per call path,
+ * MPI_Testany from a third, and MPI_Test and MPI_Iprobe in turn from one
+ * frame (hpcc's loop: two call sites, each node from hprof's memo). Each poll's outcome is counted per call path,
  * and so is each poll that repeats the previous MPI call's path without
  * completing anything (the calls hprof records without a walk). At the
  * end each rank prints check_csv.py expectations (visits of every path)
@@ -17,7 +18,7 @@
 
 #define ROUNDS 40
 
-enum { S_OTHER, S_TEST_X, S_TEST_Y, S_PROBE, S_ANY, NSITES };
+enum { S_OTHER, S_TEST_X, S_TEST_Y, S_PROBE, S_ANY, S_MIX_TEST, S_MIX_PROBE, NSITES };
 static long visits[NSITES], repeats;
 static int last_site = -1;
 static long activation, last_activation; /* entries of the polling functions */
@@ -97,6 +98,27 @@ static __attribute__((noinline)) void any_loop(MPI_Request *rq)
     }
 }
 
+/* MPI_Test and MPI_Iprobe in turn from one frame until both completed */
+static __attribute__((noinline)) void mixed_loop(MPI_Request *r, int src)
+{
+    int tested = 0, probed = 0;
+    activation++;
+    while (!tested || !probed) {
+        int flag = 0;
+        if (!tested) {
+            MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+            counted(S_MIX_TEST, flag);
+            tested = flag;
+        }
+        flag = 0;
+        if (!probed) {
+            MPI_Iprobe(src, 7, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+            counted(S_MIX_PROBE, flag);
+            probed = flag;
+        }
+    }
+}
+
 static void other(int rc)
 {
     (void)rc;
@@ -137,11 +159,22 @@ int main(int argc, char **argv)
         other(MPI_Isend(&out2[1], 1, MPI_INT, partner, 9, MPI_COMM_WORLD, &sq[1]));
         any_loop(rq);
         other(MPI_Waitall(2, sq, MPI_STATUSES_IGNORE));
+
+        other(MPI_Irecv(&in, 1, MPI_INT, partner, 10, MPI_COMM_WORLD, &rr));
+        spin_us(50 + 50 * rank);
+        other(MPI_Isend(&out, 1, MPI_INT, partner, 10, MPI_COMM_WORLD, &sr));
+        other(MPI_Isend(&out2[0], 1, MPI_INT, partner, 7, MPI_COMM_WORLD, &sq[0]));
+        mixed_loop(&rr, partner);
+        other(MPI_Recv(&in2[0], 1, MPI_INT, partner, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        other(MPI_Wait(&sr, MPI_STATUS_IGNORE));
+        other(MPI_Wait(&sq[0], MPI_STATUS_IGNORE));
     }
     printf("via_x\tglob:*;via_x;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_X]);
     printf("via_y\tglob:*;via_y;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_Y]);
     printf("iprobe\tglob:*;probe_loop;MPI_Iprobe\t%d\tvisits\t==\t%ld\n", rank, visits[S_PROBE]);
     printf("testany\tglob:*;any_loop;MPI_Testany\t%d\tvisits\t==\t%ld\n", rank, visits[S_ANY]);
+    printf("mixed_test\tglob:*;mixed_loop;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_MIX_TEST]);
+    printf("mixed_probe\tglob:*;mixed_loop;MPI_Iprobe\t%d\tvisits\t==\t%ld\n", rank, visits[S_MIX_PROBE]);
     printf("repeats %d %ld\n", rank, repeats);
     fflush(stdout);
     MPI_Finalize();

@@ -13,8 +13,8 @@
 static volatile long own_signals;
 static void on_prof(int sig) { own_signals++; }
 
-/* CPU time, as ITIMER_PROF counts it: on a loaded machine a wall-clock
- * loop would get few of its signals. */
+/* The process's CPU time: ITIMER_PROF ticks on it, so on a loaded machine
+ * a wall-clock amount of work could see too few of its signals. */
 static double now(void)
 {
     struct timespec ts;

@@ -48,6 +48,7 @@ static const hprof_var vars[] = {
     ELSEWHERE("HPROF_BUILD", 0, "hprof-run: the folder holding <mpi>/libhprof.so"),
     ELSEWHERE("HPROF_RUN_MARKS", HPROF_VAR_INTERNAL, "set by hprof-run: where ranks leave their marks (lib/runtime/run_marks.h)"),
     ELSEWHERE("HPROF_SPAWN", HPROF_VAR_INTERNAL, "set for spawned jobs: their tag (lib/runtime/spawn.h)"),
+    ELSEWHERE("HPROFTEST_LOG", HPROF_VAR_TEST_KNOB, "lib/core/log.c: hprof's lines also appended to this file"),
     ELSEWHERE("HPROFTEST_CLOCK", HPROF_VAR_TEST_KNOB, "lib/core/clock.c: 'gettime' never uses the TSC"),
     ELSEWHERE("HPROFTEST_UNWIND", HPROF_VAR_TEST_KNOB, "unwind: 'libunwind' walks with plain libunwind"),
     ELSEWHERE("HPROFTEST_UNWIND_CHECK", HPROF_VAR_TEST_KNOB, "unwind: 1 checks each walk against libunwind"),

@@ -530,31 +530,28 @@ def pw_time(out, cwd):
         return None
     return float(m.group(3) or 0) * 3600 + float(m.group(4) or 0) * 60 + float(m.group(5))
 
+def heldout_app(lines, rows, name, packages, needs, infile, cmd, timefn, key):
+    """One held-out application's dilation rows: installed on demand, run in its own folder."""
+    why = ensure_debian(packages, needs)
+    if why:
+        lines.append("| %s | skipped: %s |" % (name, why) + " |" * (2 * len(DIL_VARIANTS)))
+        return
+    wd = os.path.join(OUT, key)
+    os.makedirs(wd, exist_ok=True)
+    shutil.copy(os.path.join(ROOT, "bench", infile), os.path.join(wd, infile))
+    print("bench: dilation on %s" % name, flush=True)
+    r = dilation_variants(lambda hprof: heldout_job(cmd, wd, timefn, hprof))
+    dilation_rows(lines, "%s, bench/%s (Debian %s %s)" % (name, infile, packages[0], pkg_version(packages[0])),
+                  r, key, rows)
+
 def dilation_heldout(lines):
     """hpcc (HPC Challenge) and pw.x (Quantum ESPRESSO): Debian's builds, held-out applications."""
     rows = (("app", ", its own time"), ("wall", ", whole mpirun"), ("cpu", ", CPU time of the ranks"))
-    why = ensure_debian(["hpcc"], ["/usr/bin/hpcc"])
-    if why:
-        lines.append("| hpcc | skipped: %s |" % why + " |" * (2 * len(DIL_VARIANTS)))
-    else:
-        wd = os.path.join(OUT, "hpcc")
-        os.makedirs(wd, exist_ok=True)
-        shutil.copy(os.path.join(ROOT, "bench", "hpccinf.txt"), os.path.join(wd, "hpccinf.txt"))
-        print("bench: dilation on hpcc", flush=True)
-        r = dilation_variants(lambda hprof: heldout_job(["/usr/bin/hpcc"], wd, hpcc_time, hprof))
-        dilation_rows(lines, "hpcc, bench/hpccinf.txt (Debian hpcc %s)" % pkg_version("hpcc"), r, "hpcc", rows)
+    heldout_app(lines, rows, "hpcc", ["hpcc"], ["/usr/bin/hpcc"], "hpccinf.txt", ["/usr/bin/hpcc"],
+                hpcc_time, "hpcc")
     pseudo = "/usr/share/espresso/pseudo/Si.pz-vbc.UPF"
-    why = ensure_debian(["quantum-espresso", "quantum-espresso-data"], ["/usr/bin/pw.x", pseudo])
-    if why:
-        lines.append("| pw.x | skipped: %s |" % why + " |" * (2 * len(DIL_VARIANTS)))
-    else:
-        wd = os.path.join(OUT, "pw")
-        os.makedirs(wd, exist_ok=True)
-        shutil.copy(os.path.join(ROOT, "bench", "si_scf.in"), os.path.join(wd, "si_scf.in"))
-        print("bench: dilation on pw.x", flush=True)
-        r = dilation_variants(lambda hprof: heldout_job(["/usr/bin/pw.x", "-in", "si_scf.in"], wd, pw_time, hprof))
-        dilation_rows(lines, "pw.x, bench/si_scf.in (Debian quantum-espresso %s)" % pkg_version("quantum-espresso"),
-                      r, "pw", rows)
+    heldout_app(lines, rows, "pw.x", ["quantum-espresso", "quantum-espresso-data"], ["/usr/bin/pw.x", pseudo],
+                "si_scf.in", ["/usr/bin/pw.x", "-in", "si_scf.in"], pw_time, "pw")
     lines.append("\nhpcc's own time: the sum of its timed parts (HPL, PTRANS, MPIRandomAccess, ...) from "
                  "hpccoutf.txt; pw.x's: its `PWSCF ... WALL`. CPU time of the ranks: user + system time of the "
                  "mpirun and its processes, less hit by the machine's load than the wall clock. mpiP: not "

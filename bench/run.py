@@ -81,7 +81,7 @@ def per_call(exe, lines):
     lines.append("\n## 1. Per-call cost: MPI_Barrier(MPI_COMM_SELF), one rank\n")
     lines.append("Per call, the calling thread's CPU time (bench/callcost.c; on this shared machine the wall "
                  "clock also counts other processes' turns on the core). Calls repeated from one call site: "
-                 "the path is known without a walk, and its node without a tree lookup (lib/measure.c). The "
+                 "the path is known without a walk, and its node without a tree lookup (lib/runtime/measure.c). The "
                  "floor: the program itself reading the TSC before and after each call, no tool.\n")
     per_call_table(exe, lines, "calls")
     lines.append("\nThe polling case: MPI_Test on a receive that never completes, in a loop (every call "

@@ -56,7 +56,7 @@ int py_runtime_on, py_runtime_samples_on;
 static void *(*this_thread_state)(void);
 static uint64_t code_type, unicode_type, bytes_type;
 static uint64_t interp_lo, interp_hi, eval_lo, eval_hi; /* the object holding the loop; the loop */
-static pid_t self_pid; /* forked children never sample (lib/sampler.c): no safe reads there */
+static pid_t self_pid; /* forked children never sample (lib/runtime/sampler.c): no safe reads there */
 
 /* ---- reading ------------------------------------------------------------- */
 

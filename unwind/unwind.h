@@ -19,7 +19,7 @@
 /* Fills ips[] with the return addresses of the frames above the MPI wrapper
  * that called into hprof: ips[0] is the MPI call site in the program,
  * ips[n-1] the outermost frame. The frames in hprof's own code (the
- * wrappers, the runtime: lib/own_code.h) are skipped, whatever the compiler
+ * wrappers, the runtime: lib/core/own_code.h) are skipped, whatever the compiler
  * did to them (inlining, tail calls). Returns n >= 1, or 0 if the unwind
  * failed (no frame outside hprof, or the stack is deeper than max). */
 int unwind_mpi_path(uint64_t *ips, int max);

@@ -354,7 +354,7 @@ def gen_c_wrapper(fn, decl):
         pre += ['uint64_t hprof_t0 = call.measured ? call.start_ns : hprof_clock_anchor();']
         post += ['hprof_w_session_init(%s, hprof_t0);' % fn.id]
     if fn.get('spawn') == 'one':
-        pre += ['hprof_spawn hprof_sp;   /* the children get hprof too (lib/spawn.h) */',
+        pre += ['hprof_spawn hprof_sp;   /* the children get hprof too (lib/runtime/spawn.h) */',
                 'hprof_spawn_prepare(&hprof_sp, &command, &argv);']
     elif fn.get('spawn') == 'multiple':
         pre += ['hprof_spawn_multiple_note();']

@@ -10,7 +10,7 @@
 
 /* flags */
 #define HPROF_FN_NOUNWIND_DEFAULT 0x1u /* cheap local query: not unwound unless HPROF_NOUNWIND says otherwise */
-#define HPROF_FN_POLL 0x2u /* a test or probe, which may complete nothing (lib/measure.c) */
+#define HPROF_FN_POLL 0x2u /* a test or probe, which may complete nothing (lib/runtime/measure.c) */
 
 typedef struct hprof_fn_info {
     const char *name;   /* C name, e.g. "MPI_Send" */

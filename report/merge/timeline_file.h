@@ -1,5 +1,5 @@
 /*
- * timeline_file.h - the ranks' time histograms (lib/timeline.h) merged into
+ * timeline_file.h - the ranks' time histograms (lib/core/timeline.h) merged into
  * one archive member, hprof.timeline, beside the CUBE data. Cube readers
  * ignore members they do not know. The member is text:
  *

@@ -5,7 +5,7 @@
 # exact visits on every call path, with
 # sampling off and at 1000 Hz, while the polls that complete nothing from
 # the previous call's path are added to its record without a walk
-# (lib/measure.c): rank 0's count of those equals the program's own.
+# (lib/runtime/measure.c): rank 0's count of those equals the program's own.
 # Polls in a loop are timed from the previous poll's end (one clock read):
 # that happens here, not with HPROF_POLL_GAP_NS=0 (visits exact either
 # way); and a loop with computation between its polls (gaps.c) keeps that

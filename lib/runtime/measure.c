@@ -10,16 +10,9 @@
  * node in the thread's leaf memo, with no walk and no tree lookup: loops of
  * MPI calls cost two clock reads and a few adds.
  *
- * Polling loops read the clock once per poll: a poll (MPI_Test*, MPI_Iprobe,
- * MPI_Improbe) from the same frame as the previous call, which was a poll
- * that completed nothing, starts where that one ended ("chained"): the few
- * instructions of the loop between two polls count as the waiting they are
- * part of. Checked, not assumed: every 8th chained poll reads the clock at
- * its entry, and a gap above HPROF_POLL_GAP_NS turns chaining off for the
- * next 1024 polls; a sample taken between two polls (compute worth
- * sampling) ends the chain; and a chained poll whose caller's activation
- * turns out to have changed (its path needs a walk) leaves its span to the
- * computation (MPI time 0, the visit counted).
+ * Polling loops read the clock once per group of polls (poll_run.h): a
+ * poll that completes nothing from the frame of the thread's polling run
+ * costs a visit and no clock read.
  */
 #include "measure.h"
 
@@ -29,6 +22,7 @@
 #include "cost_probe.h"
 #include "fn_table.h"
 #include "papi_events.h"
+#include "poll_run.h"
 #include "runtime.h"
 #include "thread.h"
 #include "unwind.h"
@@ -40,27 +34,6 @@
 /* The sampler never interrupts a wrapper's bookkeeping (depth > 0): keep
  * the compiler from moving tree updates across the depth changes. */
 #define SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
-
-#define POLL_CHECK_EVERY 8     /* a power of two */
-#define POLL_COOLDOWN 1024    /* polls, doubled at each long gap seen, up to 2^20 */
-
-/* A poll's start when it follows a poll that completed nothing from its frame. */
-static inline uint64_t poll_start(hprof_thread *t, hprof_call *call)
-{
-    if (!t->poll_cooldown && (++t->poll_streak & (POLL_CHECK_EVERY - 1))) {
-        call->chained = 1;
-        t->polls_chained++;
-        return t->poll_end_ns;
-    }
-    uint64_t now = hprof_now_ns();
-    if (t->poll_cooldown) {
-        t->poll_cooldown--;
-    } else if (now - t->poll_end_ns > (uint64_t)hprof_config.poll_gap_ns) {
-        t->poll_cooldown = POLL_COOLDOWN << (t->poll_strikes < 10 ? t->poll_strikes : 10);
-        t->poll_strikes++;
-    }
-    return now;
-}
 
 /* Everything but the common case: before MPI_Init or after finalize,
  * MPI_Abort, a thread's first call, MPI calls made inside a wrapper. */
@@ -117,10 +90,13 @@ void hprof_call_begin(hprof_call *call, int fn, void *frame)
     for (int i = 0; i < HPROF_NBYTES; i++)
         call->bytes[i] = 0;
     COST_MARK(0);
-    if (__builtin_expect(t->poll_frame == frame, 0) && (hprof_fn_table[fn].flags & HPROF_FN_POLL))
-        call->start_ns = poll_start(t, call);
-    else
+    if (__builtin_expect(poll_run_joins(t, frame), 0) && (hprof_fn_table[fn].flags & HPROF_FN_POLL)) {
+        call->chained = 1; /* timed with its run (poll_run.h) */
+    } else {
         call->start_ns = hprof_now_ns();
+        if (__builtin_expect(t->poll.frame != NULL, 0))
+            poll_run_close(t, call->start_ns);
+    }
     COST_MARK(1);
 }
 
@@ -229,6 +205,11 @@ static void record(hprof_thread *t, hprof_call *call)
     t->last_site = node == CCT_NONE ? CCT_NONE : site;
     t->last_fn = call->fn;
     COST_MARK(2);
+    /* a poll that completed nothing in the thread's polling run: a visit */
+    if (__builtin_expect(call->chained, 0) && call->poll && cached && node != CCT_NONE && counter < 0) {
+        poll_run_add(t, node);
+        return;
+    }
     /* The call's event counts: exact, from the read at its entry to now. */
     if (__builtin_expect(hprof_papi_nevents != 0, 0))
         hprof_papi_call_end(&t->papi, node == CCT_NONE ? NULL : t->tree.nodes[node].event);
@@ -237,13 +218,19 @@ static void record(hprof_thread *t, hprof_call *call)
      * the sampler attributes to the code around the call. */
     uint64_t end = hprof_now_ns();
     uint64_t ns = end - call->start_ns;
-    if (__builtin_expect(call->chained && !cached, 0)) {
-        ns = 0; /* the chain's start is not this activation's: its span stays computation */
+    if (__builtin_expect(call->chained, 0)) {
+        /* the run ends; with its frame's activation changed, this call's
+         * span is not the run's: it stays computation */
+        if (cached) {
+            ns = poll_run_finish(t, end);
+        } else {
+            poll_run_close(t, end);
+            ns = 0;
+        }
         call->chained = 2;
+    } else if (call->poll && cached && node != CCT_NONE && hprof_config.poll_gap_ns) {
+        poll_run_open(t, call->frame, end, ns);
     }
-    /* the next poll from this frame may chain to this one */
-    t->poll_frame = call->poll && cached && hprof_config.poll_gap_ns ? call->frame : NULL;
-    t->poll_end_ns = end;
     COST_MARK(3);
     /* The sampler subtracts MPI time on its own clock. */
     if (__builtin_expect(hprof_config.sampling_clock == HPROF_CLOCK_CPU, 0))

@@ -20,6 +20,7 @@
 #include "merge.h"
 #include "nounwind.h"
 #include "papi_events.h"
+#include "poll_run.h"
 #include "py_runtime.h"
 #include "run_attrs.h"
 #include "run_marks.h"
@@ -124,9 +125,9 @@ static void report_window(const hprof_thread *t)
                   (double)sampler_handler_median_ns(s) * 1e-3,
                   s->counted ? (double)s->handler_ns * 1e-3 / (double)s->counted : 0.0,
                   (double)s->handler_max_ns * 1e-3);
-    if (t->polls_chained)
-        hprof_verbose(1, "thread %d: %llu polls timed from the previous poll's end (one clock read)",
-                      t->index, (unsigned long long)t->polls_chained);
+    if (t->polls_grouped)
+        hprof_verbose(1, "thread %d: %llu polls timed in groups (one clock read per %d polls)",
+                      t->index, (unsigned long long)t->polls_grouped, POLL_RUN_GROUP);
     if (t->polls_repeated)
         hprof_verbose(1, "thread %d: %llu polls that completed nothing added to the previous call's record without a walk",
                       t->index, (unsigned long long)t->polls_repeated);

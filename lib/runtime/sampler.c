@@ -25,6 +25,7 @@
 #include "signal_chain.h"
 #include "signal_route.h"
 #include "papi_events.h"
+#include "poll_run.h"
 #include "thread.h"
 #include "unwind.h"
 
@@ -107,11 +108,11 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
         errno = saved_errno;
         return;
     }
-    t->poll_frame = NULL; /* computation between two polls: the next one is timed on its own */
     /* The handler's own cost, on the wall clock (a TSC read): a CPU-clock
      * read is a system call that would cost more than the walk. A sample
      * preempted inside the handler counts long; the median ignores it. */
     uint64_t entry = hprof_now_ns();
+    poll_run_close(t, entry); /* computation between two polls: the run ends */
     int failed, inside;
     uint32_t node = sample_node(t, ucontext, &failed, &inside);
     if (inside) {

@@ -29,6 +29,7 @@
 #include "timeline.h"
 
 #define HPROF_LEAF_MEMO 16 /* a power of two */
+#define HPROF_POLL_RUN_NODES 4 /* call sites a polling loop takes in turn */
 
 typedef struct hprof_thread {
     cct tree;
@@ -46,14 +47,18 @@ typedef struct hprof_thread {
     struct hprof_leaf_memo { uint32_t site, leaf; int fn, counter; } leaf_memo[HPROF_LEAF_MEMO];
     uint32_t last_site;     /* CCT_NONE: no site known (first call, failed walk, PAPI) */
     int last_fn;
-    /* polling loops (measure.c): the frame of the previous call when it was a
-     * poll that completed nothing on a known path, and that poll's end */
-    const void *poll_frame;
-    uint64_t poll_end_ns;
-    uint32_t poll_streak;   /* polls chained so far: every 8th reads the clock at entry */
-    uint32_t poll_cooldown; /* polls left that read the clock at entry (a long gap was seen) */
-    uint32_t poll_strikes;  /* long gaps seen: each doubles the next cooldown */
-    uint64_t polls_chained; /* polls timed from the previous poll's end (HPROF_VERBOSE=1) */
+    /* polling loops: the run of polls that complete nothing (poll_run.h) */
+    struct hprof_poll_run {
+        const void *frame;   /* the run's frame; NULL: no run */
+        uint64_t read_ns;    /* the last clock read: time is credited up to here */
+        uint64_t mean_ns;    /* time per poll of the last group (or the first poll) */
+        uint32_t pending;    /* polls since read_ns: visits counted, time to come */
+        uint32_t nnodes;     /* their nodes, and each one's polls */
+        struct hprof_poll_node { uint32_t node, polls; } nodes[HPROF_POLL_RUN_NODES];
+        uint32_t cooldown;   /* polls left that are timed alone (a slow group was seen) */
+        uint32_t strikes;    /* slow groups in a row: each doubles the next cooldown */
+    } poll;
+    uint64_t polls_grouped; /* polls timed in groups (HPROF_VERBOSE=1) */
     uint64_t polls_repeated; /* polls that completed nothing recorded that way (HPROF_VERBOSE=1) */
     uint64_t ended_threads; /* >0: not a thread but the location that many ended threads
                              * with this start_routine were merged into */

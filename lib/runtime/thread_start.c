@@ -16,6 +16,7 @@
 
 #include "cct.h"
 #include "clock.h"
+#include "poll_run.h"
 #include "runtime.h"
 #include "sampler.h"
 #include "thread.h"
@@ -33,6 +34,7 @@ static void thread_end(void *arg)
     if (!t)
         return;
     t->depth++; /* keep our own handler out while the window closes */
+    poll_run_close(t, hprof_now_ns());
     hprof_thread_close(t, sampler_clock_ns());
     t->depth--;
     hprof_thread_end(t); /* its data stays, its memory goes (t may be reused at once) */

@@ -10,15 +10,19 @@
  * and so is each poll that repeats the previous MPI call's path without
  * completing anything (the calls hprof records without a walk). At the
  * end each rank prints check_csv.py expectations (visits of every path)
- * and `repeats R N`.
+ * and `repeats R N`. Last, each rank in turn waits WAIT_MS for its partner
+ * in a tight MPI_Test loop that it times itself: hprof times such loops in
+ * groups of polls (lib/runtime/poll_run.h), and the loop's MPI time must
+ * come out close to the program's own clock.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <time.h>
 
 #define ROUNDS 40
+#define WAIT_MS 40
 
-enum { S_OTHER, S_TEST_X, S_TEST_Y, S_PROBE, S_ANY, S_MIX_TEST, S_MIX_PROBE, NSITES };
+enum { S_OTHER, S_TEST_X, S_TEST_Y, S_PROBE, S_ANY, S_MIX_TEST, S_MIX_PROBE, S_LONG, NSITES };
 static long visits[NSITES], repeats;
 static int last_site = -1;
 static long activation, last_activation; /* entries of the polling functions */
@@ -119,6 +123,26 @@ static __attribute__((noinline)) void mixed_loop(MPI_Request *r, int src)
     }
 }
 
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* polls r until it completes; the loop's time on the program's clock */
+static __attribute__((noinline)) double long_wait(MPI_Request *r)
+{
+    int flag = 0;
+    activation++;
+    double t0 = now_s();
+    while (!flag) {
+        MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+        counted(S_LONG, flag);
+    }
+    return now_s() - t0;
+}
+
 static void other(int rc)
 {
     (void)rc;
@@ -169,6 +193,22 @@ int main(int argc, char **argv)
         other(MPI_Wait(&sr, MPI_STATUS_IGNORE));
         other(MPI_Wait(&sq[0], MPI_STATUS_IGNORE));
     }
+    /* each rank in turn waits while its partner computes */
+    double waited = 0;
+    for (int turn = 0; turn < 2; turn++) {
+        MPI_Request r;
+        MPI_Barrier(MPI_COMM_WORLD);
+        if ((rank & 1) == turn) {
+            MPI_Irecv(&in, 1, MPI_INT, partner, 11, MPI_COMM_WORLD, &r);
+            waited = long_wait(&r);
+        } else {
+            spin_us(WAIT_MS * 1000L);
+            MPI_Send(&out, 1, MPI_INT, partner, 11, MPI_COMM_WORLD);
+        }
+    }
+    printf("long_wait\tglob:*;long_wait;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_LONG]);
+    printf("long_wait_time\tglob:*;long_wait;MPI_Test\t%d\ttime\t>=\t%.6f\n", rank, waited * 0.85);
+    printf("long_wait_time\tglob:*;long_wait;MPI_Test\t%d\ttime\t<=\t%.6f\n", rank, waited * 1.05 + 0.0005);
     printf("via_x\tglob:*;via_x;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_X]);
     printf("via_y\tglob:*;via_y;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_Y]);
     printf("iprobe\tglob:*;probe_loop;MPI_Iprobe\t%d\tvisits\t==\t%ld\n", rank, visits[S_PROBE]);

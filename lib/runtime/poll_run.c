@@ -1,0 +1,99 @@
+/*
+ * poll_run.c - polling loops without a clock read per poll (poll_run.h).
+ */
+#include "poll_run.h"
+
+#include "clock.h"
+#include "config.h"
+#include "path_log.h"
+#include "sampler.h"
+#include "timeline.h"
+
+#define POLL_COOLDOWN 1024 /* polls timed alone after a slow group, doubled per strike */
+#define POLL_MAX_STRIKES 10
+
+void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t dur_ns)
+{
+    struct hprof_poll_run *r = &t->poll;
+    if (r->cooldown) {
+        r->cooldown--;
+        return;
+    }
+    r->frame = frame;
+    r->read_ns = end_ns;
+    r->mean_ns = dur_ns;
+    r->pending = r->nnodes = 0;
+}
+
+/* Adds span, the time of the pending polls, to their nodes by their share
+ * of the polls, and their visits to the timeline at now_ns; resets them. */
+static void credit(hprof_thread *t, uint64_t now_ns, uint64_t span)
+{
+    struct hprof_poll_run *r = &t->poll;
+    uint64_t left = span;
+    uint32_t polls_left = r->pending;
+    for (uint32_t i = 0; i < r->nnodes; i++) {
+        uint32_t node = r->nodes[i].node, polls = r->nodes[i].polls;
+        /* the last node takes the remainder, so the shares sum to span */
+        uint64_t share = polls == polls_left ? left : (uint64_t)((unsigned __int128)span * polls / r->pending);
+        left -= share;
+        polls_left -= polls;
+        t->tree.nodes[node].counter[CCT_MPI_TIME_NS] += share;
+        uint32_t bucket = timeline_add_call(&t->timeline, now_ns, share, 0, 0);
+        timeline_add_count(&t->timeline, TL_VISITS, now_ns, polls - 1);
+        path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, node, now_ns, share);
+    }
+    sampler_add_mpi_time(&t->sampling, span);
+    r->pending = r->nnodes = 0;
+    r->read_ns = now_ns;
+}
+
+void poll_run_group(hprof_thread *t)
+{
+    struct hprof_poll_run *r = &t->poll;
+    uint64_t now = hprof_now_ns();
+    uint64_t span = now > r->read_ns ? now - r->read_ns : 0;
+    if (span > (uint64_t)r->pending * (uint64_t)hprof_config.poll_gap_ns) {
+        /* not a tight loop: the group's time stays computation */
+        credit(t, now, 0);
+        r->frame = NULL;
+        r->cooldown = POLL_COOLDOWN << (r->strikes < POLL_MAX_STRIKES ? r->strikes : POLL_MAX_STRIKES);
+        r->strikes++;
+        return;
+    }
+    r->strikes = 0;
+    r->mean_ns = span / r->pending;
+    credit(t, now, span);
+}
+
+/* The pending polls' estimate at now_ns: the run's mean, at most the time
+ * since the last read. */
+static uint64_t tail_estimate(const struct hprof_poll_run *r, uint64_t now_ns)
+{
+    uint64_t elapsed = now_ns > r->read_ns ? now_ns - r->read_ns : 0;
+    uint64_t est = r->mean_ns * r->pending;
+    return est < elapsed ? est : elapsed;
+}
+
+void poll_run_close(hprof_thread *t, uint64_t now_ns)
+{
+    struct hprof_poll_run *r = &t->poll;
+    if (!r->frame)
+        return;
+    if (r->pending)
+        credit(t, now_ns, tail_estimate(r, now_ns));
+    r->frame = NULL;
+}
+
+uint64_t poll_run_finish(hprof_thread *t, uint64_t end_ns)
+{
+    struct hprof_poll_run *r = &t->poll;
+    uint64_t elapsed = end_ns > r->read_ns ? end_ns - r->read_ns : 0;
+    uint64_t est = 0;
+    if (r->pending) {
+        est = tail_estimate(r, end_ns);
+        credit(t, end_ns, est);
+    }
+    r->frame = NULL;
+    return elapsed - est;
+}

@@ -1,0 +1,89 @@
+/*
+ * poll_run.h - polling loops without a clock read per poll.
+ *
+ * A time-stamp read is not cheap where it matters most: rdtsc waits for
+ * the loads before it, so in a loop whose own work misses the cache
+ * (hpcc's MPIRandomAccess: a random table update between two MPI_Testany)
+ * one read a poll costs the whole miss, 140 ns here, where the loop
+ * without a tool overlaps its misses at 70 ns an iteration. So a run of
+ * polls that complete nothing reads the clock once per POLL_RUN_GROUP:
+ *
+ *  - a poll that completes nothing, timed on its own (two reads), opens a
+ *    run at its frame; the next polls from that frame (any MPI_Test*,
+ *    MPI_Iprobe, MPI_Improbe, at any call site) join it while their call
+ *    path is known without a walk;
+ *  - a poll that joins and completes nothing adds a visit to its node and
+ *    nothing else; every POLL_RUN_GROUP-th reads the clock and shares the
+ *    time since the previous read among the group's nodes by their polls
+ *    (the loop's instructions between polls count as the waiting they are
+ *    part of, as in a single poll chained to the previous one);
+ *  - a group whose mean time per poll exceeds HPROF_POLL_GAP_NS is not a
+ *    tight loop: its time stays computation (the sampler's), and the next
+ *    1024 polls (doubled at each such group in a row) are timed alone;
+ *  - anything else ends the run: a poll that completes something takes the
+ *    time since the last read less the estimate below; a non-poll MPI call,
+ *    a sample outside MPI or the thread's end credit the polls since the
+ *    last read the run's mean time per poll, at most the time elapsed.
+ *
+ * Visits and bytes stay exact; a run's time is measured up to its last
+ * read and estimated for at most POLL_RUN_GROUP - 1 polls after it; the
+ * shortest and longest call are left to polls timed alone. The sampler's
+ * sum (sampled + MPI time = window) holds as ever: what is credited here is
+ * subtracted from the sampler's interval. Called on the thread itself
+ * only, in a wrapper (depth > 0) or in its signal handler (depth 0): both
+ * never interleave. No allocation, no lock.
+ */
+#ifndef HPROF_POLL_RUN_H
+#define HPROF_POLL_RUN_H
+
+#include <stdint.h>
+
+#include "thread.h"
+
+#define POLL_RUN_GROUP 64 /* polls per clock read */
+
+/* Opens a run at frame after a poll that completed nothing, timed alone
+ * (end_ns its end, dur_ns its time), unless runs are cooling down. */
+void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t dur_ns);
+
+/* The run's last poll is a group's last: reads the clock, credits the group. */
+void poll_run_group(hprof_thread *t);
+
+/* Ends the run at now_ns: the polls since the last read get the estimate. */
+void poll_run_close(hprof_thread *t, uint64_t now_ns);
+
+/* Ends the run at end_ns, a joined call's end that completed something:
+ * the polls since the last read get the estimate; returns the rest of the
+ * time since the last read, the call's own. */
+uint64_t poll_run_finish(hprof_thread *t, uint64_t end_ns);
+
+/* Does a poll from frame join the thread's run? */
+static inline int poll_run_joins(const hprof_thread *t, const void *frame)
+{
+    return t->poll.frame == frame;
+}
+
+/* A joined poll that completed nothing, on node (not CCT_NONE): one visit,
+ * its time to come with its group. */
+static inline void poll_run_add(hprof_thread *t, uint32_t node)
+{
+    struct hprof_poll_run *r = &t->poll;
+    t->tree.nodes[node].counter[CCT_VISITS]++;
+    uint32_t i = 0;
+    while (i < r->nnodes && r->nodes[i].node != node)
+        i++;
+    if (i == HPROF_POLL_RUN_NODES) { /* a fifth node: the group so far is credited */
+        poll_run_group(t);
+        if (!r->frame)
+            return;
+        i = 0;
+    }
+    if (i == r->nnodes)
+        r->nodes[r->nnodes++] = (struct hprof_poll_node){ node, 0 };
+    r->nodes[i].polls++;
+    t->polls_grouped++;
+    if (++r->pending == POLL_RUN_GROUP)
+        poll_run_group(t);
+}
+
+#endif

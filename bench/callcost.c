@@ -11,6 +11,13 @@
  *                              that receive, MPI_Iprobe finding nothing): three
  *                              call sites of one function in turn; prints
  *                              `ns_per_call X` (per MPI call)
+ *   callcost mempolls DEPTH N  N x (MPI_Testany on that receive, then a random
+ *                              update of a 64 MiB table): hpcc's MPIRandomAccess
+ *                              loop, whose own work misses the cache; prints
+ *                              `ns_per_call X` (per iteration)
+ *   callcost floor_mempolls DEPTH N  like mempolls with one time-stamp read
+ *                              (rdtsc) per poll summed by the program: what
+ *                              reading the clock at every poll costs there
  *   callcost floor_calls DEPTH N  like calls, with two time-stamp reads (rdtsc)
  *                              around each call and their difference summed
  *                              by the program itself: the floor of any tool
@@ -36,12 +43,14 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 static double now(void)
 {
@@ -82,6 +91,27 @@ static __attribute__((noinline)) void leaf_polls(long n)
     MPI_Wait(&r, MPI_STATUS_IGNORE);
 }
 
+#define MEM_TABLE_LOG 23 /* 2^23 words: 64 MiB, far beyond the caches */
+static uint64_t *mem_table;
+
+static __attribute__((noinline)) void leaf_mempolls(long n, int tsc)
+{
+    MPI_Request r;
+    int buf, idx, flag = 0;
+    uint64_t ran = 1, sum = 0;
+    MPI_Irecv(&buf, 1, MPI_INT, 0, 4711, MPI_COMM_SELF, &r); /* nobody sends it */
+    for (long i = 0; i < n; i++) {
+        MPI_Testany(1, &r, &idx, &flag, MPI_STATUS_IGNORE);
+        if (tsc)
+            sum += __rdtsc();
+        ran = (ran << 1) ^ ((int64_t)ran < 0 ? 7 : 0);
+        mem_table[ran & ((1u << MEM_TABLE_LOG) - 1)] ^= ran;
+    }
+    tsc_sum += sum;
+    MPI_Cancel(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+
 static __attribute__((noinline)) void leaf_sites(long n)
 {
     MPI_Request r;
@@ -104,7 +134,7 @@ static __attribute__((noinline)) void leaf_spin(long iters)
     sink = x;
 }
 
-enum { CALLS, SPIN, POLLS, SITES, FLOOR_CALLS };
+enum { CALLS, SPIN, POLLS, SITES, FLOOR_CALLS, MEMPOLLS, FLOOR_MEMPOLLS };
 
 /* Recursion to the requested depth; the volatile keeps frames real. */
 static __attribute__((noinline)) void descend(int depth, int mode, long n)
@@ -121,6 +151,8 @@ static __attribute__((noinline)) void descend(int depth, int mode, long n)
         leaf_sites(n);
     } else if (mode == FLOOR_CALLS) {
         leaf_floor_calls(n);
+    } else if (mode == MEMPOLLS || mode == FLOOR_MEMPOLLS) {
+        leaf_mempolls(n, mode == FLOOR_MEMPOLLS);
     } else {
         leaf_calls(n);
     }
@@ -208,15 +240,22 @@ int main(int argc, char **argv)
     }
     int floor_hz = argc == 5 && strcmp(argv[1], "floor") == 0 ? atoi(argv[4]) : 0;
     if (argc != 4 && !(floor_hz > 0 && floor_hz <= 100000)) {
-        fprintf(stderr, "usage: callcost calls|polls|sites|spin DEPTH N | callcost floor DEPTH N HZ | callcost threads DEPTH N T\n");
+        fprintf(stderr, "usage: callcost calls|polls|sites|mempolls|floor_calls|floor_mempolls|spin DEPTH N | callcost floor DEPTH N HZ | callcost threads DEPTH N T\n");
         return 2;
     }
     int spin = strcmp(argv[1], "spin") == 0 || floor_hz;
     int mode = spin ? SPIN : strcmp(argv[1], "polls") == 0 ? POLLS : strcmp(argv[1], "sites") == 0 ? SITES
-             : strcmp(argv[1], "floor_calls") == 0 ? FLOOR_CALLS : CALLS;
+             : strcmp(argv[1], "floor_calls") == 0 ? FLOOR_CALLS : strcmp(argv[1], "mempolls") == 0 ? MEMPOLLS
+             : strcmp(argv[1], "floor_mempolls") == 0 ? FLOOR_MEMPOLLS : CALLS;
     int depth = atoi(argv[2]);
     long n = atol(argv[3]);
     MPI_Init(&argc, &argv);
+    if (mode == MEMPOLLS || mode == FLOOR_MEMPOLLS) {
+        mem_table = malloc(sizeof(uint64_t) << MEM_TABLE_LOG);
+        if (!mem_table)
+            return 1;
+        memset(mem_table, 1, sizeof(uint64_t) << MEM_TABLE_LOG); /* its pages faulted in before the timing */
+    }
     if (floor_hz)
         floor_timer_start(floor_hz);
     descend(depth, mode, n / 10); /* warm-up: caches, page faults */

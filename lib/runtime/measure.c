@@ -207,8 +207,11 @@ static void record(hprof_thread *t, hprof_call *call)
     COST_MARK(2);
     /* a poll that completed nothing in the thread's polling run: a visit */
     if (__builtin_expect(call->chained, 0) && call->poll && cached && node != CCT_NONE && counter < 0) {
-        poll_run_add(t, node);
-        return;
+        int i = poll_run_enter(t, node, site, call->fn);
+        if (i >= 0) {
+            poll_run_add(t, i);
+            return;
+        }
     }
     /* The call's event counts: exact, from the read at its entry to now. */
     if (__builtin_expect(hprof_papi_nevents != 0, 0))
@@ -228,7 +231,8 @@ static void record(hprof_thread *t, hprof_call *call)
             ns = 0;
         }
         call->chained = 2;
-    } else if (call->poll && cached && node != CCT_NONE && hprof_config.poll_gap_ns) {
+    } else if (call->poll && cached && node != CCT_NONE && hprof_config.poll_gap_ns &&
+               hprof_config.sampling_clock == HPROF_CLOCK_WALL && !hprof_papi_nevents) {
         poll_run_open(t, call->frame, end, ns);
     }
     COST_MARK(3);
@@ -247,6 +251,46 @@ static void record(hprof_thread *t, hprof_call *call)
                                         call->bytes[HPROF_BYTES_RECEIVED]);
     path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, cct_or_full(&t->tree, node), end, ns);
     COST_MARK(5);
+}
+
+/* ---- polls in the thread's polling run (measure.h, poll_run.h) ---------- */
+
+struct hprof_thread *hprof_poll_join(void *frame)
+{
+    hprof_thread *t = hprof_self;
+    if (!t || !poll_run_joins(t, frame) || t->depth || !hprof_active)
+        return NULL;
+    t->depth = 1;
+    SIGNAL_FENCE();
+    return t;
+}
+
+int hprof_poll_again(struct hprof_thread *t, int fn, void *frame)
+{
+    uint32_t site = unwind_mpi_cached(frame);
+    int i = site == CCT_NONE ? -1 : poll_run_find(t, fn, site);
+    if (i < 0)
+        return 0;
+    t->polls_repeated += (uint64_t)(site == t->last_site && fn == t->last_fn);
+    t->last_site = site;
+    t->last_fn = fn;
+    poll_run_add(t, i);
+    SIGNAL_FENCE();
+    t->depth = 0;
+    return 1;
+}
+
+void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame)
+{
+    call->fn = fn;
+    call->frame = frame;
+    call->measured = 1;
+    call->nested = 0;
+    call->poll = 0;
+    call->chained = 1;
+    call->thread = t;
+    for (int i = 0; i < HPROF_NBYTES; i++)
+        call->bytes[i] = 0;
 }
 
 /* Shared with hprof_runtime_start (MPI_Init's own call). */

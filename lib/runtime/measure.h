@@ -59,6 +59,28 @@ typedef struct hprof_call {
 void hprof_call_begin(hprof_call *call, int fn, void *frame);
 void hprof_call_end(hprof_call *call);
 
+/* Polls (MPI_Test*, MPI_Iprobe, MPI_Improbe) from the frame of the
+ * thread's polling run (lib/runtime/poll_run.h) take a shorter path, since
+ * in a loop whose own work misses the cache every instruction counts:
+ *
+ *     hprof_call call;
+ *     struct hprof_thread *run = hprof_poll_join(HPROF_FRAME);
+ *     if (run) call.measured = 1; else hprof_call_begin(&call, fn, HPROF_FRAME);
+ *     rc = PMPI_Test(...);
+ *     if (run) {
+ *         if (<completed nothing> && hprof_poll_again(run, fn, HPROF_FRAME)) return rc;
+ *         hprof_poll_resume(&call, run, fn, HPROF_FRAME);
+ *     }
+ *     ... as any wrapper, from the bytes on
+ *
+ * hprof_poll_join: the thread when the poll joins its run (now "inside
+ * MPI"), else NULL. hprof_poll_again: a poll that completed nothing on a
+ * call path met in the run adds a visit and leaves MPI: 1; else 0, and
+ * hprof_poll_resume makes call what hprof_call_begin would have made. */
+struct hprof_thread *hprof_poll_join(void *frame);
+int hprof_poll_again(struct hprof_thread *t, int fn, void *frame);
+void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame);
+
 /* The second half of hprof_call_end() for a measured call: finds the call
  * path and adds the call to its node. Also records the call that opened
  * the measurement (MPI_Init's, or the first session's), which the runtime

@@ -32,20 +32,40 @@ static void credit(hprof_thread *t, uint64_t now_ns, uint64_t span)
     struct hprof_poll_run *r = &t->poll;
     uint64_t left = span;
     uint32_t polls_left = r->pending;
-    for (uint32_t i = 0; i < r->nnodes; i++) {
+    for (uint32_t i = 0; i < r->nnodes && polls_left; i++) {
         uint32_t node = r->nodes[i].node, polls = r->nodes[i].polls;
+        if (!polls)
+            continue;
         /* the last node takes the remainder, so the shares sum to span */
         uint64_t share = polls == polls_left ? left : (uint64_t)((unsigned __int128)span * polls / r->pending);
         left -= share;
         polls_left -= polls;
+        r->nodes[i].polls = 0;
         t->tree.nodes[node].counter[CCT_MPI_TIME_NS] += share;
         uint32_t bucket = timeline_add_call(&t->timeline, now_ns, share, 0, 0);
         timeline_add_count(&t->timeline, TL_VISITS, now_ns, polls - 1);
         path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, node, now_ns, share);
     }
     sampler_add_mpi_time(&t->sampling, span);
-    r->pending = r->nnodes = 0;
+    r->pending = 0;
     r->read_ns = now_ns;
+}
+
+int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn)
+{
+    struct hprof_poll_run *r = &t->poll;
+    int i = poll_run_find(t, fn, site);
+    if (i >= 0)
+        return i;
+    if (r->nnodes == HPROF_POLL_RUN_NODES) {
+        if (r->pending)
+            poll_run_group(t);
+        if (!r->frame)
+            return -1;
+        r->nnodes = 0;
+    }
+    r->nodes[r->nnodes] = (struct hprof_poll_node){ node, site, fn, 0 };
+    return (int)r->nnodes++;
 }
 
 void poll_run_group(hprof_thread *t)

@@ -63,23 +63,27 @@ static inline int poll_run_joins(const hprof_thread *t, const void *frame)
     return t->poll.frame == frame;
 }
 
-/* A joined poll that completed nothing, on node (not CCT_NONE): one visit,
- * its time to come with its group. */
-static inline void poll_run_add(hprof_thread *t, uint32_t node)
+/* The run's entry for (fn, site), or -1: a node met in the run. */
+static inline int poll_run_find(const hprof_thread *t, int fn, uint32_t site)
+{
+    const struct hprof_poll_run *r = &t->poll;
+    for (uint32_t i = 0; i < r->nnodes; i++)
+        if (r->nodes[i].site == site && r->nodes[i].fn == fn)
+            return (int)i;
+    return -1;
+}
+
+/* The run's entry for node (fn at site), made if new; -1 when making it
+ * ended the run (a fifth node: the group so far is credited first, and it
+ * was a slow one). */
+int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn);
+
+/* A joined poll that completed nothing, on entry i: one visit, its time
+ * to come with its group. */
+static inline void poll_run_add(hprof_thread *t, int i)
 {
     struct hprof_poll_run *r = &t->poll;
-    t->tree.nodes[node].counter[CCT_VISITS]++;
-    uint32_t i = 0;
-    while (i < r->nnodes && r->nodes[i].node != node)
-        i++;
-    if (i == HPROF_POLL_RUN_NODES) { /* a fifth node: the group so far is credited */
-        poll_run_group(t);
-        if (!r->frame)
-            return;
-        i = 0;
-    }
-    if (i == r->nnodes)
-        r->nodes[r->nnodes++] = (struct hprof_poll_node){ node, 0 };
+    t->tree.nodes[r->nodes[i].node].counter[CCT_VISITS]++;
     r->nodes[i].polls++;
     t->polls_grouped++;
     if (++r->pending == POLL_RUN_GROUP)

@@ -149,6 +149,7 @@ static void stop_sampling(void)
     }
     if (self) {
         self->depth++; /* keep the handler out while we touch the tree */
+        poll_run_close(self, wall); /* polls just before MPI_Finalize */
         uint32_t node = finalize_caller_node(self);
         sampler_thread_stop(self, sampler_clock_ns(), node);
         self->depth--;

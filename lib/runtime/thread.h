@@ -53,8 +53,12 @@ typedef struct hprof_thread {
         uint64_t read_ns;    /* the last clock read: time is credited up to here */
         uint64_t mean_ns;    /* time per poll of the last group (or the first poll) */
         uint32_t pending;    /* polls since read_ns: visits counted, time to come */
-        uint32_t nnodes;     /* their nodes, and each one's polls */
-        struct hprof_poll_node { uint32_t node, polls; } nodes[HPROF_POLL_RUN_NODES];
+        uint32_t nnodes;     /* the nodes met in the run, and their pending polls */
+        struct hprof_poll_node {
+            uint32_t node, site; /* the node, and its call site's node (unwind_mpi_cached) */
+            int fn;
+            uint32_t polls;      /* pending polls on it */
+        } nodes[HPROF_POLL_RUN_NODES];
         uint32_t cooldown;   /* polls left that are timed alone (a slow group was seen) */
         uint32_t strikes;    /* slow groups in a row: each doubles the next cooldown */
     } poll;

@@ -263,13 +263,22 @@ def completion(fn, kind, lang, pre, post):
     if kind in ('waitany', 'testany'):
         idx, st = P[2], P[-1]
         flag = P[3] if kind == 'testany' else None
-        pre += ['MPI_Request *hprof_saved = NULL;',
-                st_decl,
-                'if (call.measured && hprof_w_req_any() && %s > 0 &&' % n,
-                '    (hprof_saved = hprof_thread_scratch((size_t)%s * sizeof(MPI_Request)))) {' % n,
-                '    ' + copy('(size_t)%s * sizeof(MPI_Request)' % n),
-                '    ' + st_ignore(st),
-                '}']
+        if F:
+            pre += ['MPI_Request *hprof_saved = NULL;',
+                    st_decl,
+                    'if (call.measured && hprof_w_req_any() && %s > 0 &&' % n,
+                    '    (hprof_saved = hprof_thread_scratch((size_t)%s * sizeof(MPI_Request)))) {' % n,
+                    '    ' + copy('(size_t)%s * sizeof(MPI_Request)' % n),
+                    '    ' + st_ignore(st),
+                    '}']
+        else:   # one request, the common case of polling loops, without a call
+            pre += ['MPI_Request hprof_one, *hprof_saved = NULL;',
+                    st_decl,
+                    'if (call.measured && hprof_w_req_any() && %s > 0 &&' % n,
+                    '    (hprof_saved = %s == 1 ? &hprof_one : hprof_thread_scratch((size_t)%s * sizeof(MPI_Request)))) {' % (n, n),
+                    '    if (%s == 1) hprof_one = %s[0]; else %s' % (n, reqs, copy('(size_t)%s * sizeof(MPI_Request)' % n)),
+                    '    ' + st_ignore(st),
+                    '}']
         cond = 'hprof_saved' + (' && ' + deref(flag) if flag else '')
         i = deref(idx)
         post += ['if (%s && %s != MPI_UNDEFINED && %s >= %d && %s %s %s)'

@@ -15,7 +15,7 @@ typedef struct slot {
 } slot;
 
 static slot table[HPROF_REQ_CAPACITY];
-static long live_count;
+long hprof_req_live_count;
 static long untracked_count;
 
 static inline uint32_t home_of(uintptr_t key)
@@ -55,7 +55,7 @@ int hprof_req_insert(uintptr_t key, const hprof_req_info *info)
                 if (__atomic_compare_exchange_n(&table[i].key, &k, key, 0,
                                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
                     s = &table[i];
-                    __atomic_add_fetch(&live_count, 1, __ATOMIC_RELAXED);
+                    __atomic_add_fetch(&hprof_req_live_count, 1, __ATOMIC_RELAXED);
                     break;
                 }
                 /* lost the race: k now holds the winner's key; if it is
@@ -93,13 +93,8 @@ int hprof_req_remove(uintptr_t key)
     uintptr_t k = key;
     if (!__atomic_compare_exchange_n(&s->key, &k, KEY_TOMB, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return 0;
-    __atomic_sub_fetch(&live_count, 1, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&hprof_req_live_count, 1, __ATOMIC_RELAXED);
     return 1;
-}
-
-long hprof_req_live(void)
-{
-    return __atomic_load_n(&live_count, __ATOMIC_RELAXED);
 }
 
 long hprof_req_untracked(void)
@@ -110,6 +105,6 @@ long hprof_req_untracked(void)
 void hprof_req_reset(void)
 {
     memset(table, 0, sizeof table);
-    live_count = 0;
+    hprof_req_live_count = 0;
     untracked_count = 0;
 }

@@ -44,8 +44,13 @@ int hprof_req_insert(uintptr_t key, const hprof_req_info *info);
 int hprof_req_lookup(uintptr_t key, hprof_req_info *info);
 /* Returns 1 when an entry was removed, else 0. */
 int hprof_req_remove(uintptr_t key);
-/* Number of live entries (approximate while other threads change the table). */
-long hprof_req_live(void);
+/* Number of live entries (approximate while other threads change the
+ * table); inline: every completion wrapper asks. */
+extern long hprof_req_live_count __attribute__((visibility("hidden")));
+static inline long hprof_req_live(void)
+{
+    return __atomic_load_n(&hprof_req_live_count, __ATOMIC_RELAXED);
+}
 /* Number of inserts that failed because the table was full. */
 long hprof_req_untracked(void);
 /* Empties the table (tests only; not thread-safe). */

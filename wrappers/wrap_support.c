@@ -406,11 +406,6 @@ static inline uintptr_t req_key(MPI_Request r)
     return k;
 }
 
-int hprof_w_req_any(void)
-{
-    return hprof_req_live() > 0;
-}
-
 void hprof_w_req_track(MPI_Request r, unsigned flags, uint64_t sent, uint64_t recv)
 {
     if (r == MPI_REQUEST_NULL) return;

@@ -10,6 +10,7 @@
 #include <mpi.h>
 #include <stdint.h>
 #include "measure.h"
+#include "requests.h"
 /* hprof_thread_scratch(), which the generated wrappers call */
 #include "thread.h"
 
@@ -71,7 +72,10 @@ void hprof_coll_neighbor_alltoallw(uint64_t *b, hprof_counts scounts, hprof_type
 
 /* ---- requests (see requests.h) ------------------------------------------ */
 /* Any request tracked at all? When not, completion wrappers skip their copies. */
-int hprof_w_req_any(void);
+static inline int hprof_w_req_any(void)
+{
+    return hprof_req_live() > 0;
+}
 /* Remember request r: flags HPROF_REQ_*, bytes for persistent operations. */
 void hprof_w_req_track(MPI_Request r, unsigned flags, uint64_t sent, uint64_t recv);
 /* Request `saved` (its handle before the completion call) completed with

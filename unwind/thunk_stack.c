@@ -15,6 +15,10 @@
 #include "unwind.h"
 #include "unwind_check.h"
 
+/* The thunk code finds top and epoch before ra[] (thunks_x86_64.c). */
+_Static_assert(offsetof(uw_thread, ra) == offsetof(uw_thread, top) + 8 &&
+               offsetof(uw_thread, top) == offsetof(uw_thread, epoch) + 8, "uw_thread: epoch, top, ra[]");
+
 __thread uint64_t *hprof_thunk_tab __attribute__((tls_model("initial-exec")));
 __thread uw_thread *uw_self __attribute__((tls_model("initial-exec")));
 
@@ -85,6 +89,7 @@ void thunk_stack_restore(uw_thread *st)
         st->slot[i] = NULL;
     }
     st->top = 0;
+    st->epoch++;
     st->unknown = 1;
 }
 

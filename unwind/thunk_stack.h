@@ -59,7 +59,9 @@ typedef struct uw_thread {
     int caller_depth;
     uint32_t caller_node;
     struct site sites[SITE_CACHE];
-    /* the thunks' table: top, then ra[] (thunk code reads ra[i], writes top) */
+    /* the thunks' table: epoch, top, then ra[] (thunk code reads ra[i],
+     * writes top and counts epoch: every change to the thunks does) */
+    uint64_t epoch;
     int64_t top;
     uint64_t ra[THUNK_COUNT];
     uint64_t *slot[THUNK_COUNT];

@@ -51,6 +51,28 @@ uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed);
  * otherwise, and always without thunks. Allocates nothing, no lock. */
 uint32_t unwind_mpi_cached(const void *wrapper_frame);
 
+/* A promise about the caller of an MPI wrapper, taken right after
+ * unwind_mpi_cached(frame) found its call site: while it holds, the
+ * caller's activation is still the one that was vouched for (no thunked
+ * frame of this thread returned and no walk changed its thunks since, and
+ * the caller's return slot still holds its thunk). Checked in four loads,
+ * for polling loops (lib/runtime/poll_run.h). Never holds without thunks. */
+typedef struct unwind_token {
+    const uint64_t *epoch_at; /* NULL: holds nothing */
+    uint64_t epoch;
+    const uint64_t *slot;
+    uint64_t thunk;
+} unwind_token;
+void unwind_token_take(unwind_token *tok);
+/* Whether the call site unwind_mpi_cached found for frame is told apart
+ * by the caller's saved rbp too (its CFA is rbp-based there). */
+int unwind_site_needs_bp(const void *wrapper_frame);
+static inline int unwind_token_holds(const unwind_token *tok)
+{
+    return tok->epoch_at && __atomic_load_n(tok->epoch_at, __ATOMIC_RELAXED) == tok->epoch &&
+           __atomic_load_n(tok->slot, __ATOMIC_RELAXED) == tok->thunk;
+}
+
 /* Same for a signal's interrupted context: the leaf key is pc+1. Sets
  * *inside (and returns CCT_NONE) when the pc or any frame is hprof's own
  * code. Async-signal safe; never grows the tree (CCT_NONE when full). */

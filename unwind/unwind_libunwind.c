@@ -56,6 +56,17 @@ uint32_t unwind_mpi_cached(const void *wrapper_frame)
     return CCT_NONE; /* no thunks: nothing tells an unchanged path */
 }
 
+int unwind_site_needs_bp(const void *wrapper_frame)
+{
+    (void)wrapper_frame;
+    return 1;
+}
+
+void unwind_token_take(unwind_token *tok)
+{
+    tok->epoch_at = NULL; /* no thunks: nothing to promise */
+}
+
 uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *inside)
 {
     uint64_t keys[UNWIND_MAX_FRAMES];

@@ -381,6 +381,7 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, const py_path *py, int
         st->top = top + 1;
     else
         st->top = w->status == WK_OK ? base + 1 : 0;
+    st->epoch++;
     return node;
 }
 
@@ -464,6 +465,26 @@ uint32_t unwind_mpi_cached(const void *wrapper_frame)
         st->node[d] == st->caller_node)
         return c->node;
     return CCT_NONE;
+}
+
+void unwind_token_take(unwind_token *tok)
+{
+    const uw_thread *st = uw_self;
+    tok->epoch_at = NULL;
+    if (!st || !st->caller_slot || *st->caller_slot != thunk_addr(st->caller_depth))
+        return;
+    tok->epoch_at = &st->epoch;
+    tok->epoch = st->epoch;
+    tok->slot = st->caller_slot;
+    tok->thunk = thunk_addr(st->caller_depth);
+}
+
+int unwind_site_needs_bp(const void *wrapper_frame)
+{
+    const uw_thread *st = uw_self;
+    const uint64_t *f = wrapper_frame;
+    const struct site *c = st && f ? site_find(st->sites, f[1]) : NULL;
+    return !c || c->need_bp;
 }
 
 /* The Python frames of a recipe walk's new frames (py_splice.h); none in

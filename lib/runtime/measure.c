@@ -207,7 +207,7 @@ static void record(hprof_thread *t, hprof_call *call)
     COST_MARK(2);
     /* a poll that completed nothing in the thread's polling run: a visit */
     if (__builtin_expect(call->chained, 0) && call->poll && cached && node != CCT_NONE && counter < 0) {
-        int i = poll_run_enter(t, node, site, call->fn);
+        int i = poll_run_enter(t, node, site, call->fn, call->frame);
         if (i >= 0) {
             poll_run_add(t, i);
             return;
@@ -265,12 +265,23 @@ struct hprof_thread *hprof_poll_join(void *frame)
     return t;
 }
 
-int hprof_poll_again(struct hprof_thread *t, int fn, void *frame)
+/* The run's entry for a poll of fn from frame by its call site, made the
+ * latest; -1 when its path is not one met in the run. */
+static __attribute__((noinline)) int poll_entry_by_site(hprof_thread *t, int fn, void *frame)
 {
     uint32_t site = unwind_mpi_cached(frame);
     int i = site == CCT_NONE ? -1 : poll_run_find(t, fn, site);
-    if (i < 0)
+    if (i >= 0)
+        i = poll_run_enter(t, t->poll.nodes[i].node, site, fn, frame);
+    return i;
+}
+
+int hprof_poll_again(struct hprof_thread *t, int fn, void *frame)
+{
+    int i = poll_run_latest(t, fn, frame);
+    if (i < 0 && (i = poll_entry_by_site(t, fn, frame)) < 0)
         return 0;
+    uint32_t site = t->poll.nodes[i].site;
     t->polls_repeated += (uint64_t)(site == t->last_site && fn == t->last_fn);
     t->last_site = site;
     t->last_fn = fn;

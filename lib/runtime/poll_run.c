@@ -12,19 +12,6 @@
 #define POLL_COOLDOWN 1024 /* polls timed alone after a slow group, doubled per strike */
 #define POLL_MAX_STRIKES 10
 
-void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t dur_ns)
-{
-    struct hprof_poll_run *r = &t->poll;
-    if (r->cooldown) {
-        r->cooldown--;
-        return;
-    }
-    r->frame = frame;
-    r->read_ns = end_ns;
-    r->mean_ns = dur_ns;
-    r->pending = r->nnodes = 0;
-}
-
 /* Adds span, the time of the pending polls, to their nodes by their share
  * of the polls, and their visits to the timeline at now_ns; resets them. */
 static void credit(hprof_thread *t, uint64_t now_ns, uint64_t span)
@@ -51,21 +38,49 @@ static void credit(hprof_thread *t, uint64_t now_ns, uint64_t span)
     r->read_ns = now_ns;
 }
 
-int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn)
+/* Forgets the run's entries (the latest one matches nothing). */
+static void forget_nodes(struct hprof_poll_run *r)
+{
+    r->nnodes = r->last = 0;
+    r->nodes[0].ra = 0;
+}
+
+void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t dur_ns)
+{
+    struct hprof_poll_run *r = &t->poll;
+    if (r->cooldown) {
+        r->cooldown--;
+        return;
+    }
+    r->frame = frame;
+    r->read_ns = end_ns;
+    r->mean_ns = dur_ns;
+    r->pending = 0;
+    forget_nodes(r);
+}
+
+int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn, const void *frame)
 {
     struct hprof_poll_run *r = &t->poll;
     int i = poll_run_find(t, fn, site);
-    if (i >= 0)
-        return i;
-    if (r->nnodes == HPROF_POLL_RUN_NODES) {
-        if (r->pending)
-            poll_run_group(t);
-        if (!r->frame)
-            return -1;
-        r->nnodes = 0;
+    if (i < 0) {
+        if (r->nnodes == HPROF_POLL_RUN_NODES) {
+            if (r->pending)
+                poll_run_group(t);
+            if (!r->frame)
+                return -1;
+            forget_nodes(r);
+        }
+        i = (int)r->nnodes++;
+        r->nodes[i] = (struct hprof_poll_node){ node, site, fn, 0, 0, 0, 0 };
     }
-    r->nodes[r->nnodes] = (struct hprof_poll_node){ node, site, fn, 0 };
-    return (int)r->nnodes++;
+    const uint64_t *f = frame;
+    r->nodes[i].ra = f[1];
+    r->nodes[i].bp = f[0];
+    r->nodes[i].bp_mask = unwind_site_needs_bp(frame) ? ~(uint64_t)0 : 0;
+    r->last = (uint32_t)i;
+    unwind_token_take(&r->caller);
+    return i;
 }
 
 void poll_run_group(hprof_thread *t)

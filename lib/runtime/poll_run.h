@@ -73,10 +73,24 @@ static inline int poll_run_find(const hprof_thread *t, int fn, uint32_t site)
     return -1;
 }
 
-/* The run's entry for node (fn at site), made if new; -1 when making it
+/* The run's entry for node (fn at site, called from frame, whose call
+ * site unwind_mpi_cached has just found), made if new; -1 when making it
  * ended the run (a fifth node: the group so far is credited first, and it
- * was a slow one). */
-int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn);
+ * was a slow one). The entry becomes the run's latest. */
+int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn, const void *frame);
+
+/* The entry of a poll of fn from the run's frame when it is the latest
+ * one's call site and the caller's activation is unchanged: -1 when only
+ * unwind_mpi_cached can tell. */
+static inline int poll_run_latest(const hprof_thread *t, int fn, const void *frame)
+{
+    const struct hprof_poll_run *r = &t->poll;
+    const struct hprof_poll_node *e = &r->nodes[r->last];
+    const uint64_t *f = frame;
+    if (e->ra == f[1] && !((e->bp ^ f[0]) & e->bp_mask) && e->fn == fn && unwind_token_holds(&r->caller))
+        return (int)r->last;
+    return -1;
+}
 
 /* A joined poll that completed nothing, on entry i: one visit, its time
  * to come with its group. */

@@ -27,6 +27,7 @@
 #include "path_log.h"
 #include "sampler.h"
 #include "timeline.h"
+#include "unwind.h"
 
 #define HPROF_LEAF_MEMO 16 /* a power of two */
 #define HPROF_POLL_RUN_NODES 4 /* call sites a polling loop takes in turn */
@@ -58,7 +59,11 @@ typedef struct hprof_thread {
             uint32_t node, site; /* the node, and its call site's node (unwind_mpi_cached) */
             int fn;
             uint32_t polls;      /* pending polls on it */
+            uint64_t ra, bp;     /* the wrapper frame's return address and saved rbp */
+            uint64_t bp_mask;    /* ~0: the rbp tells call paths apart there, else 0 */
         } nodes[HPROF_POLL_RUN_NODES];
+        uint32_t last;       /* the entry of the latest poll */
+        unwind_token caller; /* the frame's caller unchanged since its entries were made */
         uint32_t cooldown;   /* polls left that are timed alone (a slow group was seen) */
         uint32_t strikes;    /* slow groups in a row: each doubles the next cooldown */
     } poll;

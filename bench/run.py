@@ -447,6 +447,8 @@ def dilation_rows(lines, name, results, what, keys=(("app", ""), ("wall", ", who
             " | ".join(fmt_s(col(results, hz, key)) for hz, _ in DIL_VARIANTS),
             " | ".join(fmt_pct(paired(results, hz, "none", key)) for hz, _ in DIL_VARIANTS)))
     dilation_rows.headline[what] = statistics.median(paired(results, "100", "none", "app"))
+    for hz in ("100", "1000"):   # sampling's own cost: against sampling off, same round
+        dilation_rows.sampling.append("| %s | %s | %s |" % (name, DIL_SHORT[hz], fmt_pct(paired(results, hz, "0", "app"))))
     for hz in ("100", "1000"):
         v = [d for d in results[hz] if "handler_us" in d]
         if v:
@@ -455,15 +457,24 @@ def dilation_rows(lines, name, results, what, keys=(("app", ""), ("wall", ", who
                 statistics.median([d["in_mpi"] for d in v]), fmt([d["handler_us"] for d in v], "us"),
                 statistics.median([d["samples"] * d["handler_mean_us"] / 1000.0 for d in v])))
 dilation_rows.handler = []
+dilation_rows.sampling = []
 dilation_rows.headline = {}
 
 def dilation(lines):
     print("bench: dilation on drops_mini and LAMMPS", flush=True)
     dilation_rows.handler = []
+    dilation_rows.sampling = []
     try:
         dilation_apps(lines)
         dilation_heldout(lines)
     finally:
+        if dilation_rows.sampling:
+            lines.append("\nSampling's own cost: each application's own time at 100 Hz and at 1000 Hz against "
+                         "hprof with sampling off in the same round (the wrappers' cost is in both): median "
+                         "(min..max), and the mean with its 95% confidence interval. Goal: under 1% at 100 Hz.\n")
+            lines.append("| application | rate | above sampling off |")
+            lines.append("|---|---|---|")
+            lines.extend(dilation_rows.sampling)
         if dilation_rows.handler:
             lines.append("\nThe sampler on rank 0 (HPROF_VERBOSE=1): samples counted and samples that landed in "
                          "MPI (medians over the rounds), the median time per sample inside the signal handler "

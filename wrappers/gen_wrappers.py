@@ -655,8 +655,8 @@ def wrappers_c(head, m, wrapped):
     c = [head, '#include <mpi.h>',
          '/* deprecated MPI functions are wrapped too */',
          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '#include <stdint.h>', '#include <string.h>',
-         '#include "measure.h"', '#include "requests.h"', '#include "spawn.h"', '#include "wrap_support.h"',
-         '#include "fn_ids.h"', '']
+         '#include "measure.h"', '#include "poll_run.h"', '#include "requests.h"', '#include "spawn.h"',
+         '#include "wrap_support.h"', '#include "fn_ids.h"', '']
     for f in wrapped:
         for n in (f.name, 'P' + f.name):
             if n in mac:

@@ -255,42 +255,6 @@ static void record(hprof_thread *t, hprof_call *call)
 
 /* ---- polls in the thread's polling run (measure.h, poll_run.h) ---------- */
 
-struct hprof_thread *hprof_poll_join(void *frame)
-{
-    hprof_thread *t = hprof_self;
-    if (!t || !poll_run_joins(t, frame) || t->depth || !hprof_active)
-        return NULL;
-    t->depth = 1;
-    SIGNAL_FENCE();
-    return t;
-}
-
-/* The run's entry for a poll of fn from frame by its call site, made the
- * latest; -1 when its path is not one met in the run. */
-static __attribute__((noinline)) int poll_entry_by_site(hprof_thread *t, int fn, void *frame)
-{
-    uint32_t site = unwind_mpi_cached(frame);
-    int i = site == CCT_NONE ? -1 : poll_run_find(t, fn, site);
-    if (i >= 0)
-        i = poll_run_enter(t, t->poll.nodes[i].node, site, fn, frame);
-    return i;
-}
-
-int hprof_poll_again(struct hprof_thread *t, int fn, void *frame)
-{
-    int i = poll_run_latest(t, fn, frame);
-    if (i < 0 && (i = poll_entry_by_site(t, fn, frame)) < 0)
-        return 0;
-    uint32_t site = t->poll.nodes[i].site;
-    t->polls_repeated += (uint64_t)(site == t->last_site && fn == t->last_fn);
-    t->last_site = site;
-    t->last_fn = fn;
-    poll_run_add(t, i);
-    SIGNAL_FENCE();
-    t->depth = 0;
-    return 1;
-}
-
 void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame)
 {
     call->fn = fn;

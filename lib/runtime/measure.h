@@ -73,12 +73,8 @@ void hprof_call_end(hprof_call *call);
  *     }
  *     ... as any wrapper, from the bytes on
  *
- * hprof_poll_join: the thread when the poll joins its run (now "inside
- * MPI"), else NULL. hprof_poll_again: a poll that completed nothing on a
- * call path met in the run adds a visit and leaves MPI: 1; else 0, and
+ * hprof_poll_join and hprof_poll_again are inline, in poll_run.h;
  * hprof_poll_resume makes call what hprof_call_begin would have made. */
-struct hprof_thread *hprof_poll_join(void *frame);
-int hprof_poll_again(struct hprof_thread *t, int fn, void *frame);
 void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame);
 
 /* The second half of hprof_call_end() for a measured call: finds the call

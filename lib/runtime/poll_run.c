@@ -8,6 +8,7 @@
 #include "path_log.h"
 #include "sampler.h"
 #include "timeline.h"
+#include "unwind.h"
 
 #define POLL_COOLDOWN 1024 /* polls timed alone after a slow group, doubled per strike */
 #define POLL_MAX_STRIKES 10
@@ -80,6 +81,15 @@ int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn, const 
     r->nodes[i].bp_mask = unwind_site_needs_bp(frame) ? ~(uint64_t)0 : 0;
     r->last = (uint32_t)i;
     unwind_token_take(&r->caller);
+    return i;
+}
+
+int poll_run_by_site(hprof_thread *t, int fn, const void *frame)
+{
+    uint32_t site = unwind_mpi_cached(frame);
+    int i = site == CCT_NONE ? -1 : poll_run_find(t, fn, site);
+    if (i >= 0)
+        i = poll_run_enter(t, t->poll.nodes[i].node, site, fn, frame);
     return i;
 }
 

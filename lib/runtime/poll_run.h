@@ -13,7 +13,11 @@
  *    MPI_Iprobe, MPI_Improbe, at any call site) join it while their call
  *    path is known without a walk;
  *  - a poll that joins and completes nothing adds a visit to its node and
- *    nothing else; every POLL_RUN_GROUP-th reads the clock and shares the
+ *    nothing else, in the wrapper itself (measure.h: hprof_poll_join,
+ *    hprof_poll_again): the run keeps its nodes with their call sites'
+ *    return addresses, and an unwind token (unwind.h) says in four loads
+ *    that the frame's caller is still the activation those were found
+ *    in; every POLL_RUN_GROUP-th reads the clock and shares the
  *    time since the previous read among the group's nodes by their polls
  *    (the loop's instructions between polls count as the waiting they are
  *    part of, as in a single poll chained to the previous one);
@@ -38,6 +42,7 @@
 
 #include <stdint.h>
 
+#include "runtime.h"
 #include "thread.h"
 
 #define POLL_RUN_GROUP 64 /* polls per clock read */
@@ -92,6 +97,11 @@ static inline int poll_run_latest(const hprof_thread *t, int fn, const void *fra
     return -1;
 }
 
+/* The run's entry for a poll of fn from frame by its call site
+ * (unwind_mpi_cached), made the latest; -1 when its path was not met in
+ * the run. */
+int poll_run_by_site(hprof_thread *t, int fn, const void *frame);
+
 /* A joined poll that completed nothing, on entry i: one visit, its time
  * to come with its group. */
 static inline void poll_run_add(hprof_thread *t, int i)
@@ -102,6 +112,39 @@ static inline void poll_run_add(hprof_thread *t, int i)
     t->polls_grouped++;
     if (++r->pending == POLL_RUN_GROUP)
         poll_run_group(t);
+}
+
+/* ---- the wrappers' short path for polls (measure.h) ----------------------- */
+
+/* The thread when a poll from frame joins its run (the thread is then
+ * inside MPI for the sampler), else NULL. Inline in the wrappers: in a loop
+ * whose own work misses the cache every instruction counts. */
+static inline struct hprof_thread *hprof_poll_join(void *frame)
+{
+    hprof_thread *t = hprof_self;
+    if (!t || !poll_run_joins(t, frame) || t->depth || !hprof_active)
+        return NULL;
+    t->depth = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return t;
+}
+
+/* After the PMPI call of a joined poll that completed nothing: 1 when it
+ * was added to the run (the thread left MPI), 0 when its path was not met
+ * in the run (hprof_poll_resume and the wrapper's usual end follow). */
+static inline int hprof_poll_again(struct hprof_thread *t, int fn, void *frame)
+{
+    int i = poll_run_latest(t, fn, frame);
+    if (__builtin_expect(i < 0, 0) && (i = poll_run_by_site(t, fn, frame)) < 0)
+        return 0;
+    uint32_t site = t->poll.nodes[i].site;
+    t->polls_repeated += (uint64_t)(site == t->last_site && fn == t->last_fn); /* HPROF_VERBOSE=1 */
+    t->last_site = site;
+    t->last_fn = fn;
+    poll_run_add(t, i);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->depth = 0;
+    return 1;
 }
 
 #endif

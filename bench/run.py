@@ -11,7 +11,7 @@ and replaces it in bench/RESULTS.md.
 
 Environment: BENCH_RUNS (rounds, default 5), BENCH_MPI (openmpi), BENCH_ONLY
 (a comma list of sections: percall, thunks, unwind, threads, sample, papi,
-dilation, instrumentation, finalize, million; the others keep their text in
+dilation, hpccfloor, instrumentation, finalize, million; the others keep their text in
 RESULTS.md), and for
 sections 4-6: BENCH_DROPS_STEPS (60), BENCH_LAMMPS_STEPS (1500),
 BENCH_INSTR_STEPS (5), BENCH_SKIP_64=1 (no 64-rank finalize run). Section 4
@@ -292,9 +292,10 @@ def thunks(exe, lines):
         lines.append("| %d | %s | %s | %.1f ns |" % (depth, fmt(r["on"], "ns"), fmt(r["off"], "ns"),
                                                    statistics.median(r["off"]) - statistics.median(r["on"])))
 
-def mpi_job(np_, argv, hprof=None, mpi=MPI, env_extra=None, timeout=900, cwd=None):
+def mpi_job(np_, argv, hprof=None, mpi=MPI, env_extra=None, timeout=900, cwd=None, preload=None):
     """One mpirun of argv on np_ ranks in OUT; hprof: None (no tool) or a dict
-    of HPROF_ settings (libhprof.so of that MPI preloaded in the ranks only).
+    of HPROF_ settings (libhprof.so of that MPI preloaded in the ranks only);
+    preload: another library to preload instead.
     Returns (elapsed seconds of the whole mpirun, stdout, stderr)."""
     env = dict(ENV, HYDRA_LAUNCHER="fork")
     env.pop("LD_PRELOAD", None)
@@ -303,10 +304,10 @@ def mpi_job(np_, argv, hprof=None, mpi=MPI, env_extra=None, timeout=900, cwd=Non
         cmd = ["mpirun.openmpi", "--oversubscribe", "-np", str(np_)]
     else:
         cmd = ["mpirun.mpich", "-np", str(np_)]
-    if hprof is not None:
-        lib = os.path.join(BUILD, mpi, "libhprof.so")
+    if hprof is not None or preload:
+        lib = preload or os.path.join(BUILD, mpi, "libhprof.so")
         cmd += ["-x", "LD_PRELOAD=" + lib] if mpi == "openmpi" else ["-genv", "LD_PRELOAD", lib]
-        env.update(hprof)
+        env.update(hprof or {})
     for attempt in (1, 2):   # one retry: a shared machine, libhprof.so may be relinked under us
         t = time.monotonic()
         cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -536,10 +537,10 @@ def ensure_debian(pkgs, files):
         return "could not install %s: %s" % (" ".join(pkgs), (r.stderr.strip().splitlines() or ["?"])[-1])
     return None
 
-def heldout_job(argv, cwd, parse, hprof=None):
+def heldout_job(argv, cwd, parse, hprof=None, preload=None):
     """An application run on 2 ranks (Open MPI) in cwd; parse(stdout) -> its own time or None."""
     def job():
-        el, out, err = mpi_job(2, argv, hprof, mpi="openmpi", cwd=cwd)
+        el, out, err = mpi_job(2, argv, hprof, mpi="openmpi", cwd=cwd, preload=preload)
         d = {"wall": el, "cpu": mpi_job.cpu}
         app = parse(out, cwd)
         if app is None:
@@ -594,6 +595,39 @@ def dilation_heldout(lines):
                  "hpccoutf.txt; pw.x's: its `PWSCF ... WALL`. CPU time of the ranks: user + system time of the "
                  "mpirun and its processes, less hit by the machine's load than the wall clock. mpiP: not "
                  "measured here (no Debian package).\n")
+
+def hpcc_floor(lines):
+    """4b: hpcc against the least an interposing tool costs (bench/interpose_floor.c)."""
+    lines.append("\n## 4b. hpcc: hprof's polls against the floor of interposition, 2 ranks\n")
+    lines.append("MPIRandomAccess is bound by its polls (34 million `MPI_Testany` a rank, most completing "
+                 "nothing). Without a tool; with bench/interpose_floor.c preloaded (poll wrappers that count "
+                 "their calls and call PMPI: no time, no call path, the least any wrapper-based tool costs); "
+                 "and with hprof, sampling off. Alternated; per round against the no-tool run of the round: "
+                 "median (min..max), mean +- 95% interval.\n")
+    why = ensure_debian(["hpcc"], ["/usr/bin/hpcc"])
+    if why:
+        lines.append("skipped: " + why)
+        return
+    floor = os.path.join(OUT, "interpose_floor.so")
+    sh(["mpicc.openmpi", "-O2", "-shared", "-fPIC", os.path.join(ROOT, "bench", "interpose_floor.c"), "-o", floor])
+    wd = os.path.join(OUT, "hpcc")
+    os.makedirs(wd, exist_ok=True)
+    shutil.copy(os.path.join(ROOT, "bench", "hpccinf.txt"), os.path.join(wd, "hpccinf.txt"))
+    print("bench: hpcc against the floor of interposition", flush=True)
+    cmd = ["/usr/bin/hpcc"]
+    r = alternate([("none", heldout_job(cmd, wd, hpcc_time)),
+                   ("floor", heldout_job(cmd, wd, hpcc_time, preload=floor)),
+                   ("hprof", heldout_job(cmd, wd, hpcc_time, {"HPROF_SAMPLING_HZ": "0"}))])
+    loads = [d["load"] for v in r.values() for d in v]
+    lines.append("| hpcc, bench/hpccinf.txt [load %.1f (%.1f..%.1f)] | no tool | counting wrappers | hprof, "
+                 "sampling off | counting wrappers above no tool | hprof above no tool |"
+                 % (statistics.median(loads), min(loads), max(loads)))
+    lines.append("|---|---|---|---|---|---|")
+    for key, what in (("ra", "MPIRandomAccess (its own time, both variants)"), ("wall", "whole mpirun"),
+                      ("cpu", "CPU time of the ranks")):
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            what, fmt_s(col(r, "none", key)), fmt_s(col(r, "floor", key)), fmt_s(col(r, "hprof", key)),
+            fmt_pct(paired(r, "floor", "none", key)), fmt_pct(paired(r, "hprof", "none", key))))
 
 def pkg_version(pkg):
     r = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", pkg], capture_output=True, text=True)
@@ -791,6 +825,7 @@ def main():
                 ("unwind", lambda: unwind_speed(exe, lines)), ("threads", lambda: per_call_threads(exe, lines)),
                 ("sample", lambda: per_sample(exe, lines)), ("papi", lambda: papi_cost(lines)),
                 ("dilation", lambda: guarded(dilation, lines)),
+                ("hpccfloor", lambda: guarded(hpcc_floor, lines)),
                 ("instrumentation", lambda: guarded(instrumentation, lines)),
                 ("finalize", lambda: guarded(finalize_cost, lines)),
                 ("million", lambda: guarded(finalize_million, lines)))

@@ -67,17 +67,24 @@ static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread 
         hprof_papi_call_begin(&t->papi); /* after the clock: its cost is MPI time */
 }
 
+/* A call's record as its wrapper starts: measured on thread t (NULL: not
+ * yet known), chained: 1 for a poll timed with its run. */
+static inline void call_start(hprof_call *call, int fn, void *frame, hprof_thread *t, int chained)
+{
+    call->fn = fn;
+    call->frame = frame;
+    call->measured = t != NULL;
+    call->nested = 0;
+    call->poll = 0;
+    call->chained = chained;
+    call->thread = t;
+}
+
 void hprof_call_begin(hprof_call *call, int fn, void *frame)
 {
     COST_START();
     hprof_thread *t = hprof_self;
-    call->fn = fn;
-    call->frame = frame;
-    call->measured = 0;
-    call->nested = 0;
-    call->poll = 0;
-    call->chained = 0;
-    call->thread = NULL;
+    call_start(call, fn, frame, NULL, 0);
     if (__builtin_expect(!hprof_active || !t || t->depth || fn == hprof_abort_fn ||
                          hprof_config.sampling_clock == HPROF_CLOCK_CPU || hprof_papi_nevents, 0)) {
         begin_rare(call, t);
@@ -257,13 +264,7 @@ static void record(hprof_thread *t, hprof_call *call)
 
 void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame)
 {
-    call->fn = fn;
-    call->frame = frame;
-    call->measured = 1;
-    call->nested = 0;
-    call->poll = 0;
-    call->chained = 1;
-    call->thread = t;
+    call_start(call, fn, frame, t, 1);
     for (int i = 0; i < HPROF_NBYTES; i++)
         call->bytes[i] = 0;
 }

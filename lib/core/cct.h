@@ -81,6 +81,8 @@ enum cct_counter {
     CCT_SAMPLES,
     CCT_UNWIND_FAILURES,
     CCT_CALLS_NOT_UNWOUND,
+    CCT_POLLS_FAILED,    /* polls (MPI_Test*, MPI_Iprobe, MPI_Improbe) that completed nothing */
+    CCT_POLLS_FAILED_NS, /* their time, part of CCT_MPI_TIME_NS */
     CCT_NCOUNTERS
 };
 

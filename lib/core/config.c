@@ -17,6 +17,7 @@ hprof_config_t hprof_config; /* hprof_config_load() sets the defaults */
 static void cap_sampling_rate(void);
 
 static const char *const clocks[] = { "wall", "cpu", NULL }; /* enum hprof_sampling_clock */
+static const char *const polls[] = { "together", "split", NULL }; /* enum hprof_polls */
 
 #define INT(var, f, l, h, d, text) \
     { var, HPROF_VAR_INT, &hprof_config.f, l, h, d, NULL, NULL, text, 0 }
@@ -42,7 +43,9 @@ static const hprof_var vars[] = {
     INT("HPROF_MAX_CALLPATHS", max_nodes, 1024, 1 << 30, 1 << 18, "call-tree nodes per thread"),
     INT("HPROF_COMPRESS", compress, 0, 1, 1, "1: zlib-compressed metric data, 0: plain"),
     INT("HPROF_POLL_GAP_NS", poll_gap_ns, 0, 1000000, 1000,
-        "polls in a loop timed from the previous poll's end while the code between takes at most this; 0: off"),
+        "polls in a loop timed in groups while their mean time a poll is at most this; 0: each timed alone"),
+    { "HPROF_POLLS", HPROF_VAR_CHOICE, &hprof_config.polls, 0, 0, HPROF_POLLS_TOGETHER, polls, NULL,
+      "together, or split: polls that completed nothing also as metrics of their own", 0 },
     INT("HPROF_TIME_BUCKETS", time_buckets, 0, 65536, 256, "buckets of each thread's timeline, 0 turns it off"),
     INT("HPROF_TIME_PATHS", time_paths, 0, 1024, 16, "heaviest call paths kept over time, 0 turns it off"),
     ELSEWHERE("HPROF_BUILD", 0, "hprof-run: the folder holding <mpi>/libhprof.so"),

@@ -16,6 +16,8 @@
 #define HPROF_MAX_SAMPLING_HZ 10000
 
 enum hprof_sampling_clock { HPROF_CLOCK_WALL, HPROF_CLOCK_CPU };
+/* HPROF_POLLS: polls that completed nothing also as metrics of their own */
+enum hprof_polls { HPROF_POLLS_TOGETHER, HPROF_POLLS_SPLIT };
 
 typedef struct hprof_config_t {
     const char *output;        /* HPROF_OUTPUT, NULL: choose a new name */
@@ -29,7 +31,8 @@ typedef struct hprof_config_t {
     int verbose;               /* HPROF_VERBOSE */
     int max_nodes;             /* HPROF_MAX_CALLPATHS: call-tree nodes per thread */
     int compress;              /* HPROF_COMPRESS: 1 ZCUBEX data, 0 plain CUBEX data */
-    int poll_gap_ns;           /* HPROF_POLL_GAP_NS: polling loops read the clock once per poll (measure.c), 0 = off */
+    int poll_gap_ns;           /* HPROF_POLL_GAP_NS: polls grouped while tight (lib/runtime/poll_run.h), 0 = off */
+    int polls;                 /* HPROF_POLLS: enum hprof_polls */
     int time_buckets;          /* HPROF_TIME_BUCKETS: timeline buckets per thread, 0 = off */
     int time_paths;            /* HPROF_TIME_PATHS: heaviest call paths kept over time, 0 = off */
 } hprof_config_t;

@@ -117,6 +117,10 @@ static void add_call(cct_node *n, const hprof_call *call, uint64_t ns)
         n->counter[CCT_MAX_NS] = ns;
     for (int i = 0; i < HPROF_NBYTES; i++)
         n->counter[CCT_BYTES_SENT + i] += call->bytes[i];
+    if (call->poll) {
+        n->counter[CCT_POLLS_FAILED]++;
+        n->counter[CCT_POLLS_FAILED_NS] += ns;
+    }
 }
 
 /* The node for this call by a walk (or, for functions that are not

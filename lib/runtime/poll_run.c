@@ -30,6 +30,7 @@ static void credit(hprof_thread *t, uint64_t now_ns, uint64_t span)
         polls_left -= polls;
         r->nodes[i].polls = 0;
         t->tree.nodes[node].counter[CCT_MPI_TIME_NS] += share;
+        t->tree.nodes[node].counter[CCT_POLLS_FAILED_NS] += share; /* the pending polls completed nothing */
         uint32_t bucket = timeline_add_call(&t->timeline, now_ns, share, 0, 0);
         timeline_add_count(&t->timeline, TL_VISITS, now_ns, polls - 1);
         path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, node, now_ns, share);

@@ -107,7 +107,9 @@ int poll_run_by_site(hprof_thread *t, int fn, const void *frame);
 static inline void poll_run_add(hprof_thread *t, int i)
 {
     struct hprof_poll_run *r = &t->poll;
-    t->tree.nodes[r->nodes[i].node].counter[CCT_VISITS]++;
+    uint64_t *c = t->tree.nodes[r->nodes[i].node].counter;
+    c[CCT_VISITS]++;
+    c[CCT_POLLS_FAILED]++;
     r->nodes[i].polls++;
     t->polls_grouped++;
     if (++r->pending == POLL_RUN_GROUP)

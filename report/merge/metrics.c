@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "cct.h"
+#include "config.h"
 #include "event_defs.h"
 
 /* Unique names follow Score-P where the concept exists (shared/design.md). */
@@ -37,7 +38,25 @@ const cube_metric_def hprof_metric_defs[M_COUNT] = {
     [M_FUNCTION_ENTRIES] = { "function_entries_seen", "Function entries seen", "UINT64", "occ",
                              "Entries of a function seen by the thunk stack or a sample: a lower "
                              "bound of its calls, not a count", 0, -1 },
+    [M_POLLS_FAILED] = { "polls_unsuccessful", "Unsuccessful polls", "UINT64", "occ",
+                         "Calls of MPI_Test*, MPI_Iprobe and MPI_Improbe that completed nothing "
+                         "(HPROF_POLLS=split; part of visits)", 0, -1 },
+    [M_POLLS_FAILED_TIME] = { "polls_unsuccessful_time", "Unsuccessful polls' time", "DOUBLE", "sec",
+                              "Time in polls that completed nothing (HPROF_POLLS=split; part of mpi_time)",
+                              0, -1 },
 };
+
+/* The fixed metrics that go into the file: the unsuccessful polls' two
+ * only with HPROF_POLLS=split (on some rank: agreed with the events, in
+ * the mask's top bit). Events follow them. */
+#define MASK_POLLS_SPLIT (1ull << 63)
+static int polls_split = -1; /* -1: not agreed yet, this rank's setting */
+
+static int fixed_in_file(void)
+{
+    int split = polls_split >= 0 ? polls_split : hprof_config.polls == HPROF_POLLS_SPLIT;
+    return split ? M_COUNT : M_POLLS_FAILED;
+}
 
 void metrics_clear(double *v)
 {
@@ -63,14 +82,16 @@ void metrics_add_counters(double *v, const uint64_t *c, int is_function)
     v[M_SAMPLES] += (double)c[CCT_SAMPLES];
     v[M_UNWIND_FAILURES] += (double)c[CCT_UNWIND_FAILURES];
     v[M_CALLS_NOT_UNWOUND] += (double)c[CCT_CALLS_NOT_UNWOUND];
+    v[M_POLLS_FAILED] += (double)c[CCT_POLLS_FAILED];
+    v[M_POLLS_FAILED_TIME] += (double)c[CCT_POLLS_FAILED_NS] * 1e-9;
 }
 
 /* ---- PAPI events ---- */
 
-#define MAX_EVENT_METRICS 64
+#define MAX_EVENT_METRICS 63 /* bits of the agreed mask; the top one is MASK_POLLS_SPLIT */
 static cube_metric_def all_defs[M_COUNT + MAX_EVENT_METRICS];
-static int event_slot[MAX_EVENT_METRICS]; /* file metric M_COUNT + k -> local slot, -1: none */
-static int nmetrics = M_COUNT;
+static int event_slot[MAX_EVENT_METRICS]; /* file metric fixed + k -> local slot, -1: none */
+static int nmetrics = -1;                  /* -1: the fixed ones, not yet set */
 
 int metrics_nlocal(void) { return M_COUNT + hprof_events_counted(); }
 
@@ -95,36 +116,41 @@ uint64_t metrics_local_events(void)
     for (int j = 0, n = event_defs(defs); j < n; j++)
         if (defs[j].slot >= 0)
             mask |= 1ull << j;
+    if (hprof_config.polls == HPROF_POLLS_SPLIT)
+        mask |= MASK_POLLS_SPLIT;
     return mask;
 }
 
 void metrics_set_events(uint64_t mask)
 {
     event_def defs[MAX_EVENT_METRICS];
-    nmetrics = M_COUNT;
+    polls_split = (mask & MASK_POLLS_SPLIT) != 0;
+    int fixed = fixed_in_file();
+    nmetrics = fixed;
     for (int j = 0, n = event_defs(defs); j < n; j++) {
         if (!(mask & (1ull << j)))
             continue;
         all_defs[nmetrics] = (cube_metric_def){ defs[j].name, defs[j].name, "INT64", defs[j].units,
                                                 defs[j].description, 0, -1 };
-        event_slot[nmetrics - M_COUNT] = defs[j].slot;
+        event_slot[nmetrics - fixed] = defs[j].slot;
         nmetrics++;
     }
 }
 
-int metrics_count(void) { return nmetrics; }
+int metrics_count(void) { return nmetrics < 0 ? fixed_in_file() : nmetrics; }
 
 const cube_metric_def *metrics_defs(void)
 {
-    for (int m = 0; m < M_COUNT; m++)
+    for (int m = 0; m < fixed_in_file(); m++)
         all_defs[m] = hprof_metric_defs[m];
     return all_defs;
 }
 
 double metrics_stored(const double *v, int m)
 {
-    if (m >= M_COUNT) {
-        int slot = m < nmetrics ? event_slot[m - M_COUNT] : -1;
+    int fixed = fixed_in_file();
+    if (m >= fixed) {
+        int slot = m < metrics_count() ? event_slot[m - fixed] : -1;
         return slot >= 0 ? v[M_COUNT + slot] : 0;
     }
     /* A node never visited has no shortest call: store 0, as Score-P does. */

@@ -15,6 +15,7 @@ enum hprof_metric {
     M_BYTES_SENT, M_BYTES_RECEIVED, M_BYTES_PUT, M_BYTES_GET,
     M_IO_BYTES_READ, M_IO_BYTES_WRITTEN,
     M_SAMPLES, M_UNWIND_FAILURES, M_CALLS_NOT_UNWOUND, M_FUNCTION_ENTRIES,
+    M_POLLS_FAILED, M_POLLS_FAILED_TIME, /* last: in the file with HPROF_POLLS=split only */
     M_COUNT
 };
 
@@ -35,8 +36,10 @@ double metrics_stored(const double *values, int metric);
  * metrics_nlocal() doubles per (cnode, thread): the fixed metrics, then
  * this rank's events by slot. The file's metric list is agreed on at the
  * merge: metrics_set_events(OR over ranks of metrics_local_events()) makes
- * it the fixed metrics, then every event some rank counted, in HPROF_METRICS
- * order (0 on ranks that did not count it). Until then it is the fixed ones. */
+ * it the fixed metrics (the unsuccessful polls' two when some rank has
+ * HPROF_POLLS=split: the mask's top bit), then every event some rank
+ * counted, in HPROF_METRICS order (0 on ranks that did not count it). Until
+ * then it is this rank's fixed ones. */
 int metrics_nlocal(void);
 void metrics_add_events(double *values, const int64_t *events);
 uint64_t metrics_local_events(void);

@@ -12,7 +12,9 @@
 # its MPI time within -15%..+5% of the program's own clock (timed alone,
 # each poll leaves the loop's instructions between polls out: at most +5%); a
 # loop with computation between its polls (gaps.c) keeps that computation
-# out of its MPI time.
+# out of its MPI time. With HPROF_POLLS=split the polls that completed
+# nothing are metrics of their own, exact per call path, and the wait's
+# time is theirs; without it the profile has no such metrics.
 . "$(dirname "$0")/progs/lib.sh"
 require_built "polls build"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -20,13 +22,20 @@ build_or_fail "polls build" build_shared "$MPICC" "$HERE/polls/polls.c" polls -O
 build_or_fail "gaps build" build_shared "$MPICC" "$HERE/polls/gaps.c" gaps -O2 || finish
 
 one_run() {
-    local label=$1 hz=$2 gap=${3:-1000} rc
+    local label=$1 hz=$2 gap=${3:-1000} split=${4:-together} rc
     local prof=$PWD/$label.cubex
     rm -f "$prof"
-    HPROF_POLL_GAP_NS=$gap HPROF_SAMPLING_HZ=$hz HPROF_VERBOSE=1 HPROF_OUTPUT=$prof run_mpi "$label" 2 ./polls; rc=$?
+    HPROF_POLLS=$split HPROF_POLL_GAP_NS=$gap HPROF_SAMPLING_HZ=$hz HPROF_VERBOSE=1 HPROF_OUTPUT=$prof \
+        run_mpi "$label" 2 ./polls; rc=$?
     profile_run_check "$label run" "$label" "$prof" "$label.csv" "$rc" || return
     ok "$label run"
     grep -E $'^(via_x|via_y|iprobe|testany|mixed_test|mixed_probe|long_wait|long_wait_time)\t' "$label.out" > "$label.expect"
+    if [ "$split" = split ]; then
+        grep -E $'^split_(polls|time)\t' "$label.out" >> "$label.expect"
+    else
+        check "$label: no unsuccessful-poll metrics without HPROF_POLLS=split" "polls_unsuccessful in the csv" \
+            bash -c '! grep -q ",polls_unsuccessful" "$1"' _ "$label.csv"
+    fi
     # timed alone, each poll leaves the loop's own instructions out
     [ "$gap" != 0 ] || sed -i $'/^long_wait_time\t.*\t>=\t/d' "$label.expect"
     csv_check "$label" "$label.csv" "$label.expect" 2 --no-failed
@@ -53,6 +62,7 @@ one_run() {
 one_run polls-nosampling 0
 one_run polls-1000hz 1000
 one_run polls-nochain 0 0
+one_run polls-split 1000 1000 split
 
 # gaps: computation between polls stays computation (time: generous bound)
 gaps_run() {

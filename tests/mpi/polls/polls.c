@@ -23,7 +23,7 @@
 #define WAIT_MS 40
 
 enum { S_OTHER, S_TEST_X, S_TEST_Y, S_PROBE, S_ANY, S_MIX_TEST, S_MIX_PROBE, S_LONG, NSITES };
-static long visits[NSITES], repeats;
+static long visits[NSITES], unsuccessful[NSITES], repeats;
 static int last_site = -1;
 static long activation, last_activation; /* entries of the polling functions */
 
@@ -33,6 +33,7 @@ static long activation, last_activation; /* entries of the polling functions */
 static void counted(int site, int completed)
 {
     visits[site]++;
+    unsuccessful[site] += !completed;
     if (!completed && site != S_OTHER && site == last_site && activation == last_activation)
         repeats++;
     last_site = site;
@@ -215,6 +216,13 @@ int main(int argc, char **argv)
     printf("testany\tglob:*;any_loop;MPI_Testany\t%d\tvisits\t==\t%ld\n", rank, visits[S_ANY]);
     printf("mixed_test\tglob:*;mixed_loop;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_MIX_TEST]);
     printf("mixed_probe\tglob:*;mixed_loop;MPI_Iprobe\t%d\tvisits\t==\t%ld\n", rank, visits[S_MIX_PROBE]);
+    /* HPROF_POLLS=split: the polls that completed nothing, and the wait's time in them */
+    static const char *const paths[NSITES] = { NULL, "via_x;poll_some;MPI_Test", "via_y;poll_some;MPI_Test",
+                                               "probe_loop;MPI_Iprobe", "any_loop;MPI_Testany",
+                                               "mixed_loop;MPI_Test", "mixed_loop;MPI_Iprobe", "long_wait;MPI_Test" };
+    for (int k = S_TEST_X; k < NSITES; k++)
+        printf("split_polls\tglob:*;%s\t%d\tpolls_unsuccessful\t==\t%ld\n", paths[k], rank, unsuccessful[k]);
+    printf("split_time\tglob:*;long_wait;MPI_Test\t%d\tpolls_unsuccessful_time\t>=\t%.6f\n", rank, waited * 0.8);
     printf("repeats %d %ld\n", rank, repeats);
     fflush(stdout);
     MPI_Finalize();

@@ -42,7 +42,8 @@ HEADER = ["path", "rank", "thread", "metric", "exclusive", "inclusive"]
 KNOWN_METRICS = {"time", "mpi_time", "comp_time", "visits", "min_time", "max_time",
                  "bytes_sent", "bytes_received", "bytes_put", "bytes_get",
                  "io_bytes_read", "io_bytes_written", "samples", "unwind_failures",
-                 "calls_not_unwound", "function_entries_seen"}
+                 "calls_not_unwound", "function_entries_seen", "polls_unsuccessful",
+                 "polls_unsuccessful_time"}
 
 
 def num(s):

@@ -121,16 +121,6 @@ static uint64_t tail_estimate(const struct hprof_poll_run *r, uint64_t now_ns)
     return est < elapsed ? est : elapsed;
 }
 
-void poll_run_close(hprof_thread *t, uint64_t now_ns)
-{
-    struct hprof_poll_run *r = &t->poll;
-    if (!r->frame)
-        return;
-    if (r->pending)
-        credit(t, now_ns, tail_estimate(r, now_ns));
-    r->frame = NULL;
-}
-
 uint64_t poll_run_finish(hprof_thread *t, uint64_t end_ns)
 {
     struct hprof_poll_run *r = &t->poll;
@@ -142,4 +132,10 @@ uint64_t poll_run_finish(hprof_thread *t, uint64_t end_ns)
     }
     r->frame = NULL;
     return elapsed - est;
+}
+
+void poll_run_close(hprof_thread *t, uint64_t now_ns)
+{
+    if (t->poll.frame)
+        (void)poll_run_finish(t, now_ns);
 }

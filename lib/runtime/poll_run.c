@@ -10,8 +10,9 @@
 #include "timeline.h"
 #include "unwind.h"
 
-#define POLL_COOLDOWN 1024 /* polls timed alone after a slow group, doubled per strike */
+#define POLL_COOLDOWN 1024 /* polls timed alone after two slow groups, doubled per such pair in a row */
 #define POLL_MAX_STRIKES 10
+#define POLL_LATE_NS 200000 /* a sample this late: the thread was not running */
 
 /* Adds span, the time of the pending polls, to their nodes by their share
  * of the polls, and their visits to the timeline at now_ns; resets them. */
@@ -36,7 +37,9 @@ static void credit(hprof_thread *t, uint64_t now_ns, uint64_t span)
         path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, node, now_ns, share);
     }
     sampler_add_mpi_time(&t->sampling, span);
-    r->pending = 0;
+    r->pending = r->held_polls = 0;
+    r->held_ns = 0;
+    r->due = POLL_RUN_GROUP;
     r->read_ns = now_ns;
 }
 
@@ -57,8 +60,22 @@ void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t
     r->frame = frame;
     r->read_ns = end_ns;
     r->mean_ns = dur_ns;
-    r->pending = 0;
+    r->pending = r->held_polls = r->tight = 0;
+    r->held_ns = 0;
+    r->due = POLL_RUN_GROUP;
     forget_nodes(r);
+}
+
+/* Not a tight loop (two slow groups in a row, or slow while a sample saw
+ * the thread run): the pending time stays computation and the next polls
+ * are timed alone. */
+static void slow_loop(hprof_thread *t, uint64_t now_ns)
+{
+    struct hprof_poll_run *r = &t->poll;
+    credit(t, now_ns, 0);
+    r->frame = NULL;
+    r->cooldown = POLL_COOLDOWN << (r->strikes < POLL_MAX_STRIKES ? r->strikes : POLL_MAX_STRIKES);
+    r->strikes++;
 }
 
 int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn, const void *frame)
@@ -69,6 +86,8 @@ int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn, const 
         if (r->nnodes == HPROF_POLL_RUN_NODES) {
             if (r->pending)
                 poll_run_group(t);
+            if (r->held_polls)
+                slow_loop(t, r->read_ns);
             if (!r->frame)
                 return -1;
             forget_nodes(r);
@@ -99,25 +118,72 @@ void poll_run_group(hprof_thread *t)
     struct hprof_poll_run *r = &t->poll;
     uint64_t now = hprof_now_ns();
     uint64_t span = now > r->read_ns ? now - r->read_ns : 0;
-    if (span > (uint64_t)r->pending * (uint64_t)hprof_config.poll_gap_ns) {
-        /* not a tight loop: the group's time stays computation */
-        credit(t, now, 0);
-        r->frame = NULL;
-        r->cooldown = POLL_COOLDOWN << (r->strikes < POLL_MAX_STRIKES ? r->strikes : POLL_MAX_STRIKES);
-        r->strikes++;
-        return;
+    uint32_t polls = r->pending - r->held_polls;
+    if (span <= (uint64_t)polls * (uint64_t)hprof_config.poll_gap_ns) {
+        /* a tight loop, and a group held before it was this loop interrupted */
+        r->strikes = 0;
+        r->tight++;
+        if (polls)
+            r->mean_ns = span / polls;
+        credit(t, now, span + r->held_ns);
+    } else if (!r->held_polls) {
+        r->held_polls = r->pending;
+        r->held_ns = span;
+        r->read_ns = now;
+        r->due = r->pending + POLL_RUN_GROUP;
+    } else {
+        slow_loop(t, now);
     }
-    r->strikes = 0;
-    r->mean_ns = span / r->pending;
-    credit(t, now, span);
 }
 
-/* The pending polls' estimate at now_ns: the run's mean, at most the time
- * since the last read. */
+/* Is the sample at node in the polling loop: in the run's frame, the
+ * polling function itself at the path of its polls (a sibling of their call
+ * sites' nodes), or in what a poll's call site calls (the PLT stub on the
+ * way to the wrapper)? */
+static int in_polling_loop(const hprof_thread *t, uint32_t node)
+{
+    const struct hprof_poll_run *r = &t->poll;
+    if (node == CCT_NONE)
+        return 0;
+    uint32_t parent = t->tree.nodes[node].parent;
+    for (uint32_t i = 0; i < r->nnodes; i++)
+        if (t->tree.nodes[r->nodes[i].site].parent == parent || r->nodes[i].site == parent)
+            return 1;
+    return 0;
+}
+
+void poll_run_sampled(hprof_thread *t, uint32_t node, int inside, uint64_t late_ns)
+{
+    struct hprof_poll_run *r = &t->poll;
+    if (!r->frame)
+        return;
+    uint64_t now = hprof_now_ns();
+    if (!inside && !in_polling_loop(t, node)) {
+        poll_run_close(t, now); /* computing elsewhere: the loop was left */
+        return;
+    }
+    if (!r->pending)
+        return;
+    uint64_t span = now > r->read_ns ? now - r->read_ns : 0;
+    uint32_t polls = r->pending - r->held_polls;
+    if (late_ns > POLL_LATE_NS) {
+        /* descheduled in the loop: the time since the last read is the
+         * loop's, and so is a slow group held before it */
+        r->strikes = 0;
+        credit(t, now, span + r->held_ns);
+    } else if (polls && span <= (uint64_t)polls * (uint64_t)hprof_config.poll_gap_ns) {
+        poll_run_group(t);
+    } else {
+        slow_loop(t, now); /* slow while the thread ran: computation in the loop */
+    }
+}
+
+/* The estimate of the polls since the last read at now_ns: the run's mean,
+ * at most the time since the last read (a held group gets none). */
 static uint64_t tail_estimate(const struct hprof_poll_run *r, uint64_t now_ns)
 {
     uint64_t elapsed = now_ns > r->read_ns ? now_ns - r->read_ns : 0;
-    uint64_t est = r->mean_ns * r->pending;
+    uint64_t est = r->mean_ns * (r->pending - r->held_polls);
     return est < elapsed ? est : elapsed;
 }
 
@@ -128,7 +194,8 @@ uint64_t poll_run_finish(hprof_thread *t, uint64_t end_ns)
     uint64_t est = 0;
     if (r->pending) {
         est = tail_estimate(r, end_ns);
-        credit(t, end_ns, est);
+        /* a slow group after a tight one was the tight loop interrupted */
+        credit(t, end_ns, est + (r->tight ? r->held_ns : 0));
     }
     r->frame = NULL;
     return elapsed - est;

@@ -21,13 +21,25 @@
  *    time since the previous read among the group's nodes by their polls
  *    (the loop's instructions between polls count as the waiting they are
  *    part of, as in a single poll chained to the previous one);
- *  - a group whose mean time per poll exceeds HPROF_POLL_GAP_NS is not a
- *    tight loop: its time stays computation (the sampler's), and the next
- *    1024 polls (doubled at each such group in a row) are timed alone;
+ *  - a group whose mean time per poll exceeds HPROF_POLL_GAP_NS is held
+ *    until the next group says what it was: the tight loop interrupted
+ *    (the thread descheduled, a page fault) when the next group is fast,
+ *    and then its time is the loop's, MPI time; a loop with computation
+ *    between its polls when the next is slow too, and then the time of
+ *    both stays computation (the sampler's) and the next 1024 polls
+ *    (doubled at each such pair in a row) are timed alone;
+ *  - a sample outside MPI in the polling loop (the function's own code)
+ *    ends the group early: the loop's time, a held group's too, when the
+ *    signal came late (its timer expired while the thread was not
+ *    running: descheduled); a group as above when it was fast; both
+ *    computation when it was slow while the thread ran. A sample in
+ *    another function ends the run;
  *  - anything else ends the run: a poll that completes something takes the
- *    time since the last read less the estimate below; a non-poll MPI call,
- *    a sample outside MPI or the thread's end credit the polls since the
- *    last read the run's mean time per poll, at most the time elapsed.
+ *    time since the last read less the estimate below; a non-poll MPI call
+ *    or the thread's end credit the polls since the last read the run's
+ *    mean time per poll, at most the time elapsed. A held group is then the
+ *    loop interrupted when a group before it in the run was fast, else
+ *    computation.
  *
  * Visits and bytes stay exact; a run's time is measured up to its last
  * read and estimated for at most POLL_RUN_GROUP - 1 polls after it; the
@@ -53,6 +65,20 @@ void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t
 
 /* The run's last poll is a group's last: reads the clock, credits the group. */
 void poll_run_group(hprof_thread *t);
+
+/* Is a run open? */
+static inline int poll_run_open_now(const hprof_thread *t)
+{
+    return t->poll.frame != NULL;
+}
+
+/* A sample outside MPI, at node (inside: in hprof's or the MPI library's
+ * code), delivered late_ns after its timer expired, lands in the run. In
+ * another function the run ends; in the polling loop the polls since the
+ * last read are the loop's time when the sample came late (the thread was
+ * descheduled), a group when they were fast, computation when they were
+ * slow while the thread ran. The sample counts as ever. */
+void poll_run_sampled(hprof_thread *t, uint32_t node, int inside, uint64_t late_ns);
 
 /* Ends the run at now_ns: the polls since the last read get the estimate. */
 void poll_run_close(hprof_thread *t, uint64_t now_ns);
@@ -112,7 +138,7 @@ static inline void poll_run_add(hprof_thread *t, int i)
     c[CCT_POLLS_FAILED]++;
     r->nodes[i].polls++;
     t->polls_grouped++;
-    if (++r->pending == POLL_RUN_GROUP)
+    if (++r->pending == r->due)
         poll_run_group(t);
 }
 

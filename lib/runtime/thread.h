@@ -53,7 +53,11 @@ typedef struct hprof_thread {
         const void *frame;   /* the run's frame; NULL: no run */
         uint64_t read_ns;    /* the last clock read: time is credited up to here */
         uint64_t mean_ns;    /* time per poll of the last group (or the first poll) */
-        uint32_t pending;    /* polls since read_ns: visits counted, time to come */
+        uint32_t pending;    /* polls since read_ns (and in the held group): visits counted, time to come */
+        uint32_t due;        /* pending polls at the next clock read */
+        uint32_t held_polls; /* a slow group's polls, held until the next group says what it was */
+        uint64_t held_ns;    /* and its time */
+        uint32_t tight;      /* groups of the run that were a tight loop */
         uint32_t nnodes;     /* the nodes met in the run, and their pending polls */
         struct hprof_poll_node {
             uint32_t node, site; /* the node, and its call site's node (unwind_mpi_cached) */

@@ -14,7 +14,10 @@
 # loop with computation between its polls (gaps.c) keeps that computation
 # out of its MPI time. With HPROF_POLLS=split the polls that completed
 # nothing are metrics of their own, exact per call path, and the wait's
-# time is theirs; without it the profile has no such metrics.
+# time is theirs; without it the profile has no such metrics. A wait whose
+# thread is descheduled half the time (descheduled.c) keeps that time as
+# MPI time; a callee computing inside a tight loop keeps its time out of
+# it where samples see it.
 . "$(dirname "$0")/progs/lib.sh"
 require_built "polls build"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -77,4 +80,26 @@ gaps_run() {
 }
 gaps_run gaps-nosampling 0
 gaps_run gaps-100hz 100
+
+# descheduled.c: a tight loop whose thread shares its CPU with a spinning
+# thread keeps the time it was descheduled as the loop's MPI time (with
+# sampling off: a slow group between fast ones; at 1000 Hz: the samples
+# that come late too); a callee's computation in a tight loop stays out of
+# its MPI time where a sample sees it (1000 Hz; with sampling off nothing
+# tells it from a descheduling, see poll_run.h)
+desched_run() {
+    local label=$1 hz=$2 rc
+    local prof=$PWD/$label.cubex
+    rm -f "$prof"
+    HPROF_SAMPLING_HZ=$hz HPROF_OUTPUT=$prof run_mpi "$label" 2 ./descheduled; rc=$?
+    profile_run_check "$label run" "$label" "$prof" "$label.csv" "$rc" || return
+    ok "$label run"
+    note "$label: $(grep -E '^(descheduled|chunk_spun) ' "$label.out" | tr '\n' ' ')"
+    grep -E $'^(desched|chunked)(_time)?\t' "$label.out" > "$label.expect"
+    [ "$hz" != 0 ] || sed -i '/^chunked_time/d' "$label.expect"
+    csv_check "$label" "$label.csv" "$label.expect" 2
+}
+build_or_fail "descheduled build" build_shared "$MPICC" "$HERE/polls/descheduled.c" descheduled -O2 -pthread || finish
+desched_run descheduled-nosampling 0
+desched_run descheduled-1000hz 1000
 finish

@@ -220,7 +220,7 @@ static void record(hprof_thread *t, hprof_call *call)
     if (__builtin_expect(call->chained, 0) && call->poll && cached && node != CCT_NONE && counter < 0) {
         int i = poll_run_enter(t, node, site, call->fn, call->frame);
         if (i >= 0) {
-            poll_run_add(t, i);
+            poll_run_add_recorded(t);
             return;
         }
     }

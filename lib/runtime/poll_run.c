@@ -14,11 +14,19 @@
 #define POLL_MAX_STRIKES 10
 #define POLL_LATE_NS 200000 /* a sample this late: the thread was not running */
 
+/* The latest entry's polls since it became the latest are its own. */
+static void end_streak(struct hprof_poll_run *r)
+{
+    r->nodes[r->last].polls += r->pending - r->streak_from;
+    r->streak_from = r->pending;
+}
+
 /* Adds span, the time of the pending polls, to their nodes by their share
  * of the polls, and their visits to the timeline at now_ns; resets them. */
 static void credit(hprof_thread *t, uint64_t now_ns, uint64_t span)
 {
     struct hprof_poll_run *r = &t->poll;
+    end_streak(r);
     uint64_t left = span;
     uint32_t polls_left = r->pending;
     for (uint32_t i = 0; i < r->nnodes && polls_left; i++) {
@@ -30,14 +38,19 @@ static void credit(hprof_thread *t, uint64_t now_ns, uint64_t span)
         left -= share;
         polls_left -= polls;
         r->nodes[i].polls = 0;
-        t->tree.nodes[node].counter[CCT_MPI_TIME_NS] += share;
-        t->tree.nodes[node].counter[CCT_POLLS_FAILED_NS] += share; /* the pending polls completed nothing */
+        uint64_t *c = t->tree.nodes[node].counter;
+        c[CCT_VISITS] += polls;
+        c[CCT_POLLS_FAILED] += polls; /* the pending polls completed nothing */
+        c[CCT_MPI_TIME_NS] += share;
+        c[CCT_POLLS_FAILED_NS] += share;
         uint32_t bucket = timeline_add_call(&t->timeline, now_ns, share, 0, 0);
         timeline_add_count(&t->timeline, TL_VISITS, now_ns, polls - 1);
         path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, node, now_ns, share);
     }
     sampler_add_mpi_time(&t->sampling, span);
-    r->pending = r->held_polls = 0;
+    t->polls_grouped += r->pending; /* HPROF_VERBOSE=1 */
+    t->polls_repeated += r->pending - r->tallied;
+    r->pending = r->held_polls = r->tallied = r->streak_from = 0;
     r->held_ns = 0;
     r->due = POLL_RUN_GROUP;
     r->read_ns = now_ns;
@@ -60,7 +73,7 @@ void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t
     r->frame = frame;
     r->read_ns = end_ns;
     r->mean_ns = dur_ns;
-    r->pending = r->held_polls = r->tight = 0;
+    r->pending = r->held_polls = r->tallied = r->streak_from = r->tight = 0;
     r->held_ns = 0;
     r->due = POLL_RUN_GROUP;
     forget_nodes(r);
@@ -99,9 +112,19 @@ int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn, const 
     r->nodes[i].ra = f[1];
     r->nodes[i].bp = f[0];
     r->nodes[i].bp_mask = unwind_site_needs_bp(frame) ? ~(uint64_t)0 : 0;
+    end_streak(r);
     r->last = (uint32_t)i;
     unwind_token_take(&r->caller);
     return i;
+}
+
+void poll_run_add_tallied(hprof_thread *t, int i, int fn)
+{
+    uint32_t site = t->poll.nodes[i].site;
+    t->polls_repeated += (uint64_t)(site == t->last_site && fn == t->last_fn);
+    t->last_site = site;
+    t->last_fn = fn;
+    poll_run_add_recorded(t);
 }
 
 int poll_run_by_site(hprof_thread *t, int fn, const void *frame)

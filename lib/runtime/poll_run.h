@@ -12,13 +12,14 @@
  *    run at its frame; the next polls from that frame (any MPI_Test*,
  *    MPI_Iprobe, MPI_Improbe, at any call site) join it while their call
  *    path is known without a walk;
- *  - a poll that joins and completes nothing adds a visit to its node and
- *    nothing else, in the wrapper itself (measure.h: hprof_poll_join,
+ *  - a poll that joins and completes nothing counts one poll of the run
+ *    and nothing else, in the wrapper itself (measure.h: hprof_poll_join,
  *    hprof_poll_again): the run keeps its nodes with their call sites'
  *    return addresses, and an unwind token (unwind.h) says in four loads
  *    that the frame's caller is still the activation those were found
- *    in; every POLL_RUN_GROUP-th reads the clock and shares the
- *    time since the previous read among the group's nodes by their polls
+ *    in; the latest node's polls are those since it became the latest.
+ *    Every POLL_RUN_GROUP-th reads the clock and gives the group's nodes
+ *    their visits and the time since the previous read, by their polls
  *    (the loop's instructions between polls count as the waiting they are
  *    part of, as in a single poll chained to the previous one);
  *  - a group whose mean time per poll exceeds HPROF_POLL_GAP_NS is held
@@ -41,7 +42,8 @@
  *    loop interrupted when a group before it in the run was fast, else
  *    computation.
  *
- * Visits and bytes stay exact; a run's time is measured up to its last
+ * Visits and bytes stay exact (a run's visits reach the call tree when it
+ * credits: at each group and when it ends); a run's time is measured up to its last
  * read and estimated for at most POLL_RUN_GROUP - 1 polls after it; the
  * shortest and longest call are left to polls timed alone. The sampler's
  * sum (sampled + MPI time = window) holds as ever: what is credited here is
@@ -128,19 +130,29 @@ static inline int poll_run_latest(const hprof_thread *t, int fn, const void *fra
  * the run. */
 int poll_run_by_site(hprof_thread *t, int fn, const void *frame);
 
-/* A joined poll that completed nothing, on entry i: one visit, its time
- * to come with its group. */
-static inline void poll_run_add(hprof_thread *t, int i)
+/* A joined poll that completed nothing, on the run's latest entry: its
+ * visit and its time come with its group (credit, poll_run.c), and the
+ * latest entry's polls are those since it became the latest (streak_from),
+ * so that a poll touches one counter of the run and nothing else. */
+static inline void poll_run_add(hprof_thread *t)
 {
     struct hprof_poll_run *r = &t->poll;
-    uint64_t *c = t->tree.nodes[r->nodes[i].node].counter;
-    c[CCT_VISITS]++;
-    c[CCT_POLLS_FAILED]++;
-    r->nodes[i].polls++;
-    t->polls_grouped++;
     if (++r->pending == r->due)
         poll_run_group(t);
 }
+
+/* Same for a poll of the wrappers' general path (measure.c), which counted
+ * it as a repeat of the previous call or not (HPROF_VERBOSE=1); a poll
+ * added on the run's latest entry always is one. */
+static inline void poll_run_add_recorded(hprof_thread *t)
+{
+    t->poll.tallied++;
+    poll_run_add(t);
+}
+
+/* Same for a poll whose path needed more than the latest entry (made the
+ * latest, entry i): a repeat only if the previous call had its site. */
+void poll_run_add_tallied(hprof_thread *t, int i, int fn);
 
 /* ---- the wrappers' short path for polls (measure.h) ----------------------- */
 
@@ -150,11 +162,16 @@ static inline void poll_run_add(hprof_thread *t, int i)
 static inline struct hprof_thread *hprof_poll_join(void *frame)
 {
     hprof_thread *t = hprof_self;
-    if (!t || !poll_run_joins(t, frame) || t->depth || !hprof_active)
+    if (!t || t->depth)
         return NULL;
+    /* inside MPI first: a sample before this may have ended the run */
     t->depth = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    return t;
+    if (__builtin_expect(poll_run_joins(t, frame) && hprof_active, 1))
+        return t;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->depth = 0;
+    return NULL;
 }
 
 /* After the PMPI call of a joined poll that completed nothing: 1 when it
@@ -163,13 +180,13 @@ static inline struct hprof_thread *hprof_poll_join(void *frame)
 static inline int hprof_poll_again(struct hprof_thread *t, int fn, void *frame)
 {
     int i = poll_run_latest(t, fn, frame);
-    if (__builtin_expect(i < 0, 0) && (i = poll_run_by_site(t, fn, frame)) < 0)
-        return 0;
-    uint32_t site = t->poll.nodes[i].site;
-    t->polls_repeated += (uint64_t)(site == t->last_site && fn == t->last_fn); /* HPROF_VERBOSE=1 */
-    t->last_site = site;
-    t->last_fn = fn;
-    poll_run_add(t, i);
+    if (__builtin_expect(i >= 0, 1)) {
+        poll_run_add(t);
+    } else {
+        if ((i = poll_run_by_site(t, fn, frame)) < 0)
+            return 0;
+        poll_run_add_tallied(t, i, fn);
+    }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->depth = 0;
     return 1;

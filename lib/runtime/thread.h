@@ -58,6 +58,8 @@ typedef struct hprof_thread {
         uint32_t held_polls; /* a slow group's polls, held until the next group says what it was */
         uint64_t held_ns;    /* and its time */
         uint32_t tight;      /* groups of the run that were a tight loop */
+        uint32_t tallied;    /* pending polls counted as repeats or not when added (the others are) */
+        uint32_t streak_from; /* pending polls when the latest entry became the latest */
         uint32_t nnodes;     /* the nodes met in the run, and their pending polls */
         struct hprof_poll_node {
             uint32_t node, site; /* the node, and its call site's node (unwind_mpi_cached) */

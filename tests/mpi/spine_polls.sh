@@ -70,19 +70,22 @@ one_run polls-10khz 10000
 one_run polls-nochain 0 0
 one_run polls-split 1000 1000 split
 
-# gaps: computation between polls stays computation (time: generous bound)
-gaps_run() {
-    local label=$1 hz=$2 rc
+# expect_run LABEL HZ PROG PATTERN: PROG on 2 ranks sampled at HZ; the
+# expectations it printed that match PATTERN are checked
+expect_run() {
+    local label=$1 hz=$2 prog=$3 pattern=$4 rc
     local prof=$PWD/$label.cubex
     rm -f "$prof"
-    HPROF_SAMPLING_HZ=$hz HPROF_OUTPUT=$prof run_mpi "$label" 2 ./gaps; rc=$?
+    HPROF_SAMPLING_HZ=$hz HPROF_OUTPUT=$prof run_mpi "$label" 2 "./$prog"; rc=$?
     profile_run_check "$label run" "$label" "$prof" "$label.csv" "$rc" || return
     ok "$label run"
-    grep -E $'^gaps(_time)?\t' "$label.out" > "$label.expect"
+    grep -E "$pattern" "$label.out" > "$label.expect"
     csv_check "$label" "$label.csv" "$label.expect" 2
 }
-gaps_run gaps-nosampling 0
-gaps_run gaps-100hz 100
+
+# gaps: computation between polls stays computation (time: generous bound)
+expect_run gaps-nosampling 0 gaps $'^gaps(_time)?\t'
+expect_run gaps-100hz 100 gaps $'^gaps(_time)?\t'
 
 # descheduled.c: a tight loop whose thread shares its CPU with a spinning
 # thread keeps the time it was descheduled as the loop's MPI time (with
@@ -90,19 +93,8 @@ gaps_run gaps-100hz 100
 # that come late too); a callee's computation in a tight loop stays out of
 # its MPI time where a sample sees it (1000 Hz; with sampling off nothing
 # tells it from a descheduling, see poll_run.h)
-desched_run() {
-    local label=$1 hz=$2 rc
-    local prof=$PWD/$label.cubex
-    rm -f "$prof"
-    HPROF_SAMPLING_HZ=$hz HPROF_OUTPUT=$prof run_mpi "$label" 2 ./descheduled; rc=$?
-    profile_run_check "$label run" "$label" "$prof" "$label.csv" "$rc" || return
-    ok "$label run"
-    note "$label: $(grep -E '^(descheduled|chunk_spun) ' "$label.out" | tr '\n' ' ')"
-    grep -E $'^(desched|chunked)(_time)?\t' "$label.out" > "$label.expect"
-    [ "$hz" != 0 ] || sed -i '/^chunked_time/d' "$label.expect"
-    csv_check "$label" "$label.csv" "$label.expect" 2
-}
 build_or_fail "descheduled build" build_shared "$MPICC" "$HERE/polls/descheduled.c" descheduled -O2 -pthread || finish
-desched_run descheduled-nosampling 0
-desched_run descheduled-1000hz 1000
+expect_run descheduled-nosampling 0 descheduled $'^(desched|desched_time|chunked)\t'
+expect_run descheduled-1000hz 1000 descheduled $'^(desched|chunked)(_time)?\t'
+note "descheduled: $(grep -hE '^(descheduled|chunk_spun) ' descheduled-*.out | tr '\n' ' ')"
 finish

@@ -3,6 +3,8 @@
  */
 #include "poll_run.h"
 
+#include <time.h>
+
 #include "clock.h"
 #include "config.h"
 #include "path_log.h"
@@ -13,6 +15,7 @@
 #define POLL_COOLDOWN 1024 /* polls timed alone after two slow groups, doubled per such pair in a row */
 #define POLL_MAX_STRIKES 10
 #define POLL_LATE_NS 200000 /* a sample this late: the thread was not running */
+#define POLL_CPU_EVERY 64   /* fast groups between reads of the thread's CPU clock */
 
 /* The latest entry's polls since it became the latest are its own. */
 static void end_streak(struct hprof_poll_run *r)
@@ -74,7 +77,7 @@ void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t
     r->read_ns = end_ns;
     r->mean_ns = dur_ns;
     r->pending = r->held_polls = r->tallied = r->streak_from = r->tight = 0;
-    r->held_ns = 0;
+    r->held_ns = r->cpu_at_ns = 0;
     r->due = POLL_RUN_GROUP;
     forget_nodes(r);
 }
@@ -136,6 +139,27 @@ int poll_run_by_site(hprof_thread *t, int fn, const void *frame)
     return i;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A slow group after a read of the thread's CPU clock in the run: 1 when
+ * the thread was not running for most of its excess over a fast group's
+ * time (descheduled), 0 when it ran (computation between two polls); the
+ * groups since that read were fast, so the difference is this group's. */
+static int slow_group_descheduled(struct hprof_poll_run *r, uint64_t now, uint64_t span, uint32_t polls)
+{
+    uint64_t cpu = thread_cpu_ns();
+    uint64_t wall = now - r->cpu_at_ns, ran = cpu - r->cpu_ns;
+    uint64_t off_cpu = wall > ran ? wall - ran : 0, fast = (uint64_t)polls * r->mean_ns;
+    r->cpu_ns = cpu;
+    r->cpu_at_ns = now;
+    return off_cpu >= (span > fast ? span - fast : 0) / 2;
+}
+
 void poll_run_group(hprof_thread *t)
 {
     struct hprof_poll_run *r = &t->poll;
@@ -145,10 +169,19 @@ void poll_run_group(hprof_thread *t)
     if (span <= (uint64_t)polls * (uint64_t)hprof_config.poll_gap_ns) {
         /* a tight loop, and a group held before it was this loop interrupted */
         r->strikes = 0;
-        r->tight++;
+        if (++r->tight % POLL_CPU_EVERY == 0) {
+            r->cpu_ns = thread_cpu_ns();
+            r->cpu_at_ns = now;
+        }
         if (polls)
             r->mean_ns = span / polls;
         credit(t, now, span + r->held_ns);
+    } else if (r->cpu_at_ns && !r->held_polls) {
+        /* the CPU clock tells: the loop descheduled, or computing once
+         * between two polls (the polls get their mean, the rest stays
+         * computation, the run goes on) */
+        uint64_t fast = (uint64_t)polls * r->mean_ns;
+        credit(t, now, slow_group_descheduled(r, now, span, polls) ? span : fast < span ? fast : span);
     } else if (!r->held_polls) {
         r->held_polls = r->pending;
         r->held_ns = span;

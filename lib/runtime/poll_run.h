@@ -22,13 +22,20 @@
  *    their visits and the time since the previous read, by their polls
  *    (the loop's instructions between polls count as the waiting they are
  *    part of, as in a single poll chained to the previous one);
- *  - a group whose mean time per poll exceeds HPROF_POLL_GAP_NS is held
+ *  - a group whose mean time per poll exceeds HPROF_POLL_GAP_NS, in a run
+ *    that has read the thread's CPU clock (every POLL_CPU_EVERY-th fast
+ *    group: a system call per 4096 polls), is told by that clock: off the
+ *    CPU for most of its excess, the tight loop descheduled, and its time
+ *    is the loop's, MPI time; else computation once between two polls
+ *    (its polls get the run's mean, the rest stays computation, the run
+ *    goes on);
+ *  - without that clock (a run's first 4096 polls) such a group is held
  *    until the next group says what it was: the tight loop interrupted
  *    (the thread descheduled, a page fault) when the next group is fast,
- *    and then its time is the loop's, MPI time; a loop with computation
- *    between its polls when the next is slow too, and then the time of
- *    both stays computation (the sampler's) and the next 1024 polls
- *    (doubled at each such pair in a row) are timed alone;
+ *    and then its time is the loop's; a loop with computation between its
+ *    polls when the next is slow too, and then the time of both stays
+ *    computation (the sampler's) and the next 1024 polls (doubled at each
+ *    such pair in a row) are timed alone;
  *  - a sample outside MPI in the polling loop (the function's own code)
  *    ends the group early: the loop's time, a held group's too, when the
  *    signal came late (its timer expired while the thread was not

@@ -60,6 +60,7 @@ typedef struct hprof_thread {
         uint32_t tight;      /* groups of the run that were a tight loop */
         uint32_t tallied;    /* pending polls counted as repeats or not when added (the others are) */
         uint32_t streak_from; /* pending polls when the latest entry became the latest */
+        uint64_t cpu_ns, cpu_at_ns; /* the thread's CPU clock read in the run, and the time then (0: none) */
         uint32_t nnodes;     /* the nodes met in the run, and their pending polls */
         struct hprof_poll_node {
             uint32_t node, site; /* the node, and its call site's node (unwind_mpi_cached) */

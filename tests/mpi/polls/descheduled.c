@@ -12,8 +12,9 @@
  *
  * Phase "chunked": rank 0 waits in a tight MPI_Test loop that calls
  * chunk() (CHUNK_US of computation) every CHUNK_EVERY polls. That time is
- * computation, not MPI time, where the sampler sees it (a sample in
- * another function ends the polling run).
+ * computation, not MPI time: the thread ran through it (its CPU clock,
+ * read by hprof once in a while in a long polling run, says so), and a
+ * sample in another function ends the polling run.
  *
  * Prints check_csv.py expectations and `descheduled FRACTION` (how much
  * of the wait rank 0's thread was not running, from its CPU clock).

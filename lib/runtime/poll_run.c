@@ -194,7 +194,7 @@ void poll_run_group(hprof_thread *t)
 
 /* Is the sample at node in the polling loop: in the run's frame, the
  * polling function itself at the path of its polls (a sibling of their call
- * sites' nodes), or in what a poll's call site calls (the PLT stub on the
+ * sites' nodes), or in what a poll's call site calls (the PLT entry on the
  * way to the wrapper)? */
 static int in_polling_loop(const hprof_thread *t, uint32_t node)
 {

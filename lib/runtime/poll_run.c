@@ -17,6 +17,18 @@
 #define POLL_LATE_NS 200000 /* a sample this late: the thread was not running */
 #define POLL_CPU_EVERY 64   /* fast groups between reads of the thread's CPU clock */
 
+/* The time since the run's last clock read. */
+static uint64_t since_read(const struct hprof_poll_run *r, uint64_t now_ns)
+{
+    return now_ns > r->read_ns ? now_ns - r->read_ns : 0;
+}
+
+/* Was span for polls a tight loop's (HPROF_POLL_GAP_NS a poll at most)? */
+static int is_tight(uint64_t span, uint32_t polls)
+{
+    return span <= (uint64_t)polls * (uint64_t)hprof_config.poll_gap_ns;
+}
+
 /* The latest entry's polls since it became the latest are its own. */
 static void end_streak(struct hprof_poll_run *r)
 {
@@ -164,9 +176,9 @@ void poll_run_group(hprof_thread *t)
 {
     struct hprof_poll_run *r = &t->poll;
     uint64_t now = hprof_now_ns();
-    uint64_t span = now > r->read_ns ? now - r->read_ns : 0;
+    uint64_t span = since_read(r, now);
     uint32_t polls = r->pending - r->held_polls;
-    if (span <= (uint64_t)polls * (uint64_t)hprof_config.poll_gap_ns) {
+    if (is_tight(span, polls)) {
         /* a tight loop, and a group held before it was this loop interrupted */
         r->strikes = 0;
         if (++r->tight % POLL_CPU_EVERY == 0) {
@@ -220,14 +232,14 @@ void poll_run_sampled(hprof_thread *t, uint32_t node, int inside, uint64_t late_
     }
     if (!r->pending)
         return;
-    uint64_t span = now > r->read_ns ? now - r->read_ns : 0;
+    uint64_t span = since_read(r, now);
     uint32_t polls = r->pending - r->held_polls;
     if (late_ns > POLL_LATE_NS) {
         /* descheduled in the loop: the time since the last read is the
          * loop's, and so is a slow group held before it */
         r->strikes = 0;
         credit(t, now, span + r->held_ns);
-    } else if (polls && span <= (uint64_t)polls * (uint64_t)hprof_config.poll_gap_ns) {
+    } else if (polls && is_tight(span, polls)) {
         poll_run_group(t);
     } else {
         slow_loop(t, now); /* slow while the thread ran: computation in the loop */
@@ -238,7 +250,7 @@ void poll_run_sampled(hprof_thread *t, uint32_t node, int inside, uint64_t late_
  * at most the time since the last read (a held group gets none). */
 static uint64_t tail_estimate(const struct hprof_poll_run *r, uint64_t now_ns)
 {
-    uint64_t elapsed = now_ns > r->read_ns ? now_ns - r->read_ns : 0;
+    uint64_t elapsed = since_read(r, now_ns);
     uint64_t est = r->mean_ns * (r->pending - r->held_polls);
     return est < elapsed ? est : elapsed;
 }
@@ -246,7 +258,7 @@ static uint64_t tail_estimate(const struct hprof_poll_run *r, uint64_t now_ns)
 uint64_t poll_run_finish(hprof_thread *t, uint64_t end_ns)
 {
     struct hprof_poll_run *r = &t->poll;
-    uint64_t elapsed = end_ns > r->read_ns ? end_ns - r->read_ns : 0;
+    uint64_t elapsed = since_read(r, end_ns);
     uint64_t est = 0;
     if (r->pending) {
         est = tail_estimate(r, end_ns);

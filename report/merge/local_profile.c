@@ -128,9 +128,12 @@ static int region_lookup(builder *b, uint64_t pc)
         region = TRANSPARENT;
     } else {
         defs *d = b->p->defs;
+        const char *file = NULL;
+        int line = -1;
+        if (info.named) /* the function's first line: only now its DWARF is read */
+            symbols_line(b->sym, info.start, &file, &line);
         def_region r = { defs_string(d, info.name), defs_string(d, info.mangled),
-                         defs_string(d, info.module), defs_string(d, info.file), info.line,
-                         REGION_FUNCTION };
+                         defs_string(d, info.module), defs_string(d, file), line, REGION_FUNCTION };
         region = defs_region(d, &r);
     }
     hmap_put(b->region_by_start, &s, sizeof s, region);

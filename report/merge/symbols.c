@@ -212,7 +212,6 @@ static void set_unknown(symbols *s, sym_info *info, Dwfl_Module *mod, uint64_t p
 static int function_in(symbols *s, Dwfl *dwfl, uint64_t pc, sym_info *info)
 {
     memset(info, 0, sizeof *info);
-    info->line = -1;
     Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, pc) : NULL;
     if (!mod) {
         set_unknown(s, info, NULL, pc, "", 0);
@@ -230,8 +229,8 @@ static int function_in(symbols *s, Dwfl *dwfl, uint64_t pc, sym_info *info)
         return 0;
     }
     info->start = pc - offset;
+    info->named = 1;
     set_name(s, info, name);
-    symbols_line(s, info->start, &info->file, &info->line);
     return 0;
 }
 

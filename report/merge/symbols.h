@@ -17,15 +17,17 @@ typedef struct sym_info {
     const char *name;     /* demangled (or as found); valid until symbols_close */
     const char *mangled;  /* NULL when the name is not mangled */
     const char *module;   /* path of the ELF object */
-    const char *file;     /* source file of the function, NULL if unknown */
-    int line;             /* its first line, -1 if unknown */
+    int named;            /* 1: found in a symbol table; 0: name made up (set_unknown) */
 } sym_info;
 
 symbols *symbols_open(void);
 void     symbols_close(symbols *s);
 
 /* The function containing pc. Returns 0, or -1 if pc is in no known module
- * (info then holds a synthetic name). */
+ * (info then holds a synthetic name). Reads no DWARF: its first line is
+ * symbols_line(info->start), asked only where it is shown, since reading a
+ * module's DWARF can cost more than all the rest (libc's debug file:
+ * ~50 ms of decompression for the start-up frame above main). */
 int symbols_function(symbols *s, uint64_t pc, sym_info *info);
 
 /* Source file and line of pc; returns 0, or -1 if there is no line info. */

@@ -11,6 +11,8 @@
  */
 #include "modules.h"
 
+#include "debug_files.h"
+
 #include <elfutils/libdwfl.h>
 #include <link.h>
 #include <pthread.h>
@@ -296,7 +298,7 @@ Dwfl *modules_dwfl_begin(void)
     static char *debuginfo_path;
     static const Dwfl_Callbacks callbacks = {
         .find_elf = dwfl_linux_proc_find_elf,
-        .find_debuginfo = dwfl_standard_find_debuginfo,
+        .find_debuginfo = debug_files_find, /* never a debuginfod server */
         .debuginfo_path = &debuginfo_path,
     };
     return dwfl_begin(&callbacks);

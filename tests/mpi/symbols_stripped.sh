@@ -56,6 +56,28 @@ if profile cxx_dl ./cxx_dl; then
     $CHECK "stripped cxx with a debug file: its names" cxx.csv cxx.nm cxx_dl.csv cxx_dl --names
 fi
 
+# Debug files are looked for on this machine only: with DEBUGINFOD_URLS set
+# (Debian and Ubuntu set it for login shells) libdwfl's standard search asks
+# the server for every module without a local debug file, and one that
+# never answers held MPI_Finalize for minutes (271 s here, 6 connections).
+python3 "$(dirname "$0")/symbols/silent_server.py" dfd.port dfd.count & dfd_pid=$!
+for _ in $(seq 50); do [ -s dfd.port ] && break; sleep 0.1; done
+if [ -s dfd.port ]; then
+    export DEBUGINFOD_URLS=http://127.0.0.1:$(cat dfd.port) DEBUGINFOD_CACHE_PATH=$PWD/dfd.cache
+    if [ "$TEST_MPI" = openmpi ]; then MPIRUN_DFD=(-x DEBUGINFOD_URLS -x DEBUGINFOD_CACHE_PATH)
+    else MPIRUN_DFD=(-genv DEBUGINFOD_URLS "$DEBUGINFOD_URLS" -genv DEBUGINFOD_CACHE_PATH "$DEBUGINFOD_CACHE_PATH"); fi
+    if profile cxx_dfd "${MPIRUN_DFD[@]}" ./cxx_dl; then
+        $CHECK "debuginfod set: names from the local debug file" cxx.csv cxx.nm cxx_dfd.csv cxx_dl --names
+        check "debuginfod set: no server asked, nothing cached" \
+            "$(cat dfd.count) connections, cache: $(ls dfd.cache 2>/dev/null | tr '\n' ' ')" \
+            test "$(cat dfd.count)" = 0 -a ! -e dfd.cache
+    fi
+    unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH
+else
+    notok "debuginfod set" "the silent server did not start"
+fi
+kill $dfd_pid 2>/dev/null; wait $dfd_pid 2>/dev/null
+
 # MiniDebugInfo: the function symbols, xz-compressed, in .gnu_debugdata
 if ! command -v xz >/dev/null; then
     ok "stripped cxx with MiniDebugInfo: its names # skip: no xz"

@@ -158,24 +158,18 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* A slow group after a read of the thread's CPU clock in the run: the part
- * of its span that is the loop's. Without its time off the CPU (the groups
- * since that read were fast, so that time is this group's) a tight loop's
- * group: the loop descheduled, all of it; else the thread computed between
- * two polls: the polls get their mean, the rest (the computation and any
- * preemption in it) stays computation. Telling them apart by what ran, not
- * by how much was off the CPU: a 3 ms stretch preempted for half of it
- * once counted as MPI time under load. */
-static uint64_t slow_group_loop_ns(struct hprof_poll_run *r, uint64_t now, uint64_t span, uint32_t polls)
+/* A slow group after a read of the thread's CPU clock in the run: 1 when
+ * the thread was not running for most of its excess over a fast group's
+ * time (descheduled), 0 when it ran (computation between two polls); the
+ * groups since that read were fast, so the difference is this group's. */
+static int slow_group_descheduled(struct hprof_poll_run *r, uint64_t now, uint64_t span, uint32_t polls)
 {
     uint64_t cpu = thread_cpu_ns();
     uint64_t wall = now - r->cpu_at_ns, ran = cpu - r->cpu_ns;
     uint64_t off_cpu = wall > ran ? wall - ran : 0, fast = (uint64_t)polls * r->mean_ns;
     r->cpu_ns = cpu;
     r->cpu_at_ns = now;
-    if (is_tight(span > off_cpu ? span - off_cpu : 0, polls))
-        return span;
-    return fast < span ? fast : span;
+    return off_cpu >= (span > fast ? span - fast : 0) / 2;
 }
 
 void poll_run_group(hprof_thread *t)
@@ -198,7 +192,8 @@ void poll_run_group(hprof_thread *t)
         /* the CPU clock tells: the loop descheduled, or computing once
          * between two polls (the polls get their mean, the rest stays
          * computation, the run goes on) */
-        credit(t, now, slow_group_loop_ns(r, now, span, polls));
+        uint64_t fast = (uint64_t)polls * r->mean_ns;
+        credit(t, now, slow_group_descheduled(r, now, span, polls) ? span : fast < span ? fast : span);
     } else if (!r->held_polls) {
         r->held_polls = r->pending;
         r->held_ns = span;

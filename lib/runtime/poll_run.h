@@ -24,11 +24,11 @@
  *    part of, as in a single poll chained to the previous one);
  *  - a group whose mean time per poll exceeds HPROF_POLL_GAP_NS, in a run
  *    that has read the thread's CPU clock (every POLL_CPU_EVERY-th fast
- *    group: a system call per 4096 polls), is told by that clock: tight
- *    without its time off the CPU, the loop descheduled, and its time is
- *    the loop's, MPI time; else computation once between two polls (its
- *    polls get the run's mean, the rest, preemption in it included, stays
- *    computation, the run goes on);
+ *    group: a system call per 4096 polls), is told by that clock: off the
+ *    CPU for most of its excess, the tight loop descheduled, and its time
+ *    is the loop's, MPI time; else computation once between two polls
+ *    (its polls get the run's mean, the rest stays computation, the run
+ *    goes on);
  *  - without that clock (a run's first 4096 polls) such a group is held
  *    until the next group says what it was: the tight loop interrupted
  *    (the thread descheduled, a page fault) when the next group is fast,

@@ -186,7 +186,17 @@ void hprof_runtime_stop(void)
 {
     if (!hprof_active)
         return;
-    if (!all_ranks_here()) {
+    /* The barrier waits inside MPI for the last rank, sampled still: the
+     * handler must see this thread in MPI (MPI_Finalize's wrapper records
+     * no call), not walk the MPI library's progress code (where a walk can
+     * fail: seen at 10 kHz in UCX's). */
+    hprof_thread *self = hprof_self;
+    if (self)
+        self->depth++;
+    int here = all_ranks_here();
+    if (self)
+        self->depth--;
+    if (!here) {
         abandon_measurement("another rank ended before MPI_Finalize");
         return;
     }

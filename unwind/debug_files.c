@@ -62,7 +62,8 @@ static int try_path(const char *path, const debug_want *w, char **found)
 }
 
 /* The .gnu_debuglink (or .gnu_debugaltlink) name: as it is when absolute,
- * else beside file_name, in .debug/ there, under DEBUG_ROOT/<that dir>. */
+ * else beside file_name, in .debug/ there, under DEBUG_ROOT/<that dir>
+ * (only for a file named by its absolute path). */
 static int by_link(const char *file_name, const char *link, const debug_want *w, char **found)
 {
     if (link[0] == '/')
@@ -76,7 +77,8 @@ static int by_link(const char *file_name, const char *link, const debug_want *w,
     char path[4096];
     int fd = -1;
     const char *forms[] = { "%s/%s", "%s/.debug/%s", DEBUG_ROOT "%s/%s" };
-    for (size_t i = 0; fd < 0 && i < sizeof forms / sizeof *forms; i++)
+    size_t nforms = dir[0] == '/' ? 3 : 2;
+    for (size_t i = 0; fd < 0 && i < nforms; i++)
         if (snprintf(path, sizeof path, forms[i], dir, link) < (int)sizeof path)
             fd = try_path(path, w, found);
     free(copy);

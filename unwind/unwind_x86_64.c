@@ -78,6 +78,13 @@ typedef struct regs {
     int bp_ok;
 } regs;
 
+/* The interrupted frame's saved rbp may lie below rsp: an epilogue that
+ * popped it keeps the CFI's "saved at CFA-n" (GCC emits no restore for a
+ * pop), and a leaf may save it in the red zone. It is still there: the
+ * kernel puts a signal frame below the 128-byte red zone of the x86-64
+ * ABI. Only the first step (its exact pc) can see such a row. */
+#define RED_ZONE 128
+
 /* Steps from the frame whose recipe key is key to its caller. */
 static inline int step(regs *r, uint64_t key, uint64_t hi, uint64_t **slot, int learn)
 {
@@ -108,7 +115,7 @@ static inline int step(regs *r, uint64_t key, uint64_t hi, uint64_t **slot, int 
     uint64_t *s = (uint64_t *)(uintptr_t)(cfa - 8);
     if (rc->flags & RECIPE_RBP_SAVED) {
         uint64_t a = cfa + (int64_t)rc->rbp_off;
-        if (a < r->sp || a + 8 > hi || (a & 7))
+        if (a < (key & RECIPE_EXACT ? r->sp - RED_ZONE : r->sp) || a + 8 > hi || (a & 7))
             return WK_FAIL;
         r->bp = *(uint64_t *)(uintptr_t)a;
         r->bp_ok = 1;

@@ -57,7 +57,7 @@ one_run() {
     fi
     # timed alone, each poll leaves the loop's own instructions out
     [ "$gap" != 0 ] || sed -i $'/^long_wait_time\t.*\t>=\t/d' "$label.expect"
-    csv_check "$label" "$label.csv" "$label.expect" 2 ${POLLS_NO_FAILED---no-failed}
+    csv_check "$label" "$label.csv" "$label.expect" 2 --no-failed
     local want got
     want=$(sed -n 's/^repeats 0 \([0-9]*\)$/\1/p' "$label.out")
     got=$(sed -n 's/^hprof: thread 0: \([0-9]*\) polls that completed nothing.*/\1/p' "$label.err")
@@ -82,12 +82,10 @@ timed_once one_run polls-nosampling 0
 timed_once one_run polls-1000hz 1000
 # a sample between a poll's join check and its entering MPI once ended the
 # run under it, and the poll's visit was lost (1 run in 2 at 10 kHz). At
-# 10 kHz on MPICH about 1 run in 100 had a sample whose walk failed: in
-# UCX's progress during MPI_Finalize's barrier (fixed: the thread is in MPI
-# there), and in the epilogue of poll_some under a thunk (an open finding),
-# so this run checks visits and times, not failed walks; the runs at 0 and
-# 1000 Hz still do.
-POLLS_NO_FAILED= timed_once one_run polls-10khz 10000
+# 10 kHz on MPICH 1-2 runs in 100 had a sample whose walk failed: in UCX's
+# progress during MPI_Finalize's barrier (the thread is in MPI there now),
+# and in poll_some's epilogue after its pop of rbp (unwind_epilogue.sh).
+timed_once one_run polls-10khz 10000
 timed_once one_run polls-nochain 0 0
 timed_once one_run polls-split 1000 1000 split
 

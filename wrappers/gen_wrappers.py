@@ -223,6 +223,13 @@ def c_signature(fn, decl):
     return ', '.join(ps) or 'void'
 
 
+def nothing_done(fn, cast=''):
+    """The C condition that a test or probe completed nothing (poll=NAME[:UNDEF]):
+    *NAME is 0, or *UNDEF (NAME when not given) is MPI_UNDEFINED, as MPI_Testany's
+    index is when no request was active."""
+    name, _, undef = fn.get('poll').partition(':')
+    return '*%s%s == 0 || *%s%s == MPI_UNDEFINED' % (cast, name, cast, undef or name)
+
 def completion(fn, kind, lang, pre, post):
     """The requests a wait/test call completes: saved before the call (the
     library frees them), their bytes added after it from the statuses (our
@@ -376,7 +383,7 @@ def gen_c_wrapper(fn, decl):
         completion(fn, comp, L, pre, post)
     if fn.get('phase'):
         post += ['if (call.measured) hprof_w_phase(%s);' % fn.get('phase')]
-    if fn.get('poll'): post += ['call.poll = *%s == 0 || *%s == MPI_UNDEFINED; /* completed nothing */' % (fn.get('poll'), fn.get('poll'))]
+    if fn.get('poll'): post += ['call.poll = %s; /* completed nothing */' % nothing_done(fn)]
     if fn.has('reqfree'):
         rp = fn.params[0].name
         pre += ['MPI_Request hprof_saved = *%s;' % rp]
@@ -430,7 +437,7 @@ def gen_c_wrapper(fn, decl):
     o.append('    %s rc = P%s(%s);' % (ret, fn.name, args))
     if poll:
         o += ['    if (hprof_run) {',
-              '        if (rc == MPI_SUCCESS && (*%s == 0 || *%s == MPI_UNDEFINED) &&' % (poll, poll),
+              '        if (rc == MPI_SUCCESS && (%s) &&' % nothing_done(fn),
               '            hprof_poll_again(hprof_run, %s, HPROF_FRAME))' % fn.id,
               '            return rc;',
               '        hprof_poll_resume(&call, hprof_run, %s, HPROF_FRAME);' % fn.id,
@@ -536,7 +543,7 @@ def gen_f_wrapper(fn, f08=None):
         req, comp, start = fn.get('req'), fn.get('complete'), fn.get('start')
         if comp:
             completion(fn, comp, L, pre, post)
-        if fn.get('poll'): post += ['call.poll = *(MPI_Fint *)%s == 0 || *(MPI_Fint *)%s == MPI_UNDEFINED;' % (fn.get('poll'), fn.get('poll'))]
+        if fn.get('poll'): post += ['call.poll = %s;' % nothing_done(fn, '(MPI_Fint *)')]
         if fn.has('reqfree'):
             pre += ['MPI_Request hprof_saved = call.measured ? PMPI_Request_f2c(*(MPI_Fint *)%s) : MPI_REQUEST_NULL;'
                     % fn.params[0].name]

@@ -10,12 +10,11 @@
  * sites, each node from hprof's memo). Each poll's outcome is counted per
  * call path, and so is each poll that repeats the previous MPI call's
  * path without completing anything (the calls hprof records without a
- * walk). At the
- * end each rank prints check_csv.py expectations (visits of every path)
- * and `repeats R N`. Last, each rank in turn waits WAIT_MS for its partner
- * in a tight MPI_Test loop that it times itself: hprof times such loops in
- * groups of polls (lib/runtime/poll_run.h), and the loop's MPI time must
- * come out close to the program's own clock.
+ * walk). At the end each rank prints check_csv.py expectations (visits of
+ * every path) and `repeats R N`. Last, each rank in turn waits WAIT_MS
+ * for its partner in a tight MPI_Test loop that it times itself: hprof
+ * times such loops in groups of polls (lib/runtime/poll_run.h), and the
+ * loop's MPI time must come out close to the program's own clock.
  */
 #include <mpi.h>
 #include <stdio.h>

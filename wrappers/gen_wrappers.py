@@ -230,6 +230,7 @@ def nothing_done(fn, cast=''):
     name, _, undef = fn.get('poll').partition(':')
     return '*%s%s == 0 || *%s%s == MPI_UNDEFINED' % (cast, name, cast, undef or name)
 
+
 def completion(fn, kind, lang, pre, post):
     """The requests a wait/test call completes: saved before the call (the
     library frees them), their bytes added after it from the statuses (our

@@ -163,6 +163,13 @@ void poll_run_add_tallied(hprof_thread *t, int i, int fn);
 
 /* ---- the wrappers' short path for polls (measure.h) ----------------------- */
 
+/* The thread leaves MPI after a poll joined its run. */
+static inline void hprof_poll_leave(struct hprof_thread *t)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->depth = 0;
+}
+
 /* The thread when a poll from frame joins its run (the thread is then
  * inside MPI for the sampler), else NULL. Inline in the wrappers: in a loop
  * whose own work misses the cache every instruction counts. */
@@ -176,8 +183,7 @@ static inline struct hprof_thread *hprof_poll_join(void *frame)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (__builtin_expect(poll_run_joins(t, frame) && hprof_active, 1))
         return t;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->depth = 0;
+    hprof_poll_leave(t);
     return NULL;
 }
 
@@ -194,9 +200,32 @@ static inline int hprof_poll_again(struct hprof_thread *t, int fn, void *frame)
             return 0;
         poll_run_add_tallied(t, i, fn);
     }
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->depth = 0;
+    hprof_poll_leave(t);
     return 1;
+}
+
+/* The lean path (generated for MPI_Test, MPI_Testany of one request,
+ * MPI_Iprobe, MPI_Improbe): the thread, inside MPI, when a poll of fn from
+ * frame joins its run on the latest entry, told before the PMPI call (the
+ * caller's activation cannot change during it), else NULL and the general
+ * wrapper follows. Then a poll that completes nothing is
+ * hprof_poll_counted; one that completed something or failed goes on with
+ * hprof_poll_resume, as a joined poll of the general path. */
+static inline struct hprof_thread *hprof_poll_latest(int fn, void *frame)
+{
+    hprof_thread *t = hprof_poll_join(frame);
+    if (__builtin_expect(t && poll_run_latest(t, fn, frame) >= 0, 1))
+        return t;
+    if (t)
+        hprof_poll_leave(t);
+    return NULL;
+}
+
+/* A poll of the lean path completed nothing: one poll of the run. */
+static inline void hprof_poll_counted(struct hprof_thread *t)
+{
+    poll_run_add(t);
+    hprof_poll_leave(t);
 }
 
 #endif

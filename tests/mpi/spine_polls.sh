@@ -2,7 +2,7 @@
 # spine_polls: polling loops (MPI_Test from one call site through two
 # callers taken in turn, MPI_Iprobe, MPI_Testany, MPI_Test and MPI_Iprobe
 # in turn from one frame; completed and uncompleted polls mixed) keep
-# exact visits on every call path, with
+# exact visits and received bytes on every call path, with
 # sampling off and at 1000 Hz, while the polls that complete nothing from
 # the previous call's path are added to its record without a walk
 # (lib/runtime/measure.c): rank 0's count of those equals the program's own.
@@ -48,7 +48,7 @@ one_run() {
         run_mpi "$label" 2 ./polls; rc=$?
     profile_run_check "$label run" "$label" "$prof" "$label.csv" "$rc" || return
     ok "$label run"
-    grep -E $'^(via_x|via_y|iprobe|testany|mixed_test|mixed_probe|long_wait|long_wait_time)\t' "$label.out" > "$label.expect"
+    grep -E $'^(via_x|via_y|iprobe|testany|mixed_test|mixed_probe|long_wait|long_wait_time|received)\t' "$label.out" > "$label.expect"
     if [ "$split" = split ]; then
         grep -E $'^split_(polls|time)\t' "$label.out" >> "$label.expect"
     else

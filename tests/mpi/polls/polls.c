@@ -5,16 +5,18 @@
  * polls for the partner's messages, which come late (the partner computes
  * first): MPI_Test from one call site reached through two callers, taken
  * in turn (the path changes between polls), MPI_Iprobe from a second site,
- * MPI_Testany from a third (also on inactive requests at the end), and
- * MPI_Test and MPI_Iprobe in turn from one frame (hpcc's loop: two call
- * sites, each node from hprof's memo). Each poll's outcome is counted per
- * call path, and so is each poll that repeats the previous MPI call's
- * path without completing anything (the calls hprof records without a
- * walk). At the end each rank prints check_csv.py expectations (visits of
- * every path) and `repeats R N`. Last, each rank in turn waits WAIT_MS
- * for its partner in a tight MPI_Test loop that it times itself: hprof
- * times such loops in groups of polls (lib/runtime/poll_run.h), and the
- * loop's MPI time must come out close to the program's own clock.
+ * MPI_Testany of two requests from a third and of one from a fourth (both
+ * also on inactive requests at the end), and MPI_Test and MPI_Iprobe in
+ * turn from one frame (hpcc's loop: two call sites, each node from
+ * hprof's memo). Each poll's outcome is counted per call path, and so is
+ * each poll that repeats the previous MPI call's path without completing
+ * anything (the calls hprof records without a walk). At the end each rank
+ * prints check_csv.py expectations (visits of every path, the bytes of
+ * the receives its polls completed) and `repeats R N`. Last, each rank in
+ * turn waits WAIT_MS for its partner in a tight MPI_Test loop that it
+ * times itself: hprof times such loops in groups of polls
+ * (lib/runtime/poll_run.h), and the loop's MPI time must come out close
+ * to the program's own clock.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -23,8 +25,10 @@
 #define ROUNDS 40
 #define WAIT_MS 40
 
-enum { S_OTHER, S_TEST_X, S_TEST_Y, S_PROBE, S_ANY, S_MIX_TEST, S_MIX_PROBE, S_LONG, NSITES };
-static long visits[NSITES], unsuccessful[NSITES], repeats;
+enum { S_OTHER, S_TEST_X, S_TEST_Y, S_PROBE, S_ANY, S_ANY_ONE, S_MIX_TEST, S_MIX_PROBE, S_LONG, NSITES };
+static long visits[NSITES], unsuccessful[NSITES], received[NSITES], repeats;
+/* the sites whose polls complete a receive of one int */
+static const int receives[NSITES] = { [S_TEST_X] = 1, [S_TEST_Y] = 1, [S_ANY] = 1, [S_ANY_ONE] = 1, [S_MIX_TEST] = 1, [S_LONG] = 1 };
 static int last_site = -1;
 static long activation, last_activation; /* entries of the polling functions */
 
@@ -35,6 +39,7 @@ static void counted(int site, int completed)
 {
     visits[site]++;
     unsuccessful[site] += !completed;
+    received[site] += completed && receives[site] ? (long)sizeof(int) : 0;
     if (!completed && site != S_OTHER && site == last_site && activation == last_activation)
         repeats++;
     last_site = site;
@@ -110,6 +115,21 @@ static __attribute__((noinline)) void any_loop(MPI_Request *rq)
     }
 }
 
+/* MPI_Testany of one request (hpcc's loop), then 3 more polls on it inactive */
+static __attribute__((noinline)) void any_one_loop(MPI_Request *r)
+{
+    int done = 0, inactive = 0;
+    activation++;
+    while (!done || inactive < 3) {
+        int idx, flag = 0;
+        MPI_Testany(1, r, &idx, &flag, MPI_STATUS_IGNORE);
+        int completed = flag && idx != MPI_UNDEFINED;
+        counted(S_ANY_ONE, completed);
+        done |= completed;
+        inactive += flag && !completed;
+    }
+}
+
 /* MPI_Test and MPI_Iprobe in turn from one frame until both completed */
 static __attribute__((noinline)) void mixed_loop(MPI_Request *r, int src)
 {
@@ -167,12 +187,17 @@ static void print_expectations(int rank, double waited)
     printf("via_y\tglob:*;via_y;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_Y]);
     printf("iprobe\tglob:*;probe_loop;MPI_Iprobe\t%d\tvisits\t==\t%ld\n", rank, visits[S_PROBE]);
     printf("testany\tglob:*;any_loop;MPI_Testany\t%d\tvisits\t==\t%ld\n", rank, visits[S_ANY]);
+    printf("testany\tglob:*;any_one_loop;MPI_Testany\t%d\tvisits\t==\t%ld\n", rank, visits[S_ANY_ONE]);
     printf("mixed_test\tglob:*;mixed_loop;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_MIX_TEST]);
     printf("mixed_probe\tglob:*;mixed_loop;MPI_Iprobe\t%d\tvisits\t==\t%ld\n", rank, visits[S_MIX_PROBE]);
     /* HPROF_POLLS=split: the polls that completed nothing, and the wait's time in them */
     static const char *const paths[NSITES] = { NULL, "via_x;poll_some;MPI_Test", "via_y;poll_some;MPI_Test",
-                                               "probe_loop;MPI_Iprobe", "any_loop;MPI_Testany",
+                                               "probe_loop;MPI_Iprobe", "any_loop;MPI_Testany", "any_one_loop;MPI_Testany",
                                                "mixed_loop;MPI_Test", "mixed_loop;MPI_Iprobe", "long_wait;MPI_Test" };
+    /* the bytes of receives that a poll completed, in the run of polls or not */
+    for (int k = S_TEST_X; k < NSITES; k++)
+        if (receives[k])
+            printf("received\tglob:*;%s\t%d\tbytes_received\t==\t%ld\n", paths[k], rank, received[k]);
     for (int k = S_TEST_X; k < NSITES; k++)
         printf("split_polls\tglob:*;%s\t%d\tpolls_unsuccessful\t==\t%ld\n", paths[k], rank, unsuccessful[k]);
     printf("split_time\tglob:*;long_wait;MPI_Test\t%d\tpolls_unsuccessful_time\t>=\t%.6f\n", rank, waited * 0.8);
@@ -223,6 +248,12 @@ int main(int argc, char **argv)
         other(MPI_Recv(&in2[0], 1, MPI_INT, partner, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         other(MPI_Wait(&sr, MPI_STATUS_IGNORE));
         other(MPI_Wait(&sq[0], MPI_STATUS_IGNORE));
+
+        other(MPI_Irecv(&in, 1, MPI_INT, partner, 12, MPI_COMM_WORLD, &rr));
+        spin_us(50 + 50 * rank);
+        other(MPI_Isend(&out, 1, MPI_INT, partner, 12, MPI_COMM_WORLD, &sr));
+        any_one_loop(&rr);
+        other(MPI_Wait(&sr, MPI_STATUS_IGNORE));
     }
     /* each rank in turn waits while its partner computes */
     double waited = 0;

@@ -119,17 +119,21 @@ static inline int poll_run_find(const hprof_thread *t, int fn, uint32_t site)
  * was a slow one). The entry becomes the run's latest. */
 int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn, const void *frame);
 
-/* The entry of a poll of fn from the run's frame when it is the latest
- * one's call site and the caller's activation is unchanged: -1 when only
- * unwind_mpi_cached can tell. */
-static inline int poll_run_latest(const hprof_thread *t, int fn, const void *frame)
+/* Is a poll of fn from the run's frame on the latest entry: its call site,
+ * the caller's activation unchanged? */
+static inline int poll_run_on_latest(const hprof_thread *t, int fn, const void *frame)
 {
     const struct hprof_poll_run *r = &t->poll;
     const struct hprof_poll_node *e = &r->nodes[r->last];
     const uint64_t *f = frame;
-    if (e->ra == f[1] && !((e->bp ^ f[0]) & e->bp_mask) && e->fn == fn && unwind_token_holds(&r->caller))
-        return (int)r->last;
-    return -1;
+    return e->ra == f[1] && !((e->bp ^ f[0]) & e->bp_mask) && e->fn == fn && unwind_token_holds(&r->caller);
+}
+
+/* The entry of a poll of fn from the run's frame when it is on the latest
+ * one: -1 when only unwind_mpi_cached can tell. */
+static inline int poll_run_latest(const hprof_thread *t, int fn, const void *frame)
+{
+    return poll_run_on_latest(t, fn, frame) ? (int)t->poll.last : -1;
 }
 
 /* The run's entry for a poll of fn from frame by its call site
@@ -214,7 +218,7 @@ static inline int hprof_poll_again(struct hprof_thread *t, int fn, void *frame)
 static inline struct hprof_thread *hprof_poll_latest(int fn, void *frame)
 {
     hprof_thread *t = hprof_poll_join(frame);
-    if (__builtin_expect(t && poll_run_latest(t, fn, frame) >= 0, 1))
+    if (__builtin_expect(t && poll_run_on_latest(t, fn, frame), 1))
         return t;
     if (t)
         hprof_poll_leave(t);

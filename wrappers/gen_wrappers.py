@@ -211,16 +211,16 @@ def status_params(fn):
 # --------------------------------------------------------------------------
 # C wrappers
 # --------------------------------------------------------------------------
-def c_signature(fn, decl):
+def c_params(fn, decl):
     """parameter declarations: types from the library's header, names from the list"""
     hparams = decl[1] if decl else None
     if hparams is not None and len(hparams) == len(fn.params):
-        ps = [hp.decl(lp.name) if hp.name or hp.type else lp.decl() for hp, lp in zip(hparams, fn.params)]
-    else:
-        ps = [p.decl() for p in fn.params]
-    if fn.varargs:
-        ps.append('...')
-    return ', '.join(ps) or 'void'
+        return [hp.decl(lp.name) if hp.name or hp.type else lp.decl() for hp, lp in zip(hparams, fn.params)]
+    return [p.decl() for p in fn.params]
+
+
+def c_signature(fn, decl):
+    return ', '.join(c_params(fn, decl) + (['...'] if fn.varargs else [])) or 'void'
 
 
 def nothing_done(fn, cast=''):
@@ -360,7 +360,7 @@ def has_lean_path(fn):
     return fn.get('complete') in LEAN_POLLS and all(k in LEAN_ATTRS for k, _ in fn.attrs)
 
 
-def lean_poll_wrapper(fn, sig):
+def lean_poll_wrapper(fn, sig, params):
     """Three functions: the general wrapper (static, noinline, the exported
     one's frame passed in), the end of a lean poll that completed something
     or failed, and the exported lean path in front of both."""
@@ -377,10 +377,12 @@ def lean_poll_wrapper(fn, sig):
         keep += ['MPI_Status hprof_st;',
                  'if (%s == MPI_STATUS_IGNORE) %s = &hprof_st;' % (P[-1], P[-1])]
     post.append('call.poll = %s; /* completed nothing */' % nothing_done(fn))
+    # the completed end is passed the parameters it reads
+    used = [i for i, n in enumerate(P) if re.search(r'\b%s\b' % n, '\n'.join(bind + post))]
     o = general_c_wrapper(fn, sig, 'static __attribute__((noinline)) int %s(void *hprof_frame, %s)'
                           % (general, sig), 'hprof_frame')
     o += ['static __attribute__((noinline)) int %s(struct hprof_thread *hprof_run, void *hprof_frame, int rc, %s)'
-          % (completed, ', '.join(kept + [sig])),
+          % (completed, ', '.join(kept + [params[i] for i in used])),
           '{',
           '    hprof_call call;',
           '    hprof_poll_resume(&call, hprof_run, %s, hprof_frame);' % fn.id]
@@ -397,7 +399,7 @@ def lean_poll_wrapper(fn, sig):
           '            hprof_poll_counted(hprof_run);',
           '            return rc;',
           '        }',
-          '        return %s(hprof_run, HPROF_FRAME, rc, %s);' % (completed, ', '.join(['hprof_one'] * len(kept) + [args])),
+          '        return %s(hprof_run, HPROF_FRAME, rc, %s);' % (completed, ', '.join(['hprof_one'] * len(kept) + [P[i] for i in used])),
           '    }',
           '    return %s(HPROF_FRAME, %s);' % (general, args),
           '}', '']
@@ -416,7 +418,7 @@ def gen_c_wrapper(fn, decl):
     the general wrapper behind it (lean_poll_wrapper)."""
     sig = c_signature(fn, decl)
     if has_lean_path(fn):
-        return lean_poll_wrapper(fn, sig)
+        return lean_poll_wrapper(fn, sig, c_params(fn, decl))
     return general_c_wrapper(fn, sig, 'HPROF_EXPORT %s %s(%s)' % (fn.ret, fn.name, sig), 'HPROF_FRAME')
 
 

@@ -74,7 +74,15 @@ void hprof_call_end(hprof_call *call);
  *     ... as any wrapper, from the bytes on
  *
  * hprof_poll_join and hprof_poll_again are inline, in poll_run.h;
- * hprof_poll_resume makes call what hprof_call_begin would have made. */
+ * hprof_poll_resume makes call what hprof_call_begin would have made.
+ * MPI_Test, MPI_Testany of one request, MPI_Iprobe and MPI_Improbe have a
+ * leaner path in front of that one (wrappers/README.md):
+ *
+ *     run = hprof_poll_latest(fn, HPROF_FRAME);   (on the run's latest entry?)
+ *     if (!run) return general(HPROF_FRAME, ...);  (the wrapper above)
+ *     keep the request; rc = PMPI_Test(...);
+ *     if (<completed nothing>) { hprof_poll_counted(run); return rc; }
+ *     hprof_poll_resume(&call, run, fn, frame); ... as any wrapper */
 void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame);
 
 /* The second half of hprof_call_end() for a measured call: finds the call

@@ -573,15 +573,24 @@ def pw_time(out, cwd):
         return None
     return float(m.group(3) or 0) * 3600 + float(m.group(4) or 0) * 60 + float(m.group(5))
 
+def app_workdir(key, infile):
+    """The folder an application runs in, with its input from bench/. An
+    hpccoutf.txt left by an interrupted run is removed: hpcc appends to it,
+    and the first run would count the old runs' parts as its own."""
+    wd = os.path.join(OUT, key)
+    os.makedirs(wd, exist_ok=True)
+    shutil.copy(os.path.join(ROOT, "bench", infile), os.path.join(wd, infile))
+    if os.path.exists(os.path.join(wd, "hpccoutf.txt")):
+        os.remove(os.path.join(wd, "hpccoutf.txt"))
+    return wd
+
 def heldout_app(lines, rows, name, packages, needs, infile, cmd, timefn, key):
     """One held-out application's dilation rows: installed on demand, run in its own folder."""
     why = ensure_debian(packages, needs)
     if why:
         lines.append("| %s | skipped: %s |" % (name, why) + " |" * (2 * len(DIL_VARIANTS)))
         return
-    wd = os.path.join(OUT, key)
-    os.makedirs(wd, exist_ok=True)
-    shutil.copy(os.path.join(ROOT, "bench", infile), os.path.join(wd, infile))
+    wd = app_workdir(key, infile)
     print("bench: dilation on %s" % name, flush=True)
     r = dilation_variants(lambda hprof: heldout_job(cmd, wd, timefn, hprof))
     dilation_rows(lines, "%s, bench/%s (Debian %s %s)" % (name, infile, packages[0], pkg_version(packages[0])),
@@ -619,9 +628,7 @@ def hpcc_floor(lines):
         lines.append("skipped: " + why)
         return
     floor = interpose_floor_so()
-    wd = os.path.join(OUT, "hpcc")
-    os.makedirs(wd, exist_ok=True)
-    shutil.copy(os.path.join(ROOT, "bench", "hpccinf.txt"), os.path.join(wd, "hpccinf.txt"))
+    wd = app_workdir("hpcc", "hpccinf.txt")
     print("bench: hpcc against the floor of interposition", flush=True)
     cmd = ["/usr/bin/hpcc"]
     r = alternate([("none", heldout_job(cmd, wd, hpcc_time)),

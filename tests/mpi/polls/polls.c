@@ -11,12 +11,12 @@
  * hprof's memo). Each poll's outcome is counted per call path, and so is
  * each poll that repeats the previous MPI call's path without completing
  * anything (the calls hprof records without a walk). At the end each rank
- * prints check_csv.py expectations (visits of every path, the bytes of
- * the receives its polls completed) and `repeats R N`. Last, each rank in
- * turn waits WAIT_MS for its partner in a tight MPI_Test loop that it
- * times itself: hprof times such loops in groups of polls
- * (lib/runtime/poll_run.h), and the loop's MPI time must come out close
- * to the program's own clock.
+ * writes check_csv.py expectations (visits of every path, the bytes of
+ * the receives its polls completed) and `repeats R N` to polls.expect.RANK.
+ * Before that, each rank in turn waits WAIT_MS for its partner in a tight
+ * MPI_Test loop that it times itself: hprof times such loops in groups of
+ * polls (lib/runtime/poll_run.h), and the loop's MPI time must come out
+ * close to the program's own clock.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -178,18 +178,18 @@ static void other(int rc)
 }
 
 /* This rank's expectations (check_csv.py) and its count of repeats. */
-static void print_expectations(int rank, double waited)
+static void print_expectations(FILE *f, int rank, double waited)
 {
-    printf("long_wait\tglob:*;long_wait;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_LONG]);
-    printf("long_wait_time\tglob:*;long_wait;MPI_Test\t%d\ttime\t>=\t%.6f\n", rank, waited * 0.85);
-    printf("long_wait_time\tglob:*;long_wait;MPI_Test\t%d\ttime\t<=\t%.6f\n", rank, waited * 1.05 + 0.0005);
-    printf("via_x\tglob:*;via_x;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_X]);
-    printf("via_y\tglob:*;via_y;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_Y]);
-    printf("iprobe\tglob:*;probe_loop;MPI_Iprobe\t%d\tvisits\t==\t%ld\n", rank, visits[S_PROBE]);
-    printf("testany\tglob:*;any_loop;MPI_Testany\t%d\tvisits\t==\t%ld\n", rank, visits[S_ANY]);
-    printf("testany\tglob:*;any_one_loop;MPI_Testany\t%d\tvisits\t==\t%ld\n", rank, visits[S_ANY_ONE]);
-    printf("mixed_test\tglob:*;mixed_loop;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_MIX_TEST]);
-    printf("mixed_probe\tglob:*;mixed_loop;MPI_Iprobe\t%d\tvisits\t==\t%ld\n", rank, visits[S_MIX_PROBE]);
+    fprintf(f, "long_wait\tglob:*;long_wait;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_LONG]);
+    fprintf(f, "long_wait_time\tglob:*;long_wait;MPI_Test\t%d\ttime\t>=\t%.6f\n", rank, waited * 0.85);
+    fprintf(f, "long_wait_time\tglob:*;long_wait;MPI_Test\t%d\ttime\t<=\t%.6f\n", rank, waited * 1.05 + 0.0005);
+    fprintf(f, "via_x\tglob:*;via_x;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_X]);
+    fprintf(f, "via_y\tglob:*;via_y;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_Y]);
+    fprintf(f, "iprobe\tglob:*;probe_loop;MPI_Iprobe\t%d\tvisits\t==\t%ld\n", rank, visits[S_PROBE]);
+    fprintf(f, "testany\tglob:*;any_loop;MPI_Testany\t%d\tvisits\t==\t%ld\n", rank, visits[S_ANY]);
+    fprintf(f, "testany\tglob:*;any_one_loop;MPI_Testany\t%d\tvisits\t==\t%ld\n", rank, visits[S_ANY_ONE]);
+    fprintf(f, "mixed_test\tglob:*;mixed_loop;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_MIX_TEST]);
+    fprintf(f, "mixed_probe\tglob:*;mixed_loop;MPI_Iprobe\t%d\tvisits\t==\t%ld\n", rank, visits[S_MIX_PROBE]);
     /* HPROF_POLLS=split: the polls that completed nothing, and the wait's time in them */
     static const char *const paths[NSITES] = { NULL, "via_x;poll_some;MPI_Test", "via_y;poll_some;MPI_Test",
                                                "probe_loop;MPI_Iprobe", "any_loop;MPI_Testany", "any_one_loop;MPI_Testany",
@@ -197,12 +197,11 @@ static void print_expectations(int rank, double waited)
     /* the bytes of receives that a poll completed, in the run of polls or not */
     for (int k = S_TEST_X; k < NSITES; k++)
         if (receives[k])
-            printf("received\tglob:*;%s\t%d\tbytes_received\t==\t%ld\n", paths[k], rank, received[k]);
+            fprintf(f, "received\tglob:*;%s\t%d\tbytes_received\t==\t%ld\n", paths[k], rank, received[k]);
     for (int k = S_TEST_X; k < NSITES; k++)
-        printf("split_polls\tglob:*;%s\t%d\tpolls_unsuccessful\t==\t%ld\n", paths[k], rank, unsuccessful[k]);
-    printf("split_time\tglob:*;long_wait;MPI_Test\t%d\tpolls_unsuccessful_time\t>=\t%.6f\n", rank, waited * 0.8);
-    printf("repeats %d %ld\n", rank, repeats);
-    fflush(stdout);
+        fprintf(f, "split_polls\tglob:*;%s\t%d\tpolls_unsuccessful\t==\t%ld\n", paths[k], rank, unsuccessful[k]);
+    fprintf(f, "split_time\tglob:*;long_wait;MPI_Test\t%d\tpolls_unsuccessful_time\t>=\t%.6f\n", rank, waited * 0.8);
+    fprintf(f, "repeats %d %ld\n", rank, repeats);
 }
 
 int main(int argc, char **argv)
@@ -268,12 +267,14 @@ int main(int argc, char **argv)
             MPI_Send(&out, 1, MPI_INT, partner, 11, MPI_COMM_WORLD);
         }
     }
-    /* in rank order: the launcher may splice lines the ranks write at once */
-    for (int r = 0; r < size; r++) {
-        if (r == rank)
-            print_expectations(rank, waited);
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
+    /* in a file of its own (polls.expect.RANK): the launcher may splice or
+     * lose lines the ranks write to their outputs */
+    char name[32];
+    snprintf(name, sizeof name, "polls.expect.%d", rank);
+    FILE *f = fopen(name, "w");
+    print_expectations(f ? f : stdout, rank, waited);
+    if (f)
+        fclose(f);
     MPI_Finalize();
     return 0;
 }

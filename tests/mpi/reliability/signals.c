@@ -85,7 +85,7 @@ int main(int argc, char **argv)
             *(volatile int *)NULL = 1;
         /* the launcher ends this rank once rank 0 has exited; racing it
          * into MPI_Finalize with a dead peer, MPICH's rank 1 under hprof once
-         * exited 1 first (1 of ~12 CI runs), and that was the job's status */
+         * exited 1 first (in a CI simulation), and that was the job's status */
         sleep(5);
     } else if (strcmp(how, "blocked") == 0) {
         pthread_t th;

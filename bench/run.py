@@ -86,8 +86,8 @@ def per_call(exe, lines):
                  "floor: the program itself reading the TSC before and after each call, no tool.\n")
     per_call_table(exe, lines, "calls")
     lines.append("\nThe polling case: MPI_Test on a receive that never completes, in a loop (every call "
-                 "completes nothing; with call paths the polls are timed in groups, one clock read per 64 polls "
-                 "(lib/runtime/poll_run.h); counting only, `HPROF_NOUNWIND=all`, each poll is timed alone: "
+                 "completes nothing; with call paths the polls are timed in groups, one clock read per 64 to 1024 "
+                 "polls (lib/runtime/poll_run.h); counting only, `HPROF_NOUNWIND=all`, each poll is timed alone: "
                  "two reads):\n")
     per_call_table(exe, lines, "polls")
     per_call_mempolls(exe, lines)

@@ -15,7 +15,7 @@
 #define POLL_COOLDOWN 1024 /* polls timed alone after two slow groups, doubled per such pair in a row */
 #define POLL_MAX_STRIKES 10
 #define POLL_LATE_NS 200000 /* a sample this late: the thread was not running */
-#define POLL_CPU_EVERY 64   /* fast groups between reads of the thread's CPU clock */
+#define POLL_CPU_EVERY 4096 /* polls of fast groups between reads of the thread's CPU clock */
 
 /* The time since the run's last clock read. */
 static uint64_t since_read(const struct hprof_poll_run *r, uint64_t now_ns)
@@ -27,6 +27,20 @@ static uint64_t since_read(const struct hprof_poll_run *r, uint64_t now_ns)
 static int is_tight(uint64_t span, uint32_t polls)
 {
     return span <= (uint64_t)polls * (uint64_t)hprof_config.poll_gap_ns;
+}
+
+/* Same for a group: one grown past POLL_RUN_GROUP polls is tight only if
+ * its time beyond the loop's pace (twice the last mean a poll) fits the
+ * allowance of a first group, so that computation once between two polls
+ * is caught at the same size in a long run as in a new one. */
+static int is_tight_group(const struct hprof_poll_run *r, uint64_t span, uint32_t polls)
+{
+    if (!is_tight(span, polls))
+        return 0;
+    if (polls <= POLL_RUN_GROUP)
+        return 1;
+    uint64_t pace = (uint64_t)(polls - POLL_RUN_GROUP) * 2 * r->mean_ns;
+    return span <= pace + (uint64_t)POLL_RUN_GROUP * (uint64_t)hprof_config.poll_gap_ns;
 }
 
 /* The latest entry's polls since it became the latest are its own. */
@@ -64,10 +78,11 @@ static void credit(hprof_thread *t, uint64_t now_ns, uint64_t span)
     }
     sampler_add_mpi_time(&t->sampling, span);
     t->polls_grouped += r->pending; /* HPROF_VERBOSE=1 */
+    t->poll_credits++;
     t->polls_repeated += r->pending - r->tallied;
     r->pending = r->held_polls = r->tallied = r->streak_from = 0;
     r->held_ns = 0;
-    r->due = POLL_RUN_GROUP;
+    r->due = r->group;
     r->read_ns = now_ns;
 }
 
@@ -88,9 +103,9 @@ void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t
     r->frame = frame;
     r->read_ns = end_ns;
     r->mean_ns = dur_ns;
-    r->pending = r->held_polls = r->tallied = r->streak_from = r->tight = 0;
+    r->pending = r->held_polls = r->tallied = r->streak_from = r->tight = r->cpu_polls = 0;
     r->held_ns = r->cpu_at_ns = 0;
-    r->due = POLL_RUN_GROUP;
+    r->due = r->group = POLL_RUN_GROUP;
     forget_nodes(r);
 }
 
@@ -178,17 +193,24 @@ void poll_run_group(hprof_thread *t)
     uint64_t now = hprof_now_ns();
     uint64_t span = since_read(r, now);
     uint32_t polls = r->pending - r->held_polls;
-    if (is_tight(span, polls)) {
+    if (is_tight_group(r, span, polls)) {
         /* a tight loop, and a group held before it was this loop interrupted */
         r->strikes = 0;
-        if (++r->tight % POLL_CPU_EVERY == 0) {
+        r->tight++;
+        if ((r->cpu_polls += polls) >= POLL_CPU_EVERY) {
+            r->cpu_polls = 0;
             r->cpu_ns = thread_cpu_ns();
             r->cpu_at_ns = now;
         }
         if (polls)
             r->mean_ns = span / polls;
+        if (r->group < POLL_RUN_GROUP_MAX)
+            r->group *= 2;
         credit(t, now, span + r->held_ns);
-    } else if (r->cpu_at_ns && !r->held_polls) {
+        return;
+    }
+    r->group = POLL_RUN_GROUP;
+    if (r->cpu_at_ns && !r->held_polls) {
         /* the CPU clock tells: the loop descheduled, or computing once
          * between two polls (the polls get their mean, the rest stays
          * computation, the run goes on) */
@@ -239,7 +261,7 @@ void poll_run_sampled(hprof_thread *t, uint32_t node, int inside, uint64_t late_
          * loop's, and so is a slow group held before it */
         r->strikes = 0;
         credit(t, now, span + r->held_ns);
-    } else if (polls && is_tight(span, polls)) {
+    } else if (polls && is_tight_group(r, span, polls)) {
         poll_run_group(t);
     } else {
         slow_loop(t, now); /* slow while the thread ran: computation in the loop */

@@ -6,7 +6,10 @@
  * (hpcc's MPIRandomAccess: a random table update between two MPI_Testany)
  * one read a poll costs the whole miss, 140 ns here, where the loop
  * without a tool overlaps its misses at 70 ns an iteration. So a run of
- * polls that complete nothing reads the clock once per POLL_RUN_GROUP:
+ * polls that complete nothing reads the clock once per group of polls,
+ * POLL_RUN_GROUP as the run starts, doubled at each tight group up to
+ * POLL_RUN_GROUP_MAX (the read costs a miss's overlap: ~190 ns in
+ * `callcost mempolls`, 3 ns a poll in groups of 64):
  *
  *  - a poll that completes nothing, timed on its own (two reads), opens a
  *    run at its frame; the next polls from that frame (any MPI_Test*,
@@ -18,18 +21,22 @@
  *    return addresses, and an unwind token (unwind.h) says in four loads
  *    that the frame's caller is still the activation those were found
  *    in; the latest node's polls are those since it became the latest.
- *    Every POLL_RUN_GROUP-th reads the clock and gives the group's nodes
+ *    A group's last poll reads the clock and gives the group's nodes
  *    their visits and the time since the previous read, by their polls
  *    (the loop's instructions between polls count as the waiting they are
- *    part of, as in a single poll chained to the previous one);
+ *    part of, as in a single poll chained to the previous one); a grown
+ *    group is tight only if its time beyond the loop's pace (twice the
+ *    last mean a poll) fits a first group's allowance, so that computation
+ *    once between two polls is told at the same size however long the
+ *    run;
  *  - a group whose mean time per poll exceeds HPROF_POLL_GAP_NS, in a run
- *    that has read the thread's CPU clock (every POLL_CPU_EVERY-th fast
- *    group: a system call per 4096 polls), is told by that clock: off the
+ *    that has read the thread's CPU clock (after every POLL_CPU_EVERY polls
+ *    in fast groups: a system call per 4096 polls), is told by that clock: off the
  *    CPU for most of its excess, the tight loop descheduled, and its time
  *    is the loop's, MPI time; else computation once between two polls
  *    (its polls get the run's mean, the rest stays computation, the run
  *    goes on);
- *  - without that clock (a run's first 4096 polls) such a group is held
+ *  - without that clock (a run's first ~5000 polls) such a group is held
  *    until the next group says what it was: the tight loop interrupted
  *    (the thread descheduled, a page fault) when the next group is fast,
  *    and then its time is the loop's; a loop with computation between its
@@ -51,7 +58,7 @@
  *
  * Visits and bytes stay exact (a run's visits reach the call tree when it
  * credits: at each group and when it ends); a run's time is measured up to its last
- * read and estimated for at most POLL_RUN_GROUP - 1 polls after it; the
+ * read and estimated for at most POLL_RUN_GROUP_MAX - 1 polls after it; the
  * shortest and longest call are left to polls timed alone. The sampler's
  * sum (sampled + MPI time = window) holds as ever: what is credited here is
  * subtracted from the sampler's interval. Called on the thread itself
@@ -66,7 +73,8 @@
 #include "runtime.h"
 #include "thread.h"
 
-#define POLL_RUN_GROUP 64 /* polls per clock read */
+#define POLL_RUN_GROUP 64      /* polls per clock read as a run starts, and after a slow group */
+#define POLL_RUN_GROUP_MAX 1024 /* ... doubled at each tight group up to this */
 
 /* Opens a run at frame after a poll that completed nothing, timed alone
  * (end_ns its end, dur_ns its time), unless runs are cooling down. */

@@ -126,8 +126,9 @@ static void report_window(const hprof_thread *t)
                   s->counted ? (double)s->handler_ns * 1e-3 / (double)s->counted : 0.0,
                   (double)s->handler_max_ns * 1e-3);
     if (t->polls_grouped)
-        hprof_verbose(1, "thread %d: %llu polls timed in groups (one clock read per %d polls)",
-                      t->index, (unsigned long long)t->polls_grouped, POLL_RUN_GROUP);
+        hprof_verbose(1, "thread %d: %llu polls timed in groups, %llu groups (one clock read per %d to %d polls)",
+                      t->index, (unsigned long long)t->polls_grouped, (unsigned long long)t->poll_credits,
+                      POLL_RUN_GROUP, POLL_RUN_GROUP_MAX);
     if (t->polls_repeated)
         hprof_verbose(1, "thread %d: %llu polls that completed nothing added to the previous call's record without a walk",
                       t->index, (unsigned long long)t->polls_repeated);

@@ -55,9 +55,11 @@ typedef struct hprof_thread {
         uint64_t mean_ns;    /* time per poll of the last group (or the first poll) */
         uint32_t pending;    /* polls since read_ns (and in the held group): visits counted, time to come */
         uint32_t due;        /* pending polls at the next clock read */
+        uint32_t group;      /* polls a group, from POLL_RUN_GROUP up (poll_run.h) */
         uint32_t held_polls; /* a slow group's polls, held until the next group says what it was */
         uint64_t held_ns;    /* and its time */
         uint32_t tight;      /* groups of the run that were a tight loop */
+        uint32_t cpu_polls;  /* their polls since the thread's CPU clock was read (or the run began) */
         uint32_t tallied;    /* pending polls counted as repeats or not when added (the others are) */
         uint32_t streak_from; /* pending polls when the latest entry became the latest */
         uint64_t cpu_ns, cpu_at_ns; /* the thread's CPU clock read in the run, and the time then (0: none) */
@@ -75,6 +77,7 @@ typedef struct hprof_thread {
         uint32_t strikes;    /* slow groups in a row: each doubles the next cooldown */
     } poll;
     uint64_t polls_grouped; /* polls timed in groups (HPROF_VERBOSE=1) */
+    uint64_t poll_credits;  /* and the groups they were credited in */
     uint64_t polls_repeated; /* polls that completed nothing recorded that way (HPROF_VERBOSE=1) */
     uint64_t ended_threads; /* >0: not a thread but the location that many ended threads
                              * with this start_routine were merged into */

@@ -14,7 +14,10 @@
  * chunk() (CHUNK_US of computation) every CHUNK_EVERY polls. That time is
  * computation, not MPI time: the thread ran through it (its CPU clock,
  * read by hprof once in a while in a long polling run, says so), and a
- * sample in another function ends the polling run.
+ * sample in another function ends the polling run. CHUNK_US is less than
+ * a grown group's allowance by HPROF_POLL_GAP_NS alone (1024 polls x 1 us,
+ * poll_run.h), more than a first group's (64 us): a long run must catch it
+ * by the loop's pace, with its CPU clock read by then.
  *
  * Prints check_csv.py expectations and `descheduled FRACTION` (how much
  * of the wait rank 0's thread was not running, from its CPU clock).
@@ -27,7 +30,7 @@
 #include <time.h>
 
 #define WAIT_MS 60
-#define CHUNK_US 3000
+#define CHUNK_US 500
 #define CHUNK_EVERY 20000
 
 static volatile int hog_stop;

@@ -91,6 +91,7 @@ def per_call(exe, lines):
                  "two reads):\n")
     per_call_table(exe, lines, "polls")
     per_call_mempolls(exe, lines)
+    per_call_poll_step(exe, lines)
     lines.append("\nThree call sites of one function in turn (MPI_Barrier, MPI_Test, MPI_Iprobe completing "
                  "nothing), per call: the frame is unchanged, so each call site's node is known without a "
                  "walk (unwind_mpi_cached):\n")
@@ -144,6 +145,23 @@ def per_call_mempolls(exe, lines):
             depth, fmt(r["none"], "ns"), fmt(f["floor"], "ns"), fmt(r["count"], "ns"), fmt(r["paths"], "ns"),
             fmt(r["alone"], "ns"), med(f["floor"]), med(r["count"]), med(r["paths"]), med(r["alone"]),
             os.getloadavg()[0]))
+
+POLL_STEP_EXTRA = (0, 2, 4, 8, 16)
+
+def per_call_poll_step(exe, lines):
+    """Where the miss-bound loop's step lies: a wrapper that sees the poll's
+    result, with K register adds more (bench/poll_step.c)."""
+    lines.append("\nThe step of that loop (bench/poll_step.c): the least a poll wrapper that sees the poll's "
+                 "result does (the PMPI call, then a count when it completed nothing), and the same with K "
+                 "register adds before the call (no memory touched, nothing waits for them). Above no tool, "
+                 "side by side:\n")
+    lines.append("| depth | no tool | " + " | ".join("%d adds" % k for k in POLL_STEP_EXTRA) + " | load (1 min) |")
+    lines.append("|---" * (len(POLL_STEP_EXTRA) + 3) + "|")
+    variants = [("none", None)] + [("k%d" % k, {"LD_PRELOAD": poll_step_so(k)}) for k in POLL_STEP_EXTRA]
+    r, _ = side_by_side(variants, exe, ["mempolls", 10, 2000000])
+    base = statistics.median(r["none"])
+    lines.append("| 10 | %s | %s | %.1f |" % (fmt(r["none"], "ns"), " | ".join(
+        "+%.1f ns" % (statistics.median(r["k%d" % k]) - base) for k in POLL_STEP_EXTRA), os.getloadavg()[0]))
 
 def per_call_threads(exe, lines):
     lines.append("\n## Per-call cost with concurrent threads (MPI_THREAD_MULTIPLE), depth 10\n")
@@ -609,11 +627,19 @@ def dilation_heldout(lines):
                  "mpirun and its processes, less hit by the machine's load than the wall clock. mpiP: not "
                  "measured here (no Debian package).\n")
 
+def preload_so(source, name, *flags):
+    """bench/SOURCE built for BENCH_MPI as a library to preload."""
+    so = os.path.join(OUT, name)
+    sh(["mpicc." + MPI, "-O2", "-shared", "-fPIC"] + list(flags) + [os.path.join(ROOT, "bench", source), "-o", so])
+    return so
+
+def poll_step_so(extra):
+    """bench/poll_step.c with EXTRA register adds."""
+    return preload_so("poll_step.c", "poll_step_%d.so" % extra, "-DEXTRA=%d" % extra)
+
 def interpose_floor_so():
-    """bench/interpose_floor.c built for BENCH_MPI: poll wrappers that only count."""
-    floor = os.path.join(OUT, "interpose_floor.so")
-    sh(["mpicc." + MPI, "-O2", "-shared", "-fPIC", os.path.join(ROOT, "bench", "interpose_floor.c"), "-o", floor])
-    return floor
+    """bench/interpose_floor.c: poll wrappers that only count."""
+    return preload_so("interpose_floor.c", "interpose_floor.so")
 
 def hpcc_floor(lines):
     """4b: hpcc against the least an interposing tool costs (bench/interpose_floor.c)."""

@@ -20,37 +20,15 @@
 #define EXTRA 0
 #endif
 
-#define ADD1 "add $1, %%r11\n"
-#define ADD2 ADD1 ADD1
-#define ADD4 ADD2 ADD2
-#define ADD8 ADD4 ADD4
-#define ADD16 ADD8 ADD8
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static __thread unsigned long polls __attribute__((tls_model("initial-exec")));
-
-static inline void extra_adds(void)
-{
-#if EXTRA & 1
-    __asm__ volatile(ADD1 ::: "r11");
-#endif
-#if EXTRA & 2
-    __asm__ volatile(ADD2 ::: "r11");
-#endif
-#if EXTRA & 4
-    __asm__ volatile(ADD4 ::: "r11");
-#endif
-#if EXTRA & 8
-    __asm__ volatile(ADD8 ::: "r11");
-#endif
-#if EXTRA & 16
-    __asm__ volatile(ADD16 ::: "r11");
-#endif
-}
 
 int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
 {
     unsigned long *counter = &polls;
-    extra_adds();
+    __asm__ volatile(".rept " STR(EXTRA) "\n add $1, %%r11\n .endr" ::: "r11");
     int rc = PMPI_Testany(count, requests, index, flag, status);
     if (rc == MPI_SUCCESS && (*flag == 0 || *index == MPI_UNDEFINED))
         ++*counter;

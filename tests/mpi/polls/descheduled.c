@@ -19,6 +19,13 @@
  * poll_run.h), more than a first group's (64 us): a long run must catch it
  * by the loop's pace, with its CPU clock read by then.
  *
+ * Phase "late": one LATE_US chunk at poll LATE_AT of a fresh polling run,
+ * which has grown its groups past the 64 polls a CPU clock read once
+ * counted by (then the first read came ~60,000 polls into a run): without
+ * that clock the slow group is held and the fast one after it makes it the
+ * loop's time. The CPU clock must have been read by then (poll_run.h:
+ * every 4096 polls of tight groups), so that the chunk stays computation.
+ *
  * Prints check_csv.py expectations and `descheduled FRACTION` (how much
  * of the wait rank 0's thread was not running, from its CPU clock).
  */
@@ -32,10 +39,12 @@
 #define WAIT_MS 60
 #define CHUNK_US 500
 #define CHUNK_EVERY 20000
+#define LATE_US 12000
+#define LATE_AT 20000
 
 static volatile int hog_stop;
-static long visits_desched, visits_chunked;
-static double chunk_spun;
+static long visits_desched, visits_chunked, visits_late;
+static double chunk_spun, late_spun;
 
 static double clock_s(clockid_t c)
 {
@@ -79,11 +88,11 @@ static __attribute__((noipa)) double desched_wait(MPI_Request *r, double *cpu)
     return clock_s(CLOCK_MONOTONIC) - t0;
 }
 
-static __attribute__((noipa)) void chunk(void)
+static __attribute__((noipa)) void chunk(long us, double *spun)
 {
     double a = clock_s(CLOCK_MONOTONIC);
-    spin_s(CHUNK_US * 1e-6);
-    chunk_spun += clock_s(CLOCK_MONOTONIC) - a;
+    spin_s(us * 1e-6);
+    *spun += clock_s(CLOCK_MONOTONIC) - a;
 }
 
 static __attribute__((noipa)) double chunked_wait(MPI_Request *r)
@@ -94,9 +103,39 @@ static __attribute__((noipa)) double chunked_wait(MPI_Request *r)
         MPI_Test(r, &flag, MPI_STATUS_IGNORE);
         visits_chunked++;
         if (i % CHUNK_EVERY == 0)
-            chunk();
+            chunk(CHUNK_US, &chunk_spun);
     }
     return clock_s(CLOCK_MONOTONIC) - t0;
+}
+
+static __attribute__((noipa)) double late_wait(MPI_Request *r)
+{
+    int flag = 0;
+    double t0 = clock_s(CLOCK_MONOTONIC);
+    for (long i = 1; !flag; i++) {
+        MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+        visits_late++;
+        if (i == LATE_AT)
+            chunk(LATE_US, &late_spun);
+    }
+    return clock_s(CLOCK_MONOTONIC) - t0;
+}
+
+/* Rank 0 waits in phase (tag) for rank 1, which computes WAIT_MS first. */
+static double waited_for(int rank, int tag, double (*wait)(MPI_Request *))
+{
+    int in = 0, out = 1;
+    double waited = 0;
+    MPI_Request r;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        MPI_Irecv(&in, 1, MPI_INT, 1, tag, MPI_COMM_WORLD, &r);
+        waited = wait(&r);
+    } else if (rank == 1) {
+        spin_s(WAIT_MS * 1e-3);
+        MPI_Send(&out, 1, MPI_INT, 0, tag, MPI_COMM_WORLD);
+    }
+    return waited;
 }
 
 int main(int argc, char **argv)
@@ -121,14 +160,8 @@ int main(int argc, char **argv)
         spin_s(WAIT_MS * 1e-3);
         MPI_Send(&out, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
-        MPI_Irecv(&in, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, &r);
-        chunked = chunked_wait(&r);
-    } else if (rank == 1) {
-        spin_s(WAIT_MS * 1e-3);
-        MPI_Send(&out, 1, MPI_INT, 0, 2, MPI_COMM_WORLD);
-    }
+    chunked = waited_for(rank, 2, chunked_wait);
+    double late = waited_for(rank, 3, late_wait);
     if (rank == 0) {
         printf("desched\tglob:*;desched_wait;MPI_Test\t0\tvisits\t==\t%ld\n", visits_desched);
         printf("desched_time\tglob:*;desched_wait;MPI_Test\t0\ttime\t>=\t%.6f\n", waited * 0.85);
@@ -136,7 +169,11 @@ int main(int argc, char **argv)
         printf("chunked\tglob:*;chunked_wait;MPI_Test\t0\tvisits\t==\t%ld\n", visits_chunked);
         printf("chunked_time\tglob:*;chunked_wait;MPI_Test\t0\ttime\t<=\t%.6f\n",
                (chunked - chunk_spun) * 1.05 + 0.3 * chunk_spun + 0.001);
+        printf("late\tglob:*;late_wait;MPI_Test\t0\tvisits\t==\t%ld\n", visits_late);
+        printf("late_time\tglob:*;late_wait;MPI_Test\t0\ttime\t<=\t%.6f\n",
+               (late - late_spun) * 1.05 + 0.1 * late_spun + 0.001);
         printf("chunk_spun %.6f of %.6f\n", chunk_spun, chunked);
+        printf("late_spun %.6f of %.6f\n", late_spun, late);
     }
     MPI_Finalize();
     return 0;

@@ -39,6 +39,8 @@ static const hprof_var vars[] = {
     INT("HPROF_THUNKS", thunks, 0, 1, 1, "1/0: use the thunk stack"),
     INT("HPROF_PRELEARN", prelearn, 0, 1, 1, "1/0: learn the executable's recipes when sampling starts"),
     INT("HPROF_PYTHON", python, 0, 1, 1, "1/0: name Python functions in call paths (CPython 3.11)"),
+    INT("HPROF_SYSTEM_LINES", system_lines, 0, 1, 0,
+        "1: source lines in the system's libraries too (from their debug files), 0: their function names only"),
     STRING("HPROF_METRICS", metrics, "comma list of PAPI events; default: none"),
     INT("HPROF_MAX_CALLPATHS", max_nodes, 1024, 1 << 30, 1 << 18, "call-tree nodes per thread"),
     INT("HPROF_COMPRESS", compress, 0, 1, 1, "1: zlib-compressed metric data, 0: plain"),

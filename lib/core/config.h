@@ -27,6 +27,7 @@ typedef struct hprof_config_t {
     int thunks;                /* HPROF_THUNKS */
     int prelearn;              /* HPROF_PRELEARN: the program's recipes learned at the start (unwind/prelearn.c) */
     int python;                /* HPROF_PYTHON: Python functions in call paths (unwind/py_runtime.h) */
+    int system_lines;          /* HPROF_SYSTEM_LINES: source lines of system libraries (report/merge/symbols.c) */
     const char *metrics;       /* HPROF_METRICS, NULL: none */
     int verbose;               /* HPROF_VERBOSE */
     int max_nodes;             /* HPROF_MAX_CALLPATHS: call-tree nodes per thread */

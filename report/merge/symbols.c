@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cct.h"
+#include "config.h"
 #include "hashmap.h"
 #include "modules.h"
 
@@ -29,6 +30,7 @@ struct symbols {
     Dwfl **unloaded;   /* per module id, made on first use: modules unloaded since */
     int nunloaded;
     demangle_fn demangle;
+    char exe[4096];    /* the program's own file ("": unknown) */
     char **owned;      /* strings handed out, freed at close */
     size_t nowned, owned_cap;
 };
@@ -101,6 +103,8 @@ symbols *symbols_open(void)
     modules_refresh();
     s->dwfl = modules_dwfl(-1);
     s->demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    ssize_t n = readlink("/proc/self/exe", s->exe, sizeof s->exe - 1);
+    s->exe[n > 0 ? n : 0] = '\0';
     return s;
 }
 
@@ -260,6 +264,23 @@ int symbols_function(symbols *s, uint64_t pc, sym_info *info)
     return rc;
 }
 
+/* Is the module a library of the system's (under /lib, /usr/lib, ...), not
+ * the program itself? Their line tables come from debug packages
+ * (libc6-dbg): large and compressed, ~50-90 ms of inflating a rank for
+ * libc's, and what a profile of the program needs from them is the
+ * function's name. */
+static int system_library(const symbols *s, Dwfl_Module *mod)
+{
+    static const char *const dirs[] = { "/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/" };
+    const char *path = module_path(mod);
+    if (s->exe[0] && strcmp(path, s->exe) == 0)
+        return 0;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+            return 1;
+    return 0;
+}
+
 int symbols_line(symbols *s, uint64_t pc, const char **file, int *line)
 {
     *file = NULL;
@@ -267,6 +288,8 @@ int symbols_line(symbols *s, uint64_t pc, const char **file, int *line)
     uint64_t tag;
     Dwfl *dwfl = dwfl_of(s, &pc, &tag);
     Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, pc) : NULL;
+    if (mod && !hprof_config.system_lines && system_library(s, mod))
+        return -1;
     Dwfl_Line *l = mod ? dwfl_module_getsrc(mod, pc) : NULL;
     if (!l)
         return -1;

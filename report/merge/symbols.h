@@ -30,7 +30,10 @@ void     symbols_close(symbols *s);
  * ~50 ms of decompression for the start-up frame above main). */
 int symbols_function(symbols *s, uint64_t pc, sym_info *info);
 
-/* Source file and line of pc; returns 0, or -1 if there is no line info. */
+/* Source file and line of pc; returns 0, or -1 if there is no line info,
+ * or pc is in a system library (under /lib, /usr/lib, ...: their lines come
+ * from debug packages, and libc's cost ~50-90 ms a rank to read) and
+ * HPROF_SYSTEM_LINES is not 1. */
 int symbols_line(symbols *s, uint64_t pc, const char **file, int *line);
 
 /* "libfoo.so.1+0x1234": pc as its object's file name and ELF address (what

@@ -50,7 +50,7 @@ for cols in "" 70; do
     done
 done
 v --fold libs --metric visits --threshold 0 > fold.txt
-if grep -qE '^ +[0-9]+ .*  +\[libc\.so\.6\] ' fold.txt && grep -qE '^ +[0-9]+ .*    +by_value ' fold.txt &&
+if grep -qE '^ +[0-9]+ .*  +\[libc\.so\.6\] ' fold.txt && grep -qE '^ +[0-9]+ .*    +by_value( |$)' fold.txt &&
    ! grep -qE '  (qsort|msort)' fold.txt; then
     ok "fold libs: qsort's frames are one [libc.so.6] node above the comparator"
 else notok "fold libs: qsort's frames" "$(sed -n '/call path/,$p' fold.txt | head -n 5 | tr '\n' '|')"; fi

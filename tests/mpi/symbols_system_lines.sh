@@ -5,7 +5,8 @@
 # debug packages: libc6-dbg's cost every rank 50-90 ms at MPI_Finalize).
 # The same library with DWARF, libsyslines.so, is loaded from the test's
 # folder and from /usr/lib/debug (a tmpfs in a mount namespace of this
-# test's own), and its MPI_Barrier call site is read from hprof-view --mpi.
+# test's own), and its MPI_Barrier call site and sys_sync's first line are
+# read from hprof-view --json.
 . "$(dirname "$0")/progs/lib.sh"
 require_built "system lines build"
 export HPROF_SAMPLING_HZ=0

@@ -8,15 +8,18 @@
  *   <id>.index  "CUBEX.INDEX", uint32 1 (byte-order check), uint16 0
  *               (version), uint8 1 (sparse), uint32 n, then positions
  *               0..n-1: every cnode is listed.
- *   <id>.data   compressed (default): "ZCUBEX.DATA", uint64 b, b x {uint64
+ *   <id>.data   compressed (default): "ZCUBEX.DATA", uint64 n, n x {uint64
  *               uncompressed offset, uint64 offset after the table, uint64
- *               size}, then b zlib streams, each a block of whole rows;
+ *               size}, then n zlib streams, one a row, as cubew writes
+ *               them: cubelib inflates each into a buffer of one row
+ *               (a stream of several rows fails there: "Insufficient
+ *               output buffer space");
  *               plain: "CUBEX.DATA", then the rows.
  * Rows sit in the metric's row order (preorder for EXCLUSIVE metrics,
- * cubelib's wide order for INCLUSIVE ones) and the blocks follow each
- * other in that order, so a reader that inflates the blocks one after
- * another (pyCubexR) and one that follows the table (cubelib, hprof's)
- * see the same rows. Rows are therefore accepted in row order only
+ * cubelib's wide order for INCLUSIVE ones) and the streams follow each
+ * other in that order, so a reader that inflates them one after another
+ * (pyCubexR) and one that follows the table (cubelib, hprof's) see the
+ * same rows. Rows are therefore accepted in row order only
  * (cube_writer_row_cnode) and streamed at once.
  * All numbers are in native byte order, which the index marker records.
  */
@@ -61,13 +64,13 @@ struct cube_writer {
     int cur, next_row;          /* the metric being written */
     cw_member data;
     long long table_off, seg_start;
-    uint64_t *table;            /* 3 per block */
-    unsigned char *block, *zbuf;
+    uint64_t *table;            /* 3 per row */
+    unsigned char *row, *zbuf;  /* one row, as stored; its stream */
     size_t rowbytes, zcap;
-    int rows_per_block, nblocks, block_rows; /* block_rows: rows in `block` now */
-    int block_nonzero;          /* a bit of `block` is set */
-    unsigned char *zero_z;      /* a full block of zeros, compressed once */
-    uLongf zero_zlen;
+    z_stream z;                 /* reset for every row */
+    int z_ready;
+    unsigned char *zero_z;      /* a row of zeros, compressed once */
+    size_t zero_zlen;
     cw_out out;                 /* last: holds the 64 KiB buffer */
 };
 
@@ -309,10 +312,6 @@ static int write_index(cube_writer *w, int file_id)
     return check_out(w);
 }
 
-/* Blocks of whole rows, about CW_BLOCK_BYTES uncompressed: large enough that
- * the table and zlib's per-stream overhead stay small next to the data. */
-#define CW_BLOCK_BYTES (256u << 10)
-
 static int start_data(cube_writer *w, int file_id)
 {
     char name[32];
@@ -322,7 +321,7 @@ static int start_data(cube_writer *w, int file_id)
         cw_out_write(&w->out, "CUBEX.DATA", 10);
         return check_out(w);
     }
-    uint64_t n = (uint64_t)w->nblocks;
+    uint64_t n = (uint64_t)w->ncnodes;
     cw_out_write(&w->out, "ZCUBEX.DATA", 11);
     cw_out_write(&w->out, &n, 8);
     w->table_off = w->out.pos;
@@ -331,26 +330,43 @@ static int start_data(cube_writer *w, int file_id)
     return check_out(w);
 }
 
+/* A row is small (8 bytes a location): zlib's window and hash sized to it
+ * keep deflateReset, which clears the hash, cheap; the stream is the same
+ * zlib format whatever the window (inflate takes any). */
+static int start_deflate(cube_writer *w)
+{
+    int bits = 9;
+    while (bits < 15 && ((size_t)1 << bits) < w->rowbytes)
+        bits++;
+    int mem = bits - 7 < 1 ? 1 : bits - 7 > 8 ? 8 : bits - 7;
+    if (deflateInit2(&w->z, Z_BEST_SPEED, Z_DEFLATED, bits, mem, Z_DEFAULT_STRATEGY) != Z_OK)
+        return -1;
+    w->z_ready = 1;
+    return 0;
+}
+
 static int alloc_row_buffers(cube_writer *w)
 {
     w->rowbytes = (size_t)w->nlocs * 8;
-    size_t per = CW_BLOCK_BYTES / w->rowbytes;
-    w->rows_per_block = per < 1 ? 1 : per > (size_t)INT_MAX ? INT_MAX : (int)per;
-    w->nblocks = (w->ncnodes + w->rows_per_block - 1) / w->rows_per_block;
-    size_t blockbytes = (size_t)w->rows_per_block * w->rowbytes;
-    w->zcap = compressBound((uLong)blockbytes);
-    w->table = calloc((size_t)(w->nblocks ? w->nblocks : 1) * 3, sizeof *w->table);
-    w->block = malloc(blockbytes);
-    w->zbuf = w->compress ? malloc(w->zcap) : NULL;
-    w->block_rows = 0;
-    w->block_nonzero = 0;
-    return (w->table && w->block && (w->zbuf || !w->compress)) ? 0 : fail(w, "out of memory");
+    if (w->compress && !w->table) {
+        w->zcap = compressBound((uLong)w->rowbytes);
+        w->table = malloc((size_t)(w->ncnodes ? w->ncnodes : 1) * 24);
+        w->zbuf = malloc(w->zcap);
+        if (!w->table || !w->zbuf || (!w->z_ready && start_deflate(w) < 0))
+            return fail(w, "out of memory");
+    }
+    if (!w->row && !(w->row = malloc(w->rowbytes)))
+        return fail(w, "out of memory");
+    return 0;
 }
 
 static void free_row_buffers(cube_writer *w)
 {
-    free(w->table), free(w->block), free(w->zbuf);
-    w->table = NULL, w->block = w->zbuf = NULL;
+    free(w->table), free(w->row), free(w->zbuf), free(w->zero_z);
+    w->table = NULL, w->row = w->zbuf = w->zero_z = NULL;
+    if (w->z_ready)
+        deflateEnd(&w->z);
+    w->z_ready = 0;
 }
 
 int cube_writer_metric_begin(cube_writer *w, int metric)
@@ -400,80 +416,79 @@ static int encode_row(unsigned char *dst, const double *v, int n, int dtype)
     return any != 0;
 }
 
-/* A full block of zeros compresses to the same stream every time: most
- * blocks of a large profile (metrics no call path has, such as bytes put
- * by one-sided calls in a program that makes none) are such blocks. The
- * stream for `block`, or NULL when it is not a full block of zeros. */
-static const unsigned char *zero_block(cube_writer *w, size_t len, uLongf *zlen)
+/* `row` as one zlib stream into zbuf; its length, or 0 on failure. */
+static size_t deflate_row(cube_writer *w)
 {
-    if (w->block_nonzero || w->block_rows != w->rows_per_block)
-        return NULL;
+    if (deflateReset(&w->z) != Z_OK)
+        return 0;
+    w->z.next_in = w->row;
+    w->z.avail_in = (uInt)w->rowbytes;
+    w->z.next_out = w->zbuf;
+    w->z.avail_out = (uInt)w->zcap;
+    return deflate(&w->z, Z_FINISH) == Z_STREAM_END ? w->zcap - w->z.avail_out : 0;
+}
+
+/* Most rows of a large profile are zeros (metrics no call path has, such
+ * as bytes put by one-sided calls in a program that makes none): they
+ * all compress to one stream, made once. */
+static const unsigned char *zero_row_stream(cube_writer *w, size_t *zlen)
+{
     if (!w->zero_z) {
-        unsigned char *z = malloc(w->zcap);
-        uLongf n = (uLongf)w->zcap;
-        if (!z || compress2(z, &n, w->block, (uLong)len, Z_BEST_SPEED) != Z_OK) {
-            free(z);
+        memset(w->row, 0, w->rowbytes);
+        size_t n = deflate_row(w);
+        if (!n || !(w->zero_z = malloc(n)))
             return NULL;
-        }
-        w->zero_z = z;
+        memcpy(w->zero_z, w->zbuf, n);
         w->zero_zlen = n;
     }
     *zlen = w->zero_zlen;
     return w->zero_z;
 }
 
-/* Writes the rows gathered in `block`: as they are, or as one zlib stream
- * and its table entry. */
-static int flush_block(cube_writer *w)
+/* Writes the row: as it is, or as its stream and table entry. */
+static int put_row(cube_writer *w, int nonzero)
 {
-    size_t len = (size_t)w->block_rows * w->rowbytes;
-    if (len == 0)
-        return 0;
     if (!w->compress) {
-        cw_out_write(&w->out, w->block, len);
-    } else {
-        uLongf zlen = (uLongf)w->zcap;
-        const unsigned char *z = zero_block(w, len, &zlen);
-        if (!z && compress2(w->zbuf, &zlen, w->block, (uLong)len, Z_BEST_SPEED) != Z_OK)
-            return fail(w, "compression failed");
-        size_t k = (size_t)(w->next_row - w->block_rows) / (size_t)w->rows_per_block;
-        w->table[3 * k] = (uint64_t)(w->next_row - w->block_rows) * w->rowbytes;
-        w->table[3 * k + 1] = (uint64_t)(w->out.pos - w->seg_start);
-        w->table[3 * k + 2] = (uint64_t)zlen;
-        cw_out_write(&w->out, z ? z : w->zbuf, zlen);
+        cw_out_write(&w->out, w->row, w->rowbytes);
+        w->next_row++;
+        return check_out(w);
     }
-    w->block_rows = 0;
-    w->block_nonzero = 0;
+    size_t zlen = 0;
+    const unsigned char *z;
+    if (nonzero) {
+        zlen = deflate_row(w);
+        z = zlen ? w->zbuf : NULL;
+    } else {
+        z = zero_row_stream(w, &zlen);
+    }
+    if (!z)
+        return fail(w, "compression failed");
+    uint64_t *e = &w->table[3 * (size_t)w->next_row];
+    e[0] = (uint64_t)w->next_row * w->rowbytes;
+    e[1] = (uint64_t)(w->out.pos - w->seg_start);
+    e[2] = (uint64_t)zlen;
+    cw_out_write(&w->out, z, zlen);
+    w->next_row++;
     return check_out(w);
 }
 
-/* Appends n rows (n x nlocs values) to the metric, flushing full blocks. */
+/* Appends n rows (n x nlocs values). */
 static int append_rows(cube_writer *w, int n, const double *values)
 {
     int dtype = w->metrics[w->cur].dtype;
-    for (int k = 0; k < n; k++, values += w->nlocs) {
-        w->block_nonzero |= encode_row(w->block + (size_t)w->block_rows * w->rowbytes, values, w->nlocs,
-                                       dtype);
-        w->block_rows++;
-        w->next_row++;
-        if (w->block_rows == w->rows_per_block && flush_block(w) < 0)
+    for (int k = 0; k < n; k++, values += w->nlocs)
+        if (put_row(w, encode_row(w->row, values, w->nlocs, dtype)) < 0)
             return -1;
-    }
     return 0;
 }
 
-/* n rows of zeros: full blocks of them go out as the one cached stream. */
+/* n rows of zeros. */
 static int append_zero_rows(cube_writer *w, int n)
 {
-    while (n > 0) {
-        int k = w->rows_per_block - w->block_rows < n ? w->rows_per_block - w->block_rows : n;
-        memset(w->block + (size_t)w->block_rows * w->rowbytes, 0, (size_t)k * w->rowbytes);
-        w->block_rows += k;
-        w->next_row += k;
-        n -= k;
-        if (w->block_rows == w->rows_per_block && flush_block(w) < 0)
+    memset(w->row, 0, w->rowbytes);
+    for (int k = 0; k < n; k++)
+        if (put_row(w, 0) < 0)
             return -1;
-    }
     return 0;
 }
 
@@ -503,12 +518,9 @@ int cube_writer_metric_end(cube_writer *w)
         return w->state == ST_FAILED ? -1 : fail(w, "cube writer: metric_end outside a metric");
     if (w->next_row != w->ncnodes)
         return fail(w, "cube writer: metric ended after %d of %d cnodes", w->next_row, w->ncnodes);
-    if (flush_block(w) < 0)
-        return -1;
     if (w->compress)
-        cw_out_patch(&w->out, w->table_off, w->table, (size_t)w->nblocks * 24);
+        cw_out_patch(&w->out, w->table_off, w->table, (size_t)w->ncnodes * 24);
     cw_tar_end(&w->out, &w->data, 0);
-    free_row_buffers(w);
     if (check_out(w) < 0)
         return -1;
     w->metrics[w->cur].done = 1;
@@ -533,7 +545,7 @@ static void destroy(cube_writer *w)
 {
     cw_tmp_discard(&w->file);
     free_row_buffers(w);
-    free(w->metrics), free(w->pre_cnode), free(w->wide_cnode), free(w->zero_z);
+    free(w->metrics), free(w->pre_cnode), free(w->wide_cnode);
     free(w);
 }
 

@@ -2,8 +2,8 @@
  * cube_writer.h - streaming CUBE4 (.cubex) writer.
  *
  * A .cubex file is a tar archive: anchor.xml (definitions) and, per metric
- * id, <id>.index and <id>.data (ZCUBEX.DATA: zlib-compressed blocks of
- * rows, in row order; or plain CUBEX.DATA).
+ * id, <id>.index and <id>.data (ZCUBEX.DATA: one zlib stream per row, in
+ * row order, as cubew writes them; or plain CUBEX.DATA).
  * The writer streams: definitions first, then each metric's rows in cnode
  * order, so its memory does not grow with cnodes x locations x metrics.
  *
@@ -73,7 +73,7 @@ typedef struct cube_defs {
 cube_writer *cube_writer_create(const char *path, int overwrite_ok, char *err, size_t errlen);
 int cube_writer_define(cube_writer *w, const cube_defs *defs);
 
-/* Before define: 1 (the default) writes ZCUBEX.DATA (zlib blocks), 0 plain
+/* Before define: 1 (the default) writes ZCUBEX.DATA (zlib rows), 0 plain
  * CUBEX.DATA, as Score-P does by default. */
 int cube_writer_set_compress(cube_writer *w, int on);
 
@@ -90,7 +90,7 @@ int cube_writer_metric_row(cube_writer *w, int cnode, const double *values);
 int cube_writer_row_cnode(const cube_writer *w, int metric, int row); /* -1: no such row */
 /* n rows at once, from row position `row` on (the next one to write):
  * n x locations values, row after row, or values NULL for n rows of zeros
- * (cheap: whole blocks of zeros are compressed once). For callers that
+ * (cheap: a row of zeros is compressed once). For callers that
  * hold rows in row order already (the merge, whose metrics are all
  * EXCLUSIVE). */
 int cube_writer_metric_rows(cube_writer *w, int row, int n, const double *values);

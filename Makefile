@@ -61,7 +61,8 @@ define MPI_template
 $(1)_DIR  := $(BUILD)/$(1)
 $(1)_OBJS := $$(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(RUNTIME_SRCS)) \
              $(BUILD)/$(1)/obj/gen/wrappers_c.o $(BUILD)/$(1)/obj/gen/wrappers_f.o \
-             $(BUILD)/$(1)/obj/gen/wrappers_f08.o $(BUILD)/$(1)/obj/gen/fn_table.o
+             $(BUILD)/$(1)/obj/gen/wrappers_f08.o $(BUILD)/$(1)/obj/gen/fn_table.o \
+             $(BUILD)/$(1)/obj/gen/remapping_spec.o
 
 $(1): $(BUILD)/$(1)/libhprof.so $(BUILD)/$(1)/libhprof.a
 
@@ -71,6 +72,10 @@ $(BUILD)/$(1)/gen/stamp: $(GEN_INPUTS)
 	@touch $$@
 
 $(BUILD)/$(1)/gen/wrappers_c.c $(BUILD)/$(1)/gen/wrappers_f.c $(BUILD)/$(1)/gen/wrappers_f08.c $(BUILD)/$(1)/gen/fn_table.c $(BUILD)/$(1)/gen/fn_ids.h: $(BUILD)/$(1)/gen/stamp
+
+$(BUILD)/$(1)/gen/remapping_spec.c: report/merge/remapping.spec tools/embed_text.py
+	@mkdir -p $$(@D)
+	$(PYTHON) tools/embed_text.py $$< $$@.tmp hprof_remapping_spec remapping_spec.h && mv $$@.tmp $$@
 
 # Every object waits for the generated headers (fn_ids.h) the first time;
 # after that its .d file says which headers it reads.

@@ -7,11 +7,19 @@
 #include "fn_table.h"
 #include "metrics.h"
 #include "mpi_roles.h"
+#include "remapping_spec.h"
 
 static const char *paradigm_of(int kind)
 {
     return kind == REGION_MPI ? "mpi" : kind == REGION_FUNCTION ? "sampling" : kind == REGION_PYTHON ? "python"
                                                                                                : "measurement";
+}
+
+/* Score-P puts every MPI region in module "MPI": cubelib's tools and
+ * remapping specs find MPI by it (cube_regioninfo, Scalasca's metrics). */
+static const char *module_of(const defs *g, const def_region *r)
+{
+    return r->kind == REGION_MPI ? "MPI" : defs_str(g, r->module);
 }
 
 static const char *fn_group(const char *name)
@@ -41,7 +49,7 @@ int profile_file_define(cube_writer *w, const defs *g, const char *const *nodes,
             const def_region *r = &g->regions[i];
             const char *name = defs_str(g, r->name);
             regions[i] = (cube_region_def){
-                name, defs_str(g, r->mangled), defs_str(g, r->module),
+                name, defs_str(g, r->mangled), module_of(g, r),
                 defs_str(g, r->file), r->begin_line, -1, paradigm_of(r->kind), role_of(r, name),
                 r->kind == REGION_PROGRAM ? "The program: root of the call tree" : NULL };
         }
@@ -53,6 +61,8 @@ int profile_file_define(cube_writer *w, const defs *g, const char *const *nodes,
                         "machine", nodes, nnodes, procs, nprocs, attr_keys, attr_values, nattrs };
         rc = cube_writer_define(w, &d);
     }
+    if (rc == 0)
+        rc = cube_writer_add_member(w, REMAPPING_SPEC_MEMBER, hprof_remapping_spec, strlen(hprof_remapping_spec));
     free(regions);
     free(cnodes);
     return rc;

@@ -1,6 +1,7 @@
 /*
  * profile_file.h - hands unified definitions to the CUBE writer: regions,
- * cnodes, the metrics of metrics.h and the system tree. Shared by the
+ * cnodes, the metrics of metrics.h and the system tree, then the
+ * remapping spec (remapping_spec.h). Shared by the
  * cross-rank merge and the per-rank fallback file.
  */
 #ifndef HPROF_PROFILE_FILE_H

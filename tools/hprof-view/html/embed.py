@@ -6,18 +6,13 @@ The page is split at the placeholder /*HPROF_DATA*/: view_html.c prints
 the part before it, the profile's data as JSON, then the part after it.
 The Makefile runs it at build time (build/tools/gen/view_html_template.c).
 """
+import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from embed_text import literal  # noqa: E402  (tools/embed_text.py)
+
 MARK = "/*HPROF_DATA*/"
-
-
-def literal(text):
-    out = []
-    for line in text.splitlines(keepends=True):
-        esc = line.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-        esc = esc.replace("??", "?\\?")     # no trigraphs
-        out.append('    "%s"' % esc)
-    return "\n".join(out) if out else '    ""'
 
 
 def main():

@@ -18,6 +18,7 @@ static void cap_sampling_rate(void);
 
 static const char *const clocks[] = { "wall", "cpu", NULL }; /* enum hprof_sampling_clock */
 static const char *const polls[] = { "together", "split", NULL }; /* enum hprof_polls */
+static const char *const callsites[] = { "merge", "split", NULL }; /* enum hprof_callsites */
 
 #define INT(var, f, l, h, d, text) \
     { var, HPROF_VAR_INT, &hprof_config.f, l, h, d, NULL, NULL, text, 0 }
@@ -48,6 +49,8 @@ static const hprof_var vars[] = {
         "polls in a loop timed in groups while their mean time a poll is at most this; 0: each timed alone"),
     { "HPROF_POLLS", HPROF_VAR_CHOICE, &hprof_config.polls, 0, 0, HPROF_POLLS_TOGETHER, polls, NULL,
       "together, or split: polls that completed nothing also as metrics of their own", 0 },
+    { "HPROF_CALLSITES", HPROF_VAR_CHOICE, &hprof_config.callsites, 0, 0, HPROF_CALLSITES_MERGE, callsites,
+      NULL, "merge (one child per function, as Score-P) or split (a child per call site)", 0 },
     INT("HPROF_TIME_BUCKETS", time_buckets, 0, 65536, 256, "buckets of each thread's timeline, 0 turns it off"),
     INT("HPROF_TIME_PATHS", time_paths, 0, 1024, 16, "heaviest call paths kept over time, 0 turns it off"),
     ELSEWHERE("HPROF_BUILD", 0, "hprof-run: the folder holding <mpi>/libhprof.so"),

@@ -18,6 +18,9 @@
 enum hprof_sampling_clock { HPROF_CLOCK_WALL, HPROF_CLOCK_CPU };
 /* HPROF_POLLS: polls that completed nothing also as metrics of their own */
 enum hprof_polls { HPROF_POLLS_TOGETHER, HPROF_POLLS_SPLIT };
+/* HPROF_CALLSITES: the profile's call tree has one child per callee (as
+ * Score-P's), or one per call site */
+enum hprof_callsites { HPROF_CALLSITES_MERGE, HPROF_CALLSITES_SPLIT };
 
 typedef struct hprof_config_t {
     const char *output;        /* HPROF_OUTPUT, NULL: choose a new name */
@@ -34,6 +37,7 @@ typedef struct hprof_config_t {
     int compress;              /* HPROF_COMPRESS: 1 ZCUBEX data, 0 plain CUBEX data */
     int poll_gap_ns;           /* HPROF_POLL_GAP_NS: polls grouped while tight (lib/runtime/poll_run.h), 0 = off */
     int polls;                 /* HPROF_POLLS: enum hprof_polls */
+    int callsites;             /* HPROF_CALLSITES: enum hprof_callsites */
     int time_buckets;          /* HPROF_TIME_BUCKETS: timeline buckets per thread, 0 = off */
     int time_paths;            /* HPROF_TIME_PATHS: heaviest call paths kept over time, 0 = off */
 } hprof_config_t;

@@ -122,6 +122,7 @@ static void add_common(run_attrs *a, int size)
     add_u64(a, "hprof::ranks", (unsigned long long)size);
     add_u64(a, "hprof::sampling_hz", (unsigned long long)hprof_config.sampling_hz);
     add(a, "hprof::sampling_clock", hprof_config.sampling_clock == HPROF_CLOCK_CPU ? "cpu" : "wall");
+    add(a, "hprof::callsites", hprof_config.callsites == HPROF_CALLSITES_SPLIT ? "split" : "merge");
 }
 
 void run_attrs_collect(run_attrs *a, MPI_Comm comm)

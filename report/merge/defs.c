@@ -13,11 +13,12 @@
 
 #include "hashmap.h"
 
-defs *defs_new(void)
+defs *defs_new(int merge_sites)
 {
     defs *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
+    d->merge_sites = merge_sites != 0;
     d->string_ids = hmap_new();
     d->region_ids = hmap_new();
     if (!d->string_ids || !d->region_ids || idset_init(&d->cnode_ids) != 0) {
@@ -121,33 +122,46 @@ int defs_region(defs *d, const def_region *r)
 }
 
 /* The 32 bits of a cnode's key the index keeps (idset.h). */
-static uint32_t cnode_hash(const def_cnode *c)
+static uint32_t cnode_hash(const def_cnode *c, int merge_sites)
 {
     uint64_t h = (uint64_t)(uint32_t)c->parent * 0x9E3779B97F4A7C15ull;
     h ^= (uint64_t)(uint32_t)c->region * 0xC2B2AE3D27D4EB4Full;
-    h ^= ((uint64_t)(uint32_t)c->cs_file << 32 | (uint32_t)c->cs_line) * 0x165667B19E3779F9ull;
+    if (!merge_sites)
+        h ^= ((uint64_t)(uint32_t)c->cs_file << 32 | (uint32_t)c->cs_line) * 0x165667B19E3779F9ull;
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ull;
     return (uint32_t)(h >> 32);
 }
 
-typedef struct cnode_probe { const def_cnode *all, *c; } cnode_probe;
+typedef struct cnode_probe { const def_cnode *all, *c; int merge_sites; } cnode_probe;
 
 static int same_cnode(const void *ctx, int id)
 {
     const cnode_probe *p = ctx;
     const def_cnode *a = &p->all[id], *c = p->c;
-    return a->parent == c->parent && a->region == c->region && a->cs_file == c->cs_file &&
-           a->cs_line == c->cs_line;
+    return a->parent == c->parent && a->region == c->region &&
+           (p->merge_sites || (a->cs_file == c->cs_file && a->cs_line == c->cs_line));
+}
+
+/* Sites merged into one cnode: its call site stays where they all agree
+ * (whatever order ranks and threads bring them in). */
+static void merge_site(def_cnode *a, const def_cnode *c)
+{
+    if (a->cs_file != c->cs_file || a->cs_line != c->cs_line)
+        a->cs_file = a->cs_line = -1;
 }
 
 int defs_cnode(defs *d, const def_cnode *c)
 {
-    uint32_t h = cnode_hash(c);
-    cnode_probe probe = { d->cnodes, c };
+    uint32_t h = cnode_hash(c, d->merge_sites);
+    cnode_probe probe = { d->cnodes, c, d->merge_sites };
     uint64_t *slot = idset_find(&d->cnode_ids, h, same_cnode, &probe);
-    if (*slot)
-        return (int)(uint32_t)*slot - 1;
+    if (*slot) {
+        int id = (int)(uint32_t)*slot - 1;
+        if (d->merge_sites)
+            merge_site(&d->cnodes[id], c);
+        return id;
+    }
     if (reserve_one((void **)&d->cnodes, &d->cnodes_cap, d->ncnodes, sizeof *c) != 0)
         return -1;
     if (idset_insert(&d->cnode_ids, slot, h, d->ncnodes) != 0)
@@ -288,10 +302,12 @@ static int absorb_cnodes(rbuf *b, defs *d, const int *smap, int ns, const int *r
          * the cnode after the last one found is the first guess, and a
          * guess that matches is the answer (d holds each cnode once). */
         int guess = i > 0 ? map[i - 1] + 1 : 0;
-        cnode_probe probe = { d->cnodes, &c };
-        if (guess >= 0 && guess < d->ncnodes && same_cnode(&probe, guess))
+        cnode_probe probe = { d->cnodes, &c, d->merge_sites };
+        if (guess >= 0 && guess < d->ncnodes && same_cnode(&probe, guess)) {
             map[i] = guess;
-        else if ((map[i] = defs_cnode(d, &c)) < 0)
+            if (d->merge_sites)
+                merge_site(&d->cnodes[guess], &c);
+        } else if ((map[i] = defs_cnode(d, &c)) < 0)
             return -1;
     }
     return 0;

@@ -1,7 +1,10 @@
 /*
  * defs.h - the definitions of a profile: strings, regions and call-tree
  * nodes (cnodes), each unified on insert, so that adding the same region or
- * the same (parent, region, call site) twice yields the same id. Ranks
+ * the same (parent, region, call site) twice yields the same id; or, with
+ * call sites merged (Score-P's call tree: one child per callee region
+ * under a parent), the same (parent, region), the cnode keeping a call
+ * site only where every site merged into it agrees. Ranks
  * exchange definitions in serialized form and unify them straight from the
  * received bytes (defs_absorb_wire).
  */
@@ -36,10 +39,13 @@ typedef struct defs {
     def_cnode *cnodes;
     int ncnodes, cnodes_cap;
     struct hmap *string_ids, *region_ids;
-    idset cnode_ids;      /* cnodes by (parent, region, call site) */
+    idset cnode_ids;      /* cnodes by (parent, region[, call site]) */
+    int merge_sites;      /* call sites not part of a cnode's key */
 } defs;
 
-defs *defs_new(void);
+/* merge_sites: 1 for Score-P's shape, 0 for a cnode per call site. Every
+ * defs that absorbs another's wire must be made with the same value. */
+defs *defs_new(int merge_sites);
 void  defs_free(defs *d);
 
 /* Each returns the id of the (possibly existing) entry, or -1 on error

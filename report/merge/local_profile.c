@@ -33,12 +33,14 @@
 #include <string.h>
 
 #include "cct.h"
+#include "config.h"
 #include "fn_table.h"
 #include "hashmap.h"
 #include "locations.h"
 #include "program_id.h"
 #include "py_codes.h"
 #include "symbols.h"
+#include "time_bounds.h"
 
 #define TRANSPARENT (-2)
 
@@ -492,7 +494,7 @@ local_profile *local_profile_build(void)
     b.p = calloc(1, sizeof *b.p);
     if (!b.p)
         return NULL;
-    b.p->defs = defs_new();
+    b.p->defs = defs_new(hprof_config.callsites == HPROF_CALLSITES_MERGE);
     b.p->nthreads = hprof_locations_count();
     int nloc;
     location *loc = get_locations(&nloc);
@@ -521,6 +523,7 @@ local_profile *local_profile_build(void)
     hmap_free(b.region_by_code);
     free(b.regions);
     free(b.sites);
+    ok = ok && time_bounds_fill_max(b.p) == 0;
     if (!ok) {
         local_profile_free(b.p);
         return NULL;

@@ -14,6 +14,7 @@
 
 #include "cube_writer.h"
 #include "collect.h"
+#include "config.h"
 #include "defs.h"
 #include "defs_reduce.h"
 #include "local_profile.h"
@@ -157,7 +158,7 @@ static local_profile *empty_profile(void)
 {
     local_profile *p = calloc(1, sizeof *p);
     if (p) {
-        p->defs = defs_new();
+        p->defs = defs_new(hprof_config.callsites == HPROF_CALLSITES_MERGE);
         p->nthreads = 1;
         p->values = calloc((size_t)metrics_nlocal(), sizeof(double));
     }

@@ -42,6 +42,12 @@ def close(a, b):
     return a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
+def file_attr(cube, key):
+    """A top-level <attr> of anchor.xml (pyCubexR keeps them, unexposed)."""
+    anchor = getattr(cube, "_anchor_result", None)
+    return (getattr(anchor, "attrs", None) or {}).get(key)
+
+
 def check_shape(cube, problems):
     """One root named after the program, main (if any, a C one: not a
     Python function, paradigm python) directly under it."""
@@ -50,32 +56,52 @@ def check_shape(cube, problems):
         problems.append("%d roots" % len(roots))
         return
     root = cube.get_region(roots[0])
-    creator = cube.get_attr("Creator") if hasattr(cube, "get_attr") else None
+    creator = file_attr(cube, "Creator")
     if root.name == "main" and (creator or "").startswith("hprof"):
         problems.append("root is main, not the program")
     mains = [cn for cn in cube.all_cnodes()
              if cube.get_region(cn).name == "main" and cube.get_region(cn).paradigm != "python"]
     if mains and not any(cn.parent is roots[0] for cn in mains):
         problems.append("no main directly under the root %r" % root.name)
+    if file_attr(cube, "hprof::callsites") == "merge":
+        check_one_child_per_callee(cube, problems)
 
 
-def check_min_max(cube, metric, mv, problems):
-    """Shortest and longest calls exist on MPI call paths only (0 elsewhere,
-    never the 'no call yet' sentinel)."""
+def check_one_child_per_callee(cube, problems):
+    """Score-P's call tree: one child per callee region under a parent
+    (Extra-P names paths by region names and averages same-named siblings)."""
+    seen = set()
+    for cn in cube.all_cnodes():
+        key = (cn.parent.id if cn.parent is not None else -1, cube.get_region(cn).id)
+        if key in seen:
+            problems.append("two children of cnode %d call %s" % (key[0], cube.get_region(cn).name))
+            return
+        seen.add(key)
+
+
+def check_min_max(cube, metric, mv, view, problems):
+    """Shortest and longest calls are measured on MPI call paths; elsewhere
+    min_time is 0 and max_time the path's inclusive time (the longest one
+    visit can be: report/merge/time_bounds.h), never a sentinel."""
     for cn in cube.all_cnodes():
         vals = as_array(mv.cnode_values(cn))
         region = cube.get_region(cn)
-        if region.paradigm != "mpi" and vals.any():
-            problems.append("%s on %s (%s), not an MPI call path: %r"
-                            % (metric.name, region.name, region.paradigm, vals.max()))
         if vals.max(initial=0) > 3600 * 24 * 365:
             problems.append("%s on %s: %r s" % (metric.name, region.name, vals.max()))
+        if region.paradigm == "mpi":
+            continue
+        for loc, v in enumerate(vals):
+            want = 0.0 if metric.name == "min_time" else view.get((cn.id, loc, "time"), (0.0, 0.0))[1]
+            if not close(float(v), want):
+                problems.append("%s on %s (%s), not an MPI call path, location %d: %r, expected %r"
+                                % (metric.name, region.name, region.paradigm, loc, float(v), want))
+                return
 
 
 def check_metric(cube, metric, view, nlocs, problems):
     mv = cube.get_metric_values(metric)
     if metric.name in ("min_time", "max_time"):
-        check_min_max(cube, metric, mv, problems)
+        check_min_max(cube, metric, mv, view, problems)
     if mv.num_locations() != nlocs:
         problems.append("%s: %d locations, hprof-view has %d" % (metric.name, mv.num_locations(), nlocs))
         return

@@ -22,6 +22,13 @@ static const char *module_of(const defs *g, const def_region *r)
     return r->kind == REGION_MPI ? "MPI" : defs_str(g, r->module);
 }
 
+/* cubelib's cube_regioninfo (and Scalasca 1's tools) tell MPI regions by
+ * the description "MPI", as EPIK wrote them; Score-P leaves it empty. */
+static const char *descr_of(const def_region *r)
+{
+    return r->kind == REGION_MPI ? "MPI" : r->kind == REGION_PROGRAM ? "The program: root of the call tree" : NULL;
+}
+
 static const char *fn_group(const char *name)
 {
     for (int i = 0; name && i < hprof_fn_count; i++)
@@ -51,7 +58,7 @@ int profile_file_define(cube_writer *w, const defs *g, const char *const *nodes,
             regions[i] = (cube_region_def){
                 name, defs_str(g, r->mangled), module_of(g, r),
                 defs_str(g, r->file), r->begin_line, -1, paradigm_of(r->kind), role_of(r, name),
-                r->kind == REGION_PROGRAM ? "The program: root of the call tree" : NULL };
+                descr_of(r) };
         }
         for (int i = 0; i < g->ncnodes; i++) {
             const def_cnode *c = &g->cnodes[i];

@@ -793,6 +793,7 @@ def finalize_million(lines):
     for _ in range(reps):
         el, out, err = mpi_job(4, [exe, "mixed", MILLION_DEPTH],
                                {"HPROF_SAMPLING_HZ": "0", "HPROF_MAX_CALLPATHS": "2200000", "HPROF_VERBOSE": "1",
+                                "HPROF_CALLSITES": "split",
                                 "HPROF_OUTPUT": os.path.join(OUT, "million.cubex")})
         m = WROTE.search(err)
         hwm = re.search(r"^hwm_final 0 (\d+)", out, re.M)
@@ -806,7 +807,7 @@ def finalize_million(lines):
     lines.append("\n## 6b. Finalize at 1M call paths\n")
     lines.append("`limits mixed %d` (tests/mpi/reliability/limits.c: a binary tree of calls with 2^%d MPI "
                  "leaves on every rank, and 2^%d more under a branch that only the even, or only the odd, "
-                 "ranks have) on 4 ranks oversubscribed on %d cores, sampling off, "
+                 "ranks have) on 4 ranks oversubscribed on %d cores, sampling off, HPROF_CALLSITES=split (a call path per call site: merged, wide()'s two recursive calls are one path), "
                  "HPROF_MAX_CALLPATHS=2200000; %d rounds, median (min..max). merge+write: what rank 0 prints "
                  "at MPI_Finalize; peak RSS: rank 0's VmHWM after MPI_Finalize (the calling context tree of "
                  "the run itself included: rank 0's peak before MPI_Finalize is in brackets); CPU: rank 0's "

@@ -49,6 +49,7 @@ typedef struct collector {
     int *counts, *displs;
     double *rows;
     int chunk;
+    unsigned char *present, *mine; /* rows with a value: all ranks' (rank 0), this rank's */
 } collector;
 
 static int push(column *col, int row, int thread, double v)
@@ -193,6 +194,11 @@ static int alloc_buffers(collector *c)
 {
     const collect_job *j = c->job;
     size_t rows = (size_t)c->chunk, nloc = (size_t)j->nlocations;
+    size_t bitmap = ((size_t)j->nglobal + 7) / 8 + 1;
+    c->mine = malloc(bitmap);
+    c->present = j->rank == 0 ? malloc(bitmap) : NULL;
+    if (!c->mine || (j->rank == 0 && !c->present))
+        return -1;
     if (j->rank != 0)
         return 0;
     c->counts = malloc((size_t)j->nprocs * sizeof(int));
@@ -204,13 +210,30 @@ static int alloc_buffers(collector *c)
 
 static void free_buffers(collector *c)
 {
-    free(c->recv), free(c->counts), free(c->displs), free(c->rows);
+    free(c->recv), free(c->counts), free(c->displs), free(c->rows), free(c->present), free(c->mine);
+}
+
+/* The rows of metric m that hold a value on some rank, into rank 0's
+ * bitmap (collective); the count of them on rank 0, else 0. */
+static int rows_present(collector *c, int m)
+{
+    const collect_job *j = c->job;
+    size_t bytes = ((size_t)j->nglobal + 7) / 8;
+    memset(c->mine, 0, bytes + 1);
+    const column *col = m < c->ncols ? &c->cols[m] : NULL;
+    for (size_t k = 0; col && k < col->n; k++)
+        c->mine[col->cells[k].row / 8] |= (unsigned char)(1u << (col->cells[k].row % 8));
+    PMPI_Reduce(c->mine, c->present, (int)bytes, MPI_UNSIGNED_CHAR, MPI_BOR, 0, j->comm);
+    int n = 0;
+    for (size_t b = 0; j->rank == 0 && b < bytes; b++)
+        n += __builtin_popcount(c->present[b]);
+    return n;
 }
 
 int collect_values(const collect_job *j)
 {
     collector c = { j, j->w, j->columns ? j->columns->cols : NULL, j->columns ? j->columns->ncols : 0,
-                    NULL, NULL, NULL, NULL, 0 };
+                    NULL, NULL, NULL, NULL, 0, NULL, NULL };
     c.chunk = j->rank == 0 ? CHUNK_VALUES / (j->nlocations > 0 ? j->nlocations : 1) : 0;
     PMPI_Bcast(&c.chunk, 1, MPI_INT, 0, j->comm);
     if (c.chunk < 1)
@@ -222,7 +245,8 @@ int collect_values(const collect_job *j)
     /* Allocation failures must not break the collective pattern: agree first. */
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, j->comm);
     for (int m = 0; all_ok && m < metrics_count(); m++) {
-        if (c.w && (metrics_defs()[m].inclusive || cube_writer_metric_begin(c.w, m) != 0))
+        int npresent = rows_present(&c, m);
+        if (c.w && (metrics_defs()[m].inclusive || cube_writer_metric_begin_sparse(c.w, m, c.present, npresent) != 0))
             c.w = NULL; /* rows of an INCLUSIVE metric would not be in file id order */
         for (int c0 = 0; c0 < j->nglobal; c0 += c.chunk)
             exchange_chunk(&c, m, c0, j->nglobal - c0 < c.chunk ? j->nglobal - c0 : c.chunk);

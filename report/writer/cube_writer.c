@@ -3,30 +3,19 @@
  * temporary file, the tar member streams, anchor.xml and the per-metric
  * index and data members.
  *
- * Layout written, per metric <id> (id = preorder position in the metric
- * tree; cnode ids are preorder positions in the call tree, as Score-P's):
- *   <id>.index  "CUBEX.INDEX", uint32 1 (byte-order check), uint16 0
- *               (version), uint8 1 (sparse), uint32 n, then positions
- *               0..n-1: every cnode is listed.
- *   <id>.data   compressed (default): "ZCUBEX.DATA", uint64 n, n x {uint64
- *               uncompressed offset, uint64 offset after the table, uint64
- *               size}, then n zlib streams, one a row, as cubew writes
- *               them: cubelib inflates each into a buffer of one row
- *               (a stream of several rows fails there: "Insufficient
- *               output buffer space");
- *               plain: "CUBEX.DATA", then the rows.
- * Rows sit in the metric's row order (preorder for EXCLUSIVE metrics,
- * cubelib's wide order for INCLUSIVE ones) and the streams follow each
- * other in that order, so a reader that inflates them one after another
- * (pyCubexR) and one that follows the table (cubelib, hprof's) see the
- * same rows. Rows are therefore accepted in row order only
- * (cube_writer_row_cnode) and streamed at once.
+ * Per metric <id> (id = preorder position in the metric tree; cnode ids
+ * are preorder positions in the call tree, as Score-P's), <id>.index and
+ * <id>.data as cw_rows.h describes. Rows sit in the metric's row order
+ * (preorder for EXCLUSIVE metrics, cubelib's wide order for INCLUSIVE
+ * ones), so rows are accepted in row order only (cube_writer_row_cnode)
+ * and streamed at once.
  * All numbers are in native byte order, which the index marker records.
  */
 #include "cube_writer.h"
 #include "cw_anchor.h"
 #include "cw_order.h"
 #include "cw_out.h"
+#include "cw_rows.h"
 #include "cw_tar.h"
 #include "cw_tmpfile.h"
 
@@ -38,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <zlib.h>
 
 enum state { ST_CREATED, ST_DEFINED, ST_IN_METRIC, ST_FAILED };
 enum dtype { DT_UINT64, DT_INT64, DT_DOUBLE, DT_MIN, DT_MAX };
@@ -62,15 +50,8 @@ struct cube_writer {
     int compress;               /* ZCUBEX (1) or CUBEX (0) data */
     int *pre_cnode, *wide_cnode; /* row -> cnode per metric kind */
     int cur, next_row;          /* the metric being written */
-    cw_member data;
-    long long table_off, seg_start;
-    uint64_t *table;            /* 3 per row */
-    unsigned char *row, *zbuf;  /* one row, as stored; its stream */
-    size_t rowbytes, zcap;
-    z_stream z;                 /* reset for every row */
-    int z_ready;
-    unsigned char *zero_z;      /* a row of zeros, compressed once */
-    size_t zero_zlen;
+    cw_rows rows;               /* its members */
+    unsigned char *row;         /* one row, encoded */
     cw_out out;                 /* last: holds the 64 KiB buffer */
 };
 
@@ -286,102 +267,31 @@ int cube_writer_define(cube_writer *w, const cube_defs *defs)
 
 /* ---- metric rows --------------------------------------------------------- */
 
-static int write_index(cube_writer *w, int file_id)
-{
-    char name[32];
-    unsigned char head[22];
-    uint32_t one = 1, n = (uint32_t)w->ncnodes;
-    uint16_t version = 0;
-    memcpy(head, "CUBEX.INDEX", 11);
-    memcpy(head + 11, &one, 4);
-    memcpy(head + 15, &version, 2);
-    head[17] = 1;                           /* sparse format, listing all */
-    memcpy(head + 18, &n, 4);
-    cw_member m;
-    snprintf(name, sizeof name, "%d.index", file_id);
-    cw_tar_begin(&w->out, &m, name, w->mtime);
-    cw_out_write(&w->out, head, sizeof head);
-    uint32_t ids[1024];
-    for (uint32_t i = 0; i < n; i += 1024) {
-        uint32_t k = n - i < 1024 ? n - i : 1024;
-        for (uint32_t j = 0; j < k; j++)
-            ids[j] = i + j;
-        cw_out_write(&w->out, ids, 4 * (size_t)k);
-    }
-    cw_tar_end(&w->out, &m, 0);
-    return check_out(w);
-}
-
-static int start_data(cube_writer *w, int file_id)
-{
-    char name[32];
-    snprintf(name, sizeof name, "%d.data", file_id);
-    cw_tar_begin(&w->out, &w->data, name, w->mtime);
-    if (!w->compress) {
-        cw_out_write(&w->out, "CUBEX.DATA", 10);
-        return check_out(w);
-    }
-    uint64_t n = (uint64_t)w->ncnodes;
-    cw_out_write(&w->out, "ZCUBEX.DATA", 11);
-    cw_out_write(&w->out, &n, 8);
-    w->table_off = w->out.pos;
-    cw_out_zeros(&w->out, (size_t)n * 24);  /* the table, patched at the end */
-    w->seg_start = w->out.pos;
-    return check_out(w);
-}
-
-/* A row is small (8 bytes a location): zlib's window and hash sized to it
- * keep deflateReset, which clears the hash, cheap; the stream is the same
- * zlib format whatever the window (inflate takes any). */
-static int start_deflate(cube_writer *w)
-{
-    int bits = 9;
-    while (bits < 15 && ((size_t)1 << bits) < w->rowbytes)
-        bits++;
-    int mem = bits - 7 < 1 ? 1 : bits - 7 > 8 ? 8 : bits - 7;
-    if (deflateInit2(&w->z, Z_BEST_SPEED, Z_DEFLATED, bits, mem, Z_DEFAULT_STRATEGY) != Z_OK)
-        return -1;
-    w->z_ready = 1;
-    return 0;
-}
-
-static int alloc_row_buffers(cube_writer *w)
-{
-    w->rowbytes = (size_t)w->nlocs * 8;
-    if (w->compress && !w->table) {
-        w->zcap = compressBound((uLong)w->rowbytes);
-        w->table = malloc((size_t)(w->ncnodes ? w->ncnodes : 1) * 24);
-        w->zbuf = malloc(w->zcap);
-        if (!w->table || !w->zbuf || (!w->z_ready && start_deflate(w) < 0))
-            return fail(w, "out of memory");
-    }
-    if (!w->row && !(w->row = malloc(w->rowbytes)))
-        return fail(w, "out of memory");
-    return 0;
-}
-
-static void free_row_buffers(cube_writer *w)
-{
-    free(w->table), free(w->row), free(w->zbuf), free(w->zero_z);
-    w->table = NULL, w->row = w->zbuf = w->zero_z = NULL;
-    if (w->z_ready)
-        deflateEnd(&w->z);
-    w->z_ready = 0;
-}
-
-int cube_writer_metric_begin(cube_writer *w, int metric)
+int cube_writer_metric_begin_sparse(cube_writer *w, int metric, const unsigned char *present, int npresent)
 {
     if (w->state != ST_DEFINED)
         return w->state == ST_FAILED ? -1 : fail(w, "cube writer: metric_begin out of order");
     if (metric < 0 || metric >= w->nmetrics || w->metrics[metric].done)
         return fail(w, "cube writer: bad or repeated metric %d", metric);
-    int id = w->metrics[metric].file_id;
-    if (alloc_row_buffers(w) < 0 || write_index(w, id) < 0 || start_data(w, id) < 0)
-        return -1;
+    if (!w->row && !(w->row = malloc((size_t)w->nlocs * 8 + 1)))
+        return fail(w, "out of memory");
+    /* pyCubexR cannot read a MIN/MAXDOUBLE metric that leaves rows out
+     * (it makes the missing rows' zeros from a type they lack) */
+    int dt = w->metrics[metric].dtype;
+    if (dt == DT_MIN || dt == DT_MAX)
+        present = NULL;
+    if (cw_rows_begin(&w->rows, &w->out, w->msg, sizeof w->msg, w->metrics[metric].file_id, w->mtime,
+                      w->ncnodes, w->nlocs, w->compress, present, npresent) < 0)
+        return fail(w, NULL);
     w->cur = metric;
     w->next_row = 0;
     w->state = ST_IN_METRIC;
     return 0;
+}
+
+int cube_writer_metric_begin(cube_writer *w, int metric)
+{
+    return cube_writer_metric_begin_sparse(w, metric, NULL, 0);
 }
 
 int cube_writer_row_cnode(const cube_writer *w, int metric, int row)
@@ -416,79 +326,18 @@ static int encode_row(unsigned char *dst, const double *v, int n, int dtype)
     return any != 0;
 }
 
-/* `row` as one zlib stream into zbuf; its length, or 0 on failure. */
-static size_t deflate_row(cube_writer *w)
-{
-    if (deflateReset(&w->z) != Z_OK)
-        return 0;
-    w->z.next_in = w->row;
-    w->z.avail_in = (uInt)w->rowbytes;
-    w->z.next_out = w->zbuf;
-    w->z.avail_out = (uInt)w->zcap;
-    return deflate(&w->z, Z_FINISH) == Z_STREAM_END ? w->zcap - w->z.avail_out : 0;
-}
-
-/* Most rows of a large profile are zeros (metrics no call path has, such
- * as bytes put by one-sided calls in a program that makes none): they
- * all compress to one stream, made once. */
-static const unsigned char *zero_row_stream(cube_writer *w, size_t *zlen)
-{
-    if (!w->zero_z) {
-        memset(w->row, 0, w->rowbytes);
-        size_t n = deflate_row(w);
-        if (!n || !(w->zero_z = malloc(n)))
-            return NULL;
-        memcpy(w->zero_z, w->zbuf, n);
-        w->zero_zlen = n;
-    }
-    *zlen = w->zero_zlen;
-    return w->zero_z;
-}
-
-/* Writes the row: as it is, or as its stream and table entry. */
-static int put_row(cube_writer *w, int nonzero)
-{
-    if (!w->compress) {
-        cw_out_write(&w->out, w->row, w->rowbytes);
-        w->next_row++;
-        return check_out(w);
-    }
-    size_t zlen = 0;
-    const unsigned char *z;
-    if (nonzero) {
-        zlen = deflate_row(w);
-        z = zlen ? w->zbuf : NULL;
-    } else {
-        z = zero_row_stream(w, &zlen);
-    }
-    if (!z)
-        return fail(w, "compression failed");
-    uint64_t *e = &w->table[3 * (size_t)w->next_row];
-    e[0] = (uint64_t)w->next_row * w->rowbytes;
-    e[1] = (uint64_t)(w->out.pos - w->seg_start);
-    e[2] = (uint64_t)zlen;
-    cw_out_write(&w->out, z, zlen);
-    w->next_row++;
-    return check_out(w);
-}
-
-/* Appends n rows (n x nlocs values). */
+/* Appends n rows (n x nlocs values), or n rows of zeros (values NULL). */
 static int append_rows(cube_writer *w, int n, const double *values)
 {
     int dtype = w->metrics[w->cur].dtype;
-    for (int k = 0; k < n; k++, values += w->nlocs)
-        if (put_row(w, encode_row(w->row, values, w->nlocs, dtype)) < 0)
-            return -1;
-    return 0;
-}
-
-/* n rows of zeros. */
-static int append_zero_rows(cube_writer *w, int n)
-{
-    memset(w->row, 0, w->rowbytes);
-    for (int k = 0; k < n; k++)
-        if (put_row(w, 0) < 0)
-            return -1;
+    if (!values)
+        memset(w->row, 0, (size_t)w->nlocs * 8);
+    for (int k = 0; k < n; k++) {
+        int nonzero = values && encode_row(w->row, values + (size_t)k * (size_t)w->nlocs, w->nlocs, dtype);
+        if (cw_rows_put(&w->rows, w->row, nonzero) < 0)
+            return fail(w, NULL);
+        w->next_row++;
+    }
     return 0;
 }
 
@@ -509,20 +358,15 @@ int cube_writer_metric_rows(cube_writer *w, int row, int n, const double *values
     if (row != w->next_row || n < 0 || n > w->ncnodes - row)
         return fail(w, "cube writer: %d rows from row %d, expected row %d of %d", n, row, w->next_row,
                     w->ncnodes);
-    return values ? append_rows(w, n, values) : append_zero_rows(w, n);
+    return append_rows(w, n, values);
 }
 
 int cube_writer_metric_end(cube_writer *w)
 {
     if (w->state != ST_IN_METRIC)
         return w->state == ST_FAILED ? -1 : fail(w, "cube writer: metric_end outside a metric");
-    if (w->next_row != w->ncnodes)
-        return fail(w, "cube writer: metric ended after %d of %d cnodes", w->next_row, w->ncnodes);
-    if (w->compress)
-        cw_out_patch(&w->out, w->table_off, w->table, (size_t)w->ncnodes * 24);
-    cw_tar_end(&w->out, &w->data, 0);
-    if (check_out(w) < 0)
-        return -1;
+    if (cw_rows_end(&w->rows) < 0)
+        return fail(w, NULL);
     w->metrics[w->cur].done = 1;
     w->state = ST_DEFINED;
     return 0;
@@ -544,7 +388,8 @@ int cube_writer_add_member(cube_writer *w, const char *name, const void *data, s
 static void destroy(cube_writer *w)
 {
     cw_tmp_discard(&w->file);
-    free_row_buffers(w);
+    cw_rows_free(&w->rows);
+    free(w->row);
     free(w->metrics), free(w->pre_cnode), free(w->wide_cnode);
     free(w);
 }

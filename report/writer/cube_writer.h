@@ -2,8 +2,8 @@
  * cube_writer.h - streaming CUBE4 (.cubex) writer.
  *
  * A .cubex file is a tar archive: anchor.xml (definitions) and, per metric
- * id, <id>.index and <id>.data (ZCUBEX.DATA: one zlib stream per row, in
- * row order, as cubew writes them; or plain CUBEX.DATA).
+ * id, <id>.index and <id>.data (cw_rows.h: the rows listed, plain CUBEX.DATA
+ * or ZCUBEX.DATA with one zlib stream per row, as cubew writes them).
  * The writer streams: definitions first, then each metric's rows in cnode
  * order, so its memory does not grow with cnodes x locations x metrics.
  *
@@ -73,8 +73,9 @@ typedef struct cube_defs {
 cube_writer *cube_writer_create(const char *path, int overwrite_ok, char *err, size_t errlen);
 int cube_writer_define(cube_writer *w, const cube_defs *defs);
 
-/* Before define: 1 (the default) writes ZCUBEX.DATA (zlib rows), 0 plain
- * CUBEX.DATA, as Score-P does by default. */
+/* Before define: 1 (the default) writes ZCUBEX.DATA (zlib rows) where rows
+ * are long enough for it to pay (cw_rows.h), 0 plain CUBEX.DATA always, as
+ * Score-P does by default. */
 int cube_writer_set_compress(cube_writer *w, int on);
 
 /* Rows for one metric, in the metric's row order: row k holds the cnode
@@ -86,11 +87,19 @@ int cube_writer_set_compress(cube_writer *w, int on);
  * pass 0 for both at a (cnode, location) never visited, as Score-P does
  * (Cube shows 0 there; a reader's inclusive min then also sees 0). */
 int cube_writer_metric_begin(cube_writer *w, int metric);
+/* The same, storing only the rows whose bit is set in present (bit r of
+ * byte r/8 for row position r; npresent bits set): the index lists them,
+ * as Score-P lists only the call paths a metric has. The other rows must
+ * be zeros (a row that is not fails the metric); readers take them as 0.
+ * MINDOUBLE and MAXDOUBLE metrics store every row all the same (pyCubexR
+ * fails on a missing row of theirs). present must stay valid until
+ * cube_writer_metric_end. */
+int cube_writer_metric_begin_sparse(cube_writer *w, int metric, const unsigned char *present, int npresent);
 int cube_writer_metric_row(cube_writer *w, int cnode, const double *values);
 int cube_writer_row_cnode(const cube_writer *w, int metric, int row); /* -1: no such row */
 /* n rows at once, from row position `row` on (the next one to write):
  * n x locations values, row after row, or values NULL for n rows of zeros
- * (cheap: a row of zeros is compressed once). For callers that
+ * (cheap: rows of zeros are left out or compressed once). For callers that
  * hold rows in row order already (the merge, whose metrics are all
  * EXCLUSIVE). */
 int cube_writer_metric_rows(cube_writer *w, int row, int n, const double *values);

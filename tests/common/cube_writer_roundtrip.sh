@@ -73,6 +73,63 @@ if [ "$out" = "cannot create $W/nonexistent/x.cubex: No such file or directory" 
     ok "writer: nonexistent folder gives a clear error"
 else notok "writer: nonexistent folder" "$out"; fi
 
+# Rows declared present (the rest left out, as Score-P leaves them) and long
+# rows (40 locations: one zlib stream a row): every cell reads back, the
+# index lists exactly the rows present, the long rows are compressed.
+if "$WP" sparse "$W/sparse.cubex" > "$W/sparse.expected"; then
+    "$VIEW" --csv-ids "$W/sparse.cubex" > "$W/sparse.got" 2> "$W/err"
+    bad=$(python3 - "$W/sparse.expected" "$W/sparse.got" <<'PY'
+import csv, sys
+got = {}
+for row in csv.DictReader(open(sys.argv[2])):
+    got[(row["cnode"], row["location"], row["metric"])] = float(row["exclusive"])
+bad = []
+for line in open(sys.argv[1]):
+    if line.startswith("#"):
+        continue
+    c, l, m, v = line.strip().split(",")
+    if got.get((c, l, m), 0.0) != float(v):
+        bad.append("%s at cnode %s location %s: %r, wrote %s" % (m, c, l, got.get((c, l, m)), v))
+print("; ".join(bad[:3]) + (" (%d in all)" % len(bad) if bad else ""))
+PY
+)
+    [ -z "$bad" ] && ok "writer: rows declared present: all $(grep -vc "^#" "$W/sparse.expected") cells read back" ||
+        notok "writer: rows declared present read back" "$bad"
+    # index counts (uint32 at byte 18) and data markers per metric file id
+    layout=$(python3 - "$W/sparse.cubex" <<'PY'
+import struct, sys, tarfile
+t = tarfile.open(sys.argv[1])
+out = []
+for i in range(5):
+    idx = t.extractfile("%d.index" % i).read()
+    data = t.extractfile("%d.data" % i).read()
+    out.append("%d:%s" % (struct.unpack("<I", idx[18:22])[0], "z" if data.startswith(b"ZCUBEX") else "p"))
+print(" ".join(out))
+PY
+)
+    # each metric's rows as the program stored them (none: one row of zeros)
+    want=$(sed -n 's/^# \([0-9]*\) rows stored$/\1:z/p' "$W/sparse.expected" | tr '\n' ' ' | sed 's/ $//')
+    [ "$layout" = "$want" ] && ok "writer: index lists the rows present; 40 locations: zlib rows ($layout)" ||
+        notok "writer: index and data layout" "$layout, want $want"
+    # ... and the other readers read them alike (optional clients)
+    PYC=${TEST_PYCUBEXR:-$ROOT/../shared/clients/pycubexr}
+    if [ -d "$PYC/pycubexr" ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+        out=$(cd /tmp && PYTHONPATH="$PYC" /usr/bin/python3 "$ROOT/tests/interop/pycubexr_check.py" "$VIEW" "$W/sparse.cubex")
+        case $out in ok*) ok "writer: rows declared present: pyCubexR reads them as hprof-view does" ;;
+                     *) notok "writer: rows declared present: pyCubexR" "$out" ;; esac
+    else ok "writer: rows declared present: pyCubexR # skip: no pyCubexR at $PYC"; fi
+    . "$ROOT/tests/interop/cubelib_env.sh"
+    if cubelib_find; then
+        out=$(cd /tmp && /usr/bin/python3 "$ROOT/tests/interop/cubelib_check.py" "$VIEW" "$CUBELIB/cube_dump" "$W/sparse.cubex")
+        case $out in ok*) ok "writer: rows declared present: cubelib reads them as hprof-view does" ;;
+                     *) notok "writer: rows declared present: cubelib" "$out" ;; esac
+    else ok "writer: rows declared present: cubelib # skip: $CUBELIB_WHY"; fi
+else notok "writer: rows declared present" "$(tail -n 1 "$W/sparse.expected")"; fi
+mkdir -p "$W/un"
+if "$WP" undeclared "$W/un/u.cubex" > "$W/out" && [ -z "$(ls -A "$W/un")" ]; then
+    ok "writer: a value in a row not declared present fails the metric, no file left"
+else notok "writer: undeclared row" "$(cat "$W/out"; ls -A "$W/un")"; fi
+
 # Load time: 64 ranks, 10,000 cnodes, 10 metrics. The tree view decodes
 # only the metrics it shows; --check decodes all ten.
 best_time() { # args...: best wall time of 3 runs, 9 if one fails

@@ -8,6 +8,11 @@
  *   write_profile badorder OUT    rows out of order must fail (and clean up)
  *   write_profile create OUT      only create+define+commit (error reporting)
  *   write_profile big OUT         64 ranks, 10,000 cnodes, 10 metrics
+ *   write_profile sparse OUT      40 locations, rows declared present or not,
+ *                                 long rows (zlib streams); prints every cell
+ *                                 as "cnode,location,metric,value" and each
+ *                                 metric's stored rows as "# N rows stored"
+ *   write_profile undeclared OUT  a value in a row not declared present must fail
  *
  * Prints "error: <reason>" and exits 1 when a writer call fails unexpectedly;
  * exits 0 when the expected outcome happened.
@@ -303,10 +308,96 @@ static int big(const char *out)
     return cube_writer_commit(w, err, sizeof err) < 0 ? die() : 0;
 }
 
+/* ---- rows declared present, long rows ------------------------------------ */
+
+enum { SN = 300, SP = 5, ST = 8, SL = SP * ST, SM = 5 };
+
+/* The value of metric m at cnode c, location l; which rows m stores. */
+static double sparse_value(int m, int c, int l)
+{
+    switch (m) {
+    case 0: return (double)((c * 7 + l * 13) % 101) * 0.25 + 0.5;    /* every row, all differ */
+    case 1: return c % 3 == 0 ? (double)(1 + (c / 30)) : 0;          /* runs of equal rows */
+    case 2: return 0;                                                /* nothing */
+    case 3: return c % 5 == 0 && l % 2 ? (double)c * 1e-3 + l : 0;   /* every 5th row, half the locations */
+    default: return c == SN - 1 ? 42.0 : 0;                          /* the last row only */
+    }
+}
+
+static int sparse_begin(cube_writer *w, int m, unsigned char *present)
+{
+    int n = 0;
+    memset(present, 0, (SN + 7) / 8);
+    for (int k = 0; k < SN; k++) {
+        int c = cube_writer_row_cnode(w, m, k), any = 0;
+        for (int l = 0; l < SL; l++)
+            any |= sparse_value(m, c, l) != 0;
+        if (any || (m == 3 && k % 7 == 0)) {   /* metric 3: some rows of zeros listed too */
+            present[k / 8] |= (unsigned char)(1u << (k % 8));
+            n++;
+        }
+    }
+    printf("# %d rows stored\n", m == 0 || m == 3 ? SN : n > 0 ? n : 1); /* 3: MAXDOUBLE, dense */
+    return m == 0 ? cube_writer_metric_begin(w, m) : cube_writer_metric_begin_sparse(w, m, present, n);
+}
+
+static int sparse(const char *out, int undeclared)
+{
+    static cube_cnode_def cn[SN];
+    static cube_region_def rg[10];
+    static char names[10][16];
+    static const cube_metric_def mt[SM] = {
+        { "dense", "dense", "DOUBLE", "sec", "", 0, -1 },   { "runs", "runs", "UINT64", "occ", "", 0, -1 },
+        { "none", "none", "UINT64", "occ", "", 0, -1 },     { "fifth", "fifth", "MAXDOUBLE", "sec", "", 0, -1 },
+        { "last", "last", "INT64", "occ", "", 0, -1 },
+    };
+    cube_process_def pr[SP];
+    const char *host[] = { "host" };
+    for (int r = 0; r < 10; r++) {
+        snprintf(names[r], sizeof names[r], "f%d", r);
+        rg[r] = (cube_region_def){ names[r], NULL, "/bin/x", NULL, -1, -1, "sampling", "function", NULL };
+    }
+    for (int c = 0; c < SN; c++)
+        cn[c] = (cube_cnode_def){ c == 0 ? -1 : (c - 1) / 2, c % 10, NULL, -1 };
+    for (int p = 0; p < SP; p++)
+        pr[p] = (cube_process_def){ .rank = p, .node = 0, .nthreads = ST };
+    cube_defs d = { mt, SM, rg, 10, cn, SN, "m", host, 1, pr, SP, NULL, NULL, 0 };
+    cube_writer *w = cube_writer_create(out, 1, err, sizeof err);
+    if (!w || cube_writer_define(w, &d) < 0)
+        return die();
+    unsigned char present[(SN + 7) / 8];
+    double row[SL];
+    for (int m = 0; m < SM; m++) {
+        if (sparse_begin(w, m, present) < 0)
+            return die();
+        for (int k = 0; k < SN; k++) {
+            int c = cube_writer_row_cnode(w, m, k);
+            for (int l = 0; l < SL; l++)
+                row[l] = sparse_value(m, c, l) + (undeclared && m == 2 && k == 3);
+            if (cube_writer_metric_row(w, c, row) < 0) {
+                if (undeclared && strstr(err, "not declared present")) {
+                    cube_writer_abort(w);
+                    return 0;
+                }
+                return die();
+            }
+            for (int l = 0; !undeclared && l < SL; l++)
+                printf("%d,%d,%s,%.17g\n", k, l, mt[m].uniq_name, row[l]); /* file cnode id: preorder */
+        }
+        if (cube_writer_metric_end(w) < 0)
+            return die();
+    }
+    if (undeclared) {
+        printf("error: a value in a row not declared present was accepted\n");
+        return 1;
+    }
+    return cube_writer_commit(w, err, sizeof err) < 0 ? die() : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: write_profile roundtrip|exists|abort|badorder|create|big|padN OUT\n");
+        fprintf(stderr, "usage: write_profile roundtrip|exists|abort|badorder|create|big|sparse|undeclared|padN OUT\n");
         return 2;
     }
     const char *mode = argv[1], *out = argv[2];
@@ -316,6 +407,8 @@ int main(int argc, char **argv)
     if (strcmp(mode, "badorder") == 0) return abort_midway(out, 1);
     if (strcmp(mode, "create") == 0) return create_only(out);
     if (strcmp(mode, "big") == 0) return big(out);
+    if (strcmp(mode, "sparse") == 0) return sparse(out, 0);
+    if (strcmp(mode, "undeclared") == 0) return sparse(out, 1);
     if (strncmp(mode, "pad", 3) == 0) {  /* padN: roundtrip, machine name N bytes longer */
         static char name[4096];
         int n = atoi(mode + 3);

@@ -807,7 +807,8 @@ def finalize_million(lines):
     lines.append("\n## 6b. Finalize at 1M call paths\n")
     lines.append("`limits mixed %d` (tests/mpi/reliability/limits.c: a binary tree of calls with 2^%d MPI "
                  "leaves on every rank, and 2^%d more under a branch that only the even, or only the odd, "
-                 "ranks have) on 4 ranks oversubscribed on %d cores, sampling off, HPROF_CALLSITES=split (a call path per call site: merged, wide()'s two recursive calls are one path), "
+                 "ranks have) on 4 ranks oversubscribed on %d cores, sampling off, HPROF_CALLSITES=split (a "
+                 "call path per call site: merged, wide()'s two recursive calls are one path), "
                  "HPROF_MAX_CALLPATHS=2200000; %d rounds, median (min..max). merge+write: what rank 0 prints "
                  "at MPI_Finalize; peak RSS: rank 0's VmHWM after MPI_Finalize (the calling context tree of "
                  "the run itself included: rank 0's peak before MPI_Finalize is in brackets); CPU: rank 0's "

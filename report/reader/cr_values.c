@@ -187,8 +187,8 @@ static int inflate_rows(const row_sink *s, const unsigned char *src, size_t srcl
 
 /* ZCUBEX.DATA: uint64 count, count x {uncompressed offset, compressed
  * offset, compressed size} (uint64 each), then count zlib streams, each one
- * or more whole rows (cubelib and hprof write blocks of rows; hprof's files
- * before 0.2 one stream per row, in any order). The table, not the
+ * or more whole rows (cubelib and hprof write one stream a row; hprof's
+ * files of 2026 before November blocks of about 256 KiB). The table, not the
  * physical order, places each block. */
 static int read_zlib(const row_sink *s, const unsigned char *b, size_t len, size_t rowbytes,
                      int id, char *err, size_t errlen)

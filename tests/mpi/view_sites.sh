@@ -4,10 +4,12 @@
 # caller's call site: sync_all (sites.c:19) > MPI_Barrier), also in a stripped build,
 # where two calls in one function are two call sites by their return
 # addresses (prog+0x...) as they are two by their lines with symbols; --mpi
-# rows carry site ids that the tree view takes as --focus site:N.
+# rows carry site ids that the tree view takes as --focus site:N. Call
+# sites as nodes of their own: HPROF_CALLSITES=split (the default tree has
+# one node per function under a caller, as Score-P's).
 . "$(dirname "$0")/progs/lib.sh"
 require_built "sites build"
-export HPROF_SAMPLING_HZ=0
+export HPROF_SAMPLING_HZ=0 HPROF_CALLSITES=split
 NP=2
 build_or_fail "sites build" build_plain "$MPICC" "$PROGS/sites.c" sites || finish
 cp sites sites_s && strip sites_s

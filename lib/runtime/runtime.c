@@ -22,6 +22,7 @@
 #include "nounwind.h"
 #include "papi_events.h"
 #include "poll_run.h"
+#include "program_agree.h"
 #include "py_runtime.h"
 #include "run_attrs.h"
 #include "run_marks.h"
@@ -216,6 +217,7 @@ void hprof_runtime_stop(void)
     hprof_thread_freeze(1); /* threads that end from now on keep their records */
     stop_sampling();
     hprof_active = 0;
+    program_agree(run_comm); /* one root for the programs of an MPMD launch */
     run_attrs attrs;
     run_attrs_collect(&attrs, run_comm);
     hprof_timeline rank_timeline;

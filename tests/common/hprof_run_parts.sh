@@ -57,6 +57,12 @@ expect_args one "-np 4 $E HPROF_RUN_APPS=+4 ./prog_a x "
 run three mpirun.mpich ./prog_a : -n 2 ./prog_b : -n=3 ./prog_a
 expect_args three "$E HPROF_RUN_APPS=+?,+2,+3 ./prog_a : -n 2 $E HPROF_RUN_APPS=+?,+2,+3 ./prog_b : -n=3 $E HPROF_RUN_APPS=+?,+2,+3 ./prog_a "
 
+# a program whose path holds '=' (env would take it for an assignment): the shell's exec starts it
+mkdir -p "$W/run/np=4" && cp "$W/run/prog_a" "$W/run/np=4/prog_a"
+run equals mpirun.mpich -n 1 ./np=4/prog_a : -n 1 ./prog_b
+X="/bin/sh -c exec\${IFS}\"\$0\"\${IFS}\"\$@\""
+expect_args equals "-n 1 $E HPROF_RUN_APPS=+1,+1 $X ./np=4/prog_a : -n 1 $E HPROF_RUN_APPS=+1,+1 ./prog_b "
+
 run missing mpirun.mpich -n 1 ./prog_a : -n 3 ./not_here
 expect_args missing "-n 1 $E HPROF_RUN_APPS=+1,-3 ./prog_a : -n 3 ./not_here "
 if [ "$(grep -c 'part 2 of the command names no program hprof-run can find' "$W/missing.err")" -eq 1 ]; then

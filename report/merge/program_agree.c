@@ -1,7 +1,8 @@
 /*
  * program_agree.c - the job's program name and command line (program_agree.h).
- * Rank 0's command goes to every rank; only the ranks whose own differs send
- * theirs back, and rank 0 joins the distinct ones in rank order.
+ * Rank 0's command's digest goes to every rank; only the ranks whose own
+ * differs send their command back, and rank 0 joins the distinct ones in
+ * rank order.
  */
 #include "program_agree.h"
 
@@ -83,17 +84,25 @@ static char *gather_distinct(MPI_Comm comm, int rank, int size, const char *mine
     return joined;
 }
 
+/* FNV-1a: ranks compare their commands by an 8-byte digest */
+static unsigned long long digest(const char *s)
+{
+    unsigned long long h = 14695981039346656037ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
 void program_agree(MPI_Comm comm)
 {
-    static char first[ID_LEN], mine[ID_LEN];
+    static char mine[ID_LEN];
     int rank = 0, size = 1;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     own_id(mine);
-    if (rank == 0)
-        memcpy(first, mine, sizeof first);
-    PMPI_Bcast(first, ID_LEN, MPI_CHAR, 0, comm);
-    int differs = strcmp(first, mine) != 0, any = 0;
+    unsigned long long h = digest(mine), first = h;
+    PMPI_Bcast(&first, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+    int differs = first != h, any = 0;
     PMPI_Allreduce(&differs, &any, 1, MPI_INT, MPI_MAX, comm);
     if (!any)
         return; /* one command: every rank's root is its own, the same */

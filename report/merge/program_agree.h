@@ -12,8 +12,8 @@
 #include <mpi.h>
 
 /* Collective over comm (the ranks that measure), before their profiles are
- * built. Costs a broadcast and an allreduce when every rank runs the same
- * command, as in an SPMD job. */
+ * built. Costs a broadcast of 8 bytes and an allreduce when every rank runs
+ * the same command, as in an SPMD job. */
 void program_agree(MPI_Comm comm);
 
 #endif

@@ -49,7 +49,7 @@ static cube_writer *create_new(const char *stem, char *path, size_t pathlen, cha
 
 int output_refused(const char *hprof_output, char *err, size_t errlen)
 {
-    const char *kind = hprof_output ? cw_not_regular(hprof_output) : NULL;
+    const char *kind = hprof_output ? cw_special_file(hprof_output) : NULL;
     if (!kind)
         return 0;
     snprintf(err, errlen, "HPROF_OUTPUT %s is %s: hprof writes only a regular file or a new name", hprof_output,

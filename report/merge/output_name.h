@@ -16,8 +16,9 @@
  * (both never replaced: .1, .2, ... when taken). */
 void output_name_set_spawn(const char *tag);
 
-/* -1 with err set when HPROF_OUTPUT names something that is not a regular
- * file (a device node, a FIFO, a socket, a symbolic link, a directory): then
+/* -1 with err set when HPROF_OUTPUT names something that is neither a
+ * regular file nor a symbolic link (a device node, a FIFO, a socket, a
+ * directory): then
  * no profile is written, nor any whose name derives from it (a spawned
  * job's, the partial .rank<R> ones), so nothing new lands beside a device. */
 int output_refused(const char *hprof_output, char *err, size_t errlen);

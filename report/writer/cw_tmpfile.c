@@ -36,10 +36,10 @@ static char *temp_name(const char *path)
     return t;
 }
 
-const char *cw_not_regular(const char *path)
+const char *cw_special_file(const char *path)
 {
     struct stat st;
-    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
         return NULL;
     if (S_ISDIR(st.st_mode))
         return "a directory";
@@ -51,8 +51,6 @@ const char *cw_not_regular(const char *path)
         return "a FIFO";
     if (S_ISSOCK(st.st_mode))
         return "a socket";
-    if (S_ISLNK(st.st_mode))
-        return "a symbolic link";
     return "not a regular file";
 }
 
@@ -70,7 +68,7 @@ static int check_target(const char *path, int overwrite_ok, char *err, size_t er
         return errf(err, errlen, "cannot create %s: %s", path, "not a file name");
     if (lstat(path, &st) != 0)
         return 0;
-    const char *kind = cw_not_regular(path);
+    const char *kind = cw_special_file(path);
     if (kind)
         return refuse_kind(path, kind, err, errlen);
     if (!overwrite_ok)
@@ -171,8 +169,8 @@ static int move_into_place(cw_tmpfile *t)
 {
     if (t->overwrite_ok) {
         /* what took the name while we wrote is replaced only if it is a
-         * regular file (a device node made meanwhile is left alone) */
-        if (cw_not_regular(t->path)) {
+         * regular file or a link (a device node made meanwhile is left alone) */
+        if (cw_special_file(t->path)) {
             errno = EEXIST;
             return -1;
         }
@@ -210,7 +208,7 @@ int cw_tmp_commit(cw_tmpfile *t, char *err, size_t errlen)
     t->fd = -1;
     const char *kind;
     if (rc == 0 && move_into_place(t) != 0)
-        rc = t->overwrite_ok && (kind = cw_not_regular(t->path)) != NULL
+        rc = t->overwrite_ok && (kind = cw_special_file(t->path)) != NULL
                  ? refuse_kind(t->path, kind, err, errlen)
                  : errf(err, errlen, "cannot create %s: %s", t->path, strerror(errno));
     if (rc == 0) {

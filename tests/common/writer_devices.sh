@@ -2,8 +2,9 @@
 # writer_devices: the CUBE writer never replaces, truncates or writes
 # through anything but a regular file (HPROF_OUTPUT=/dev/null as root once
 # replaced the machine's /dev/null): device nodes (private mknod copies, never
-# the real ones), FIFOs, sockets and symbolic links are refused and left as
-# they were, and no temporary is left beside them (report/writer/cw_tmpfile.c;
+# the real ones), FIFOs and sockets are refused and left as they were, a
+# symbolic link is replaced itself (never followed), and no temporary is left
+# beside them (report/writer/cw_tmpfile.c;
 # tests/mpi/output_devices.sh runs it for real).
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -1,7 +1,8 @@
 /* devices_test.c - the CUBE writer's temporary file and commit never
  * replace, truncate or write through anything but a regular file: a target
- * that is a device node (a private mknod copy of /dev/null, c 1 3), a FIFO,
- * a socket or a symbolic link is refused before anything is created, also
+ * that is a device node (a private mknod copy of /dev/null, c 1 3), a FIFO
+ * or a socket is refused before anything is created (a symbolic link is
+ * replaced itself, never followed), also
  * when the profile may replace what is there (HPROF_OUTPUT), and a device
  * that takes the name while the profile is written is left alone at the
  * commit. No temporary is left behind.
@@ -124,9 +125,17 @@ int main(int argc, char **argv)
     }
     if (s >= 0)
         close(s);
+    /* a symbolic link (to the FIFO) is replaced itself, never followed */
     snprintf(path, sizeof path, "%s/link", dir);
-    if (symlink("fifo", path) == 0)
-        refused("a symbolic link given to replace: refused, left as it was", "link", "a symbolic link", S_IFLNK, 1);
+    if (symlink("fifo", path) == 0) {
+        char fifo[4096];
+        snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+        int rc = write_at(path, 1, err, sizeof err, NULL);
+        snprintf(why, sizeof why, "status %d, err '%s', a regular file now: %d, the FIFO still: %d", rc, err,
+                 has_mode(path, S_IFREG), has_mode(fifo, S_IFIFO));
+        check(rc == 0 && has_mode(path, S_IFREG) && has_mode(fifo, S_IFIFO),
+              "a symbolic link to a FIFO given to replace: the link replaced, the FIFO untouched", why);
+    }
 
     /* a regular file given to replace is replaced */
     snprintf(path, sizeof path, "%s/plain", dir);

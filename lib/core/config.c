@@ -55,6 +55,7 @@ static const hprof_var vars[] = {
     INT("HPROF_TIME_PATHS", time_paths, 0, 1024, 16, "heaviest call paths kept over time, 0 turns it off"),
     ELSEWHERE("HPROF_BUILD", 0, "hprof-run: the folder holding <mpi>/libhprof.so"),
     ELSEWHERE("HPROF_RUN_MARKS", HPROF_VAR_INTERNAL, "set by hprof-run: where ranks leave their marks (lib/runtime/run_marks.h)"),
+    ELSEWHERE("HPROF_RUN_APPS", HPROF_VAR_INTERNAL, "set by hprof-run: the parts of the launch it preloaded (lib/runtime/app_layout.h)"),
     ELSEWHERE("HPROF_SPAWN", HPROF_VAR_INTERNAL, "set for spawned jobs: their tag (lib/runtime/spawn.h)"),
     ELSEWHERE("HPROFTEST_LOG", HPROF_VAR_TEST_KNOB, "lib/core/log.c: hprof's lines also appended to this file"),
     ELSEWHERE("HPROFTEST_CLOCK", HPROF_VAR_TEST_KNOB, "lib/core/clock.c: 'gettime' never uses the TSC"),

@@ -17,10 +17,12 @@
 #include "fn_table.h"
 #include "log.h"
 #include "measure.h"
+#include "measured_world.h"
 #include "merge.h"
 #include "nounwind.h"
 #include "papi_events.h"
 #include "poll_run.h"
+#include "program_agree.h"
 #include "py_runtime.h"
 #include "run_attrs.h"
 #include "run_marks.h"
@@ -34,11 +36,17 @@ volatile int hprof_active;
 unsigned char *hprof_fn_nounwind;
 
 static int started;
-/* Over all processes: a duplicate of MPI_COMM_WORLD, or of the communicator
- * derived from hprof's session, that returns errors instead of aborting:
+/* Over all processes that measure: a duplicate of MPI_COMM_WORLD, or a
+ * communicator over the parts of an MPMD launch that measure
+ * (measured_world.h), or a duplicate of the communicator derived from
+ * hprof's session, that returns errors instead of aborting:
  * a rank that died before MPI_Finalize must not make the others' finalize
  * end otherwise than it would without hprof. */
 static MPI_Comm run_comm = MPI_COMM_NULL;
+/* This process's rank in MPI_COMM_WORLD (or in hprof's session's
+ * communicator over mpi://WORLD): its number in the profile, also where
+ * run_comm holds only the processes that measure. */
+static int process_rank;
 int hprof_abort_fn = -1;
 
 static int fn_index(const char *name)
@@ -66,7 +74,11 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
     if (started)
         return;
     started = 1;
-    if (PMPI_Comm_dup(comm, &run_comm) != MPI_SUCCESS) {
+    if (comm == MPI_COMM_WORLD) {
+        run_comm = measured_world_comm(); /* said why when it is MPI_COMM_NULL */
+        if (run_comm == MPI_COMM_NULL)
+            return;
+    } else if (PMPI_Comm_dup(comm, &run_comm) != MPI_SUCCESS) {
         run_comm = MPI_COMM_NULL;
         hprof_say("cannot duplicate the communicator at start-up; measurement is off");
         return;
@@ -74,7 +86,8 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
     PMPI_Comm_set_errhandler(run_comm, MPI_ERRORS_RETURN);
     hprof_clock_calibrate();
     int rank = 0;
-    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_rank(run_comm, &rank);
+    PMPI_Comm_rank(comm, &process_rank);
     hprof_log_set_rank(rank);
     hprof_config_load();
     hprof_fn_nounwind = nounwind_parse(hprof_config.nounwind);
@@ -85,8 +98,8 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
         return;
     }
     int nranks = 1;
-    PMPI_Comm_size(comm, &nranks);
-    abandon_arm(rank, nranks);
+    PMPI_Comm_size(run_comm, &nranks);
+    abandon_arm(process_rank, nranks);
     hprof_dl_watch_start();
     hprof_abort_fn = fn_index("MPI_Abort");
     hprof_active = 1;
@@ -204,13 +217,14 @@ void hprof_runtime_stop(void)
     hprof_thread_freeze(1); /* threads that end from now on keep their records */
     stop_sampling();
     hprof_active = 0;
+    program_agree(run_comm); /* one root for the programs of an MPMD launch */
     run_attrs attrs;
     run_attrs_collect(&attrs, run_comm);
     hprof_timeline rank_timeline;
     rank_timeline_sum(&rank_timeline);
     merge_info info = { run_comm, hprof_config.output, attrs.keys, attrs.values, attrs.count,
                         hprof_config.compress, &rank_timeline, NULL, 0,
-                        hprof_config.time_buckets > 0 ? hprof_config.time_paths : 0 };
+                        hprof_config.time_buckets > 0 ? hprof_config.time_paths : 0, process_rank };
     info.nphases = timeline_phases(&info.phases);
     hprof_merge_and_write(&info);
     timeline_free(&rank_timeline);

@@ -15,7 +15,8 @@
  * mpi://WORLD. Collective over all processes of the job (as the program's
  * own MPI_Comm_create_from_group over mpi://WORLD is). Returns the
  * communicator, or MPI_COMM_NULL with *why naming what the MPI library
- * refused (nothing is left open then). */
+ * refused, or why not every process measures (parts of an MPMD launch
+ * hprof-run could not preload: app_layout.h); nothing is left open then. */
 MPI_Comm hprof_session_open(const char **why);
 
 /* Frees the communicator and finalizes hprof's session (after the merge). */

@@ -74,12 +74,20 @@ void hprof_spawn_prepare(hprof_spawn *s, const char **command, char ***argv)
     if (marks)
         s->argv[a++] = marks;
     s->argv[a++] = s->tag;
+    /* env takes any word with '=' before the command for an assignment (a
+     * program in a folder named np=4 would be one): the shell's exec takes
+     * the program as $0, a path or a name to look up, as the launcher does. */
+    s->argv[a++] = (char *)"/bin/sh";
+    s->argv[a++] = (char *)"-c";
+    s->argv[a++] = (char *)"exec \"$0\" \"$@\"";
     s->argv[a++] = (char *)*command;
     for (int i = 0; i < n; i++)
         s->argv[a++] = (*argv)[i];
     s->argv[a] = NULL;
     if (!s->argv[0])
         return;   /* LD_PRELOAD not found as NAME=value: leave the call alone */
+    if (**command == '/' && access(*command, X_OK) != 0)
+        return;   /* the MPI library says it cannot start it, as without hprof */
     *command = access("/usr/bin/env", X_OK) == 0 ? "/usr/bin/env" : "env";
     *argv = s->argv;
 }

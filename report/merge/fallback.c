@@ -11,6 +11,7 @@
 #include "cube_writer.h"
 #include "local_profile.h"
 #include "metrics.h"
+#include "output_name.h"
 #include "profile_file.h"
 
 /* <output without .cubex>.rank<R>.cubex, or hprof-<prog>-<P>p.rank<R>[.N].cubex;
@@ -19,6 +20,8 @@ static cube_writer *create_file(int rank, int nranks, const char *output, char *
                                 char *err, int errlen)
 {
     char stem[4096];
+    if (output_refused(output, err, (size_t)errlen) != 0)
+        return NULL;
     if (output) {
         snprintf(stem, sizeof stem, "%s", output);
         size_t n = strlen(stem);
@@ -49,6 +52,8 @@ static cube_writer *create_file(int rank, int nranks, const char *output, char *
 
 int fallback_check_room(const char *output, char *err, int errlen)
 {
+    if (output_refused(output, err, (size_t)errlen) != 0)
+        return -1;
     char dir[4096] = ".";
     const char *slash = output ? strrchr(output, '/') : NULL;
     if (slash == output && output)

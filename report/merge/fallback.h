@@ -10,8 +10,9 @@
 #define HPROF_FALLBACK_H
 
 /* Can output's folder take a profile at all? -1 with err set (the folder
- * and why) when it certainly cannot: not writable, or less free space than
- * the smallest profile takes. Cheap (two system calls): a dying rank asks
+ * and why) when it certainly cannot: not writable, less free space than
+ * the smallest profile takes, or output names no regular file (a device
+ * node, a FIFO, ...: output_name.h). Cheap (two system calls): a dying rank asks
  * before it says what becomes of its profile. 0 does not promise success. */
 int fallback_check_room(const char *output, char *err, int errlen);
 

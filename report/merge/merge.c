@@ -97,26 +97,33 @@ static void gather_thread_names(MPI_Comm comm, int rank, int size, const local_p
     free(displs);
 }
 
-static int gather_layout(MPI_Comm comm, int rank, int size, const local_profile *lp, layout *l)
+static int gather_layout(MPI_Comm comm, int rank, int size, int process_rank, const local_profile *lp, layout *l)
 {
     int nthreads = lp->nthreads;
     memset(l, 0, sizeof *l);
     l->nprocs = size;
     char host[HOST_LEN] = { 0 };
     gethostname(host, sizeof host - 1);
+    int *process_ranks = NULL;
     if (rank == 0) {
+        process_ranks = calloc((size_t)size, sizeof(int));
         l->nthreads = calloc((size_t)size, sizeof(int));
         l->hosts = calloc((size_t)size, HOST_LEN);
         l->node_names = calloc((size_t)size, sizeof(char *));
         l->procs = calloc((size_t)size, sizeof(cube_process_def));
     }
     PMPI_Gather(&nthreads, 1, MPI_INT, l->nthreads, 1, MPI_INT, 0, comm);
+    /* The process numbers: MPI_COMM_WORLD's ranks, also where comm holds
+     * only the parts of an MPMD launch that measure. */
+    PMPI_Gather(&process_rank, 1, MPI_INT, process_ranks, 1, MPI_INT, 0, comm);
     PMPI_Gather(host, HOST_LEN, MPI_CHAR, l->hosts, HOST_LEN, MPI_CHAR, 0, comm);
     gather_thread_names(comm, rank, size, lp, l);
     if (rank != 0)
         return 0;
-    if (!l->nthreads || !l->hosts || !l->node_names || !l->procs)
+    if (!l->nthreads || !l->hosts || !l->node_names || !l->procs || !process_ranks) {
+        free(process_ranks);
         return -1;
+    }
     for (int r = 0; r < size; r++) {
         const char *h = l->hosts + (size_t)r * HOST_LEN;
         int node = -1;
@@ -127,10 +134,11 @@ static int gather_layout(MPI_Comm comm, int rank, int size, const local_profile 
             node = l->nnodes++;
             l->node_names[node] = h;
         }
-        l->procs[r] = (cube_process_def){ r, node, l->nthreads[r],
+        l->procs[r] = (cube_process_def){ process_ranks[r], node, l->nthreads[r],
                                           l->name_of ? l->name_of + l->nlocations : NULL };
         l->nlocations += l->nthreads[r];
     }
+    free(process_ranks);
     return 0;
 }
 
@@ -263,7 +271,7 @@ int hprof_merge_and_write(const merge_info *info)
 
     double t_unified = PMPI_Wtime(), c_unified = cpu_seconds();
     layout l;
-    int rc = gather_layout(comm, rank, size, lp, &l);
+    int rc = gather_layout(comm, rank, size, info->process_rank, lp, &l);
     char path[4096] = "";
     cube_writer *w;
     int opened = open_output(comm, rank, size, info, path, sizeof path, &w);

@@ -13,7 +13,7 @@
 #include <mpi.h>
 
 typedef struct merge_info {
-    MPI_Comm comm;        /* over all processes: MPI_COMM_WORLD, or derived from a session */
+    MPI_Comm comm;        /* over all processes that measure: from MPI_COMM_WORLD, or from a session */
     const char *output;   /* HPROF_OUTPUT or NULL for a new name */
     const char *const *attr_keys;   /* what was measured: stored as <attr> in the file */
     const char *const *attr_values;
@@ -23,6 +23,7 @@ typedef struct merge_info {
     const struct timeline_phase_mark *phases; /* MPI_Pcontrol marks of this rank */
     int nphases;
     int time_paths;       /* heaviest call paths kept over time (0: none) */
+    int process_rank;     /* this process's rank in MPI_COMM_WORLD: its number in the profile */
 } merge_info;
 
 /* Collective over info->comm; must be called by every rank before

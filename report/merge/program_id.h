@@ -12,5 +12,8 @@
 const char *program_basename(void);
 /* /proc/self/cmdline with its arguments joined by spaces ("" if unreadable). */
 void program_command_line(char *buf, size_t len);
+/* From now on both answer the job's: the programs of an MPMD launch
+ * ("a : b") and their command lines (program_agree.h). */
+void program_id_set(const char *basename, const char *command_line);
 
 #endif

@@ -36,6 +36,31 @@ static char *temp_name(const char *path)
     return t;
 }
 
+const char *cw_special_file(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+        return NULL;
+    if (S_ISDIR(st.st_mode))
+        return "a directory";
+    if (S_ISCHR(st.st_mode))
+        return "a character device";
+    if (S_ISBLK(st.st_mode))
+        return "a block device";
+    if (S_ISFIFO(st.st_mode))
+        return "a FIFO";
+    if (S_ISSOCK(st.st_mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+static int refuse_kind(const char *path, const char *kind, char *err, size_t errlen)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s is %s: hprof writes only a regular file or a new name", path, kind);
+    return -1;
+}
+
 static int check_target(const char *path, int overwrite_ok, char *err, size_t errlen)
 {
     struct stat st;
@@ -43,8 +68,9 @@ static int check_target(const char *path, int overwrite_ok, char *err, size_t er
         return errf(err, errlen, "cannot create %s: %s", path, "not a file name");
     if (lstat(path, &st) != 0)
         return 0;
-    if (S_ISDIR(st.st_mode))
-        return errf(err, errlen, "cannot create %s: %s", path, strerror(EISDIR));
+    const char *kind = cw_special_file(path);
+    if (kind)
+        return refuse_kind(path, kind, err, errlen);
     if (!overwrite_ok)
         return errf(err, errlen, "cannot create %s: %s", path, strerror(EEXIST));
     return 0;
@@ -141,8 +167,15 @@ static char *numbered(const char *path, int n)
  * on to .1, .2, ... so that both keep their profiles; t->path follows. */
 static int move_into_place(cw_tmpfile *t)
 {
-    if (t->overwrite_ok)
+    if (t->overwrite_ok) {
+        /* what took the name while we wrote is replaced only if it is a
+         * regular file or a link (a device node made meanwhile is left alone) */
+        if (cw_special_file(t->path)) {
+            errno = EEXIST;
+            return -1;
+        }
         return rename(t->tmp, t->path);
+    }
     if (rename_noreplace(t->tmp, t->path) == 0)
         return 0;
     if (errno != EEXIST)
@@ -173,8 +206,11 @@ int cw_tmp_commit(cw_tmpfile *t, char *err, size_t errlen)
     if (close(t->fd) != 0 && rc == 0)
         rc = errf(err, errlen, "write failed: %s%s", strerror(errno), "");
     t->fd = -1;
+    const char *kind;
     if (rc == 0 && move_into_place(t) != 0)
-        rc = errf(err, errlen, "cannot create %s: %s", t->path, strerror(errno));
+        rc = t->overwrite_ok && (kind = cw_special_file(t->path)) != NULL
+                 ? refuse_kind(t->path, kind, err, errlen)
+                 : errf(err, errlen, "cannot create %s: %s", t->path, strerror(errno));
     if (rc == 0) {
         sync_dir(t->path);
         free(t->tmp);       /* the name is gone: nothing to remove */

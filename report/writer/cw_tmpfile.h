@@ -9,6 +9,13 @@
  * the file system lacks it, so a file that appeared meanwhile is never
  * replaced: the commit moves on to the next free numbered name instead
  * (a.cubex -> a.1.cubex, a.2.cubex, ...).
+ *
+ * Only a regular file, or a symbolic link itself (never what it points
+ * to), is ever replaced: a target that is a device node, a FIFO, a socket
+ * or a directory is refused before anything is created (no temporary is
+ * left beside it), and again at the commit should one have taken the name
+ * meanwhile. Nothing is ever opened at the target itself, so nothing is
+ * written through it or truncated.
  */
 #ifndef HPROF_CW_TMPFILE_H
 #define HPROF_CW_TMPFILE_H
@@ -23,6 +30,9 @@ typedef struct cw_tmpfile {
 } cw_tmpfile;
 
 int cw_tmp_create(cw_tmpfile *t, const char *path, int overwrite_ok, char *err, size_t errlen);
+/* What path is when it exists and is neither a regular file nor a
+ * symbolic link ("a character device", "a FIFO", ...), else NULL. */
+const char *cw_special_file(const char *path);
 /* Fsyncs, closes and renames into place (a name that must not be replaced
  * and was taken meanwhile: the next free numbered one, then written into the
  * buffer given to cw_tmp_report_name_to, if any); removes the temporary on

@@ -15,6 +15,8 @@ select_node *select_node_new(enum select_kind kind, select_node *a, select_node 
     n->kind = kind;
     n->a = a;
     n->b = b;
+    int da = a ? a->depth : 0, db = b ? b->depth : 0;
+    n->depth = 1 + (da > db ? da : db);
     return n;
 }
 

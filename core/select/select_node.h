@@ -29,6 +29,11 @@ enum select_kind {
 
 #define SELECT_ANY_DEPTH (~0ull)
 
+/* Deeper selections are refused when parsed: parsing and evaluating
+ * recurse once a level, and the runtime may evaluate on a thread with a
+ * small stack. */
+#define SELECT_MAX_DEPTH 256
+
 typedef struct select_rule {        /* one pattern of an INCLUDE or EXCLUDE rule */
     char *pattern;                  /* fnmatch() pattern, escapes kept */
     unsigned char exclude;          /* 1: EXCLUDE, 0: INCLUDE */
@@ -42,6 +47,7 @@ typedef struct select_filter {      /* a Score-P filter file's two blocks */
 
 typedef struct select_node {
     enum select_kind kind;
+    int depth;                      /* 1 + its deepest operand's */
     struct select_node *a, *b;
     regex_t re;                     /* SEL_NAME .. SEL_MODULE */
     unsigned long long num;

@@ -27,6 +27,7 @@ typedef struct parser {
     char *err;
     size_t errlen;
     int failed;
+    int nesting;                    /* '(', '!' and closures being parsed */
 } parser;
 
 static void advance(parser *p)
@@ -70,6 +71,23 @@ static select_node *fail_here(parser *p, const char *what_expected)
     return fail_at(p, p->tok.at, "expected %s, found %s", what_expected, shown(p, buf, sizeof buf));
 }
 
+static select_node *too_deep(parser *p)
+{
+    return fail_at(p, p->tok.at, "the selection is nested too deeply (over %d levels; join many "
+                   "names in one regex, or use a filter file)", SELECT_MAX_DEPTH);
+}
+
+/* Combines two operands, refusing a tree deeper than SELECT_MAX_DEPTH. */
+static select_node *combine(parser *p, enum select_kind k, select_node *a, select_node *b)
+{
+    select_node *n = select_node_new(k, a, b);
+    if (n && n->depth > SELECT_MAX_DEPTH) {
+        select_node_free(n);
+        return too_deep(p);
+    }
+    return n;
+}
+
 static int expect(parser *p, enum select_tok kind, const char *what)
 {
     if (p->tok.kind != kind) {
@@ -101,8 +119,12 @@ static select_node *parse_ref(parser *p)
 static select_node *parse_parens(parser *p)
 {
     const char *open = p->tok.at;
+    if (p->nesting >= SELECT_MAX_DEPTH)
+        return too_deep(p);
     advance(p);
+    p->nesting++;
     select_node *n = parse_expr(p);
+    p->nesting--;
     if (!n)
         return NULL;
     if (p->tok.kind != TOK_RPAREN) {
@@ -137,9 +159,13 @@ static select_node *parse_factor(parser *p)
 {
     if (p->tok.kind != TOK_NOT)
         return parse_primary(p);
+    if (p->nesting >= SELECT_MAX_DEPTH)
+        return too_deep(p);
     advance(p);
+    p->nesting++;
     select_node *a = parse_factor(p);
-    return a ? select_node_new(SEL_NOT, a, NULL) : NULL;
+    p->nesting--;
+    return a ? combine(p, SEL_NOT, a, NULL) : NULL;
 }
 
 static select_node *parse_term(parser *p)
@@ -153,7 +179,7 @@ static select_node *parse_term(parser *p)
             select_node_free(n);
             return NULL;
         }
-        n = select_node_new(k, n, b);
+        n = combine(p, k, n, b);
     }
     return n;
 }
@@ -168,7 +194,7 @@ static select_node *parse_expr(parser *p)
             select_node_free(n);
             return NULL;
         }
-        n = select_node_new(SEL_UNION, n, b);
+        n = combine(p, SEL_UNION, n, b);
     }
     if (!n && !p->failed)
         fail_at(p, p->tok.at, "out of memory");
@@ -269,10 +295,14 @@ static select_node *number_arg(parser *p, const struct selector *s)
 
 static select_node *closure_args(parser *p, const struct selector *s)
 {
+    if (p->nesting >= SELECT_MAX_DEPTH)
+        return too_deep(p);
+    p->nesting++;
     select_node *a = parse_expr(p);
+    p->nesting--;
     if (!a)
         return NULL;
-    select_node *n = select_node_new(s->kind, a, NULL);
+    select_node *n = combine(p, s->kind, a, NULL);
     if (!n)
         return NULL;
     n->num = SELECT_ANY_DEPTH;

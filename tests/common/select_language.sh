@@ -93,5 +93,11 @@ expect_error "error: undefined name" "column 1: %b is not defined" "$G" -e '%b'
 expect_error "error: a lone %" "'%' must be followed by a definition's name" "$G" -e '% | all'
 expect_error "error: defined twice" "column 10: 'a' is defined twice" "$G" -e 'a = all; a = none; %a'
 expect_error "error: filter() of a missing file" "column 8: filter(): /nonexistent/x.filter: cannot open: No such file or directory" "$G" -e 'filter("/nonexistent/x.filter")'
+deep() { local i out=""; for ((i = 0; i < $2; i++)); do out="$out$1"; done; printf '%s' "$out"; }
+expect "200 unions in a row" "main" "$G" -e "$(deep 'none | ' 199)name(\"^main\$\")"
+expect_error "error: 300 unions in a row" "the selection is nested too deeply (over 256 levels" "$G" -e "$(deep 'none | ' 299)all"
+expect_error "error: 300 parentheses deep" "column 257: the selection is nested too deeply" "$G" -e "$(deep '(' 300)all$(deep ')' 300)"
+expect_error "error: 300 complements deep" "the selection is nested too deeply" "$G" -e "$(deep '!' 300)all"
+expect_error "error: 300 closures deep" "the selection is nested too deeply" "$G" -e "$(deep 'callers(' 300)all$(deep ')' 300)"
 printf 'fn main\nfn other\ncall main | #99\n' > "$W/bad.graph"
 expect_error "error: a call to no function of the graph" "bad graph: call 0 names function 99 of 2" "$W/bad.graph" -e 'all'

@@ -57,25 +57,38 @@ static int match(const char *pattern, const char *s, char *err, size_t errlen)
     return -1;
 }
 
-/* The last matching rule decides; nothing matched: included (0). */
-static int rules_exclude(const select_rule *r, int n, const select_fn *fn, const char *file,
-                         char *err, size_t errlen)
+/* The index of the last rule of b that matches, -1: none, -2: fnmatch
+ * failed. name: what demangled rules see; mangled: what MANGLED ones see
+ * (the same string for a file). */
+static int last_match(const select_block *b, const char *name, const char *mangled,
+                      char *err, size_t errlen)
 {
-    int excluded = 0;
-    for (int i = 0; i < n; i++) {
-        const char *s = file ? file : (r[i].mangled && fn->mangled ? fn->mangled : fn->name);
-        int m = match(r[i].pattern, s, err, errlen);
-        if (m < 0)
-            return -1;
-        if (m == 0)
-            excluded = r[i].exclude;
+    int best = select_block_literal(b, name, 0);
+    int m = select_block_literal(b, mangled, 1);
+    best = m > best ? m : best;
+    for (int k = b->nwild - 1; k >= 0 && b->wild[k] > best; k--) {
+        const select_rule *r = &b->rules[b->wild[k]];
+        int rc = match(r->pattern, r->mangled ? mangled : name, err, errlen);
+        if (rc < 0)
+            return -2;
+        if (rc == 0)
+            return b->wild[k];
     }
-    return excluded;
+    return best;
+}
+
+/* 1: the block's last matching rule is an EXCLUDE; 0: an INCLUDE, or none
+ * matched (everything starts included); -1: fnmatch failed. */
+static int block_excludes(const select_block *b, const char *name, const char *mangled,
+                          char *err, size_t errlen)
+{
+    int i = last_match(b, name, mangled, err, errlen);
+    return i == -2 ? -1 : i >= 0 && b->rules[i].exclude;
 }
 
 static int file_excluded(const select_filter *f, const select_fn *fn, char *err, size_t errlen)
 {
-    if (!fn->file || f->nfile == 0)
+    if (!fn->file || f->file.n == 0)
         return 0;
     char *path = strdup(fn->file);
     if (!path) {
@@ -83,7 +96,7 @@ static int file_excluded(const select_filter *f, const select_fn *fn, char *err,
         return -1;
     }
     select_simplify_path(path);
-    int x = rules_exclude(f->file_rules, f->nfile, fn, path, err, errlen);
+    int x = block_excludes(&f->file, path, path, err, errlen);
     free(path);
     return x;
 }
@@ -93,5 +106,5 @@ int select_filter_excludes(const select_filter *f, const select_fn *fn, char *er
     int x = file_excluded(f, fn, err, errlen);
     if (x != 0)
         return x;
-    return rules_exclude(f->region_rules, f->nregion, fn, NULL, err, errlen);
+    return block_excludes(&f->region, fn->name, fn->mangled ? fn->mangled : fn->name, err, errlen);
 }

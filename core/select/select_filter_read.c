@@ -29,6 +29,7 @@
 #include <strings.h>
 
 #include "select.h"
+#include "select_filter.h"
 #include "select_node.h"
 
 enum block { NO_BLOCK, FILE_BLOCK, REGION_BLOCK };
@@ -63,18 +64,19 @@ static int fail(reader *r, const char *what, const char *tok)
 
 static int add_pattern(reader *r, const char *tok)
 {
-    select_filter *f = r->f;
-    select_rule **rules = r->block == FILE_BLOCK ? &f->file_rules : &f->region_rules;
-    int *n = r->block == FILE_BLOCK ? &f->nfile : &f->nregion;
-    select_rule *grown = realloc(*rules, sizeof *grown * (size_t)(*n + 1));
-    if (!grown)
-        return fail(r, "out of memory", NULL);
-    *rules = grown;
+    select_block *b = r->block == FILE_BLOCK ? &r->f->file : &r->f->region;
+    if (b->n == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 16;
+        select_rule *grown = realloc(b->rules, sizeof *grown * (size_t)cap);
+        if (!grown)
+            return fail(r, "out of memory", NULL);
+        b->rules = grown;
+        b->cap = cap;
+    }
     char *pattern = strdup(tok);
     if (!pattern)
         return fail(r, "out of memory", NULL);
-    grown[*n] = (select_rule){ pattern, r->rule == EXCLUDE_RULE, (unsigned char)r->mangled };
-    (*n)++;
+    b->rules[b->n++] = (select_rule){ pattern, NULL, r->rule == EXCLUDE_RULE, (unsigned char)r->mangled };
     r->nexclude += r->rule == EXCLUDE_RULE;
     return 0;
 }
@@ -258,6 +260,8 @@ select_expr *select_from_scorep_filter(const char *path, char *err, size_t errle
     fclose(in);
     if (rc == 0)
         rc = check_end(&r);
+    if (rc == 0 && (select_block_index(&r.f->file) != 0 || select_block_index(&r.f->region) != 0))
+        rc = fail(&r, "out of memory", NULL);
     if (rc != 0) {
         select_filter_free(r.f);
         return NULL;

@@ -39,19 +39,23 @@ void select_node_free(select_node *n)
     free(n);
 }
 
-static void free_rules(select_rule *r, int n)
+static void free_block(select_block *b)
 {
-    for (int i = 0; i < n; i++)
-        free(r[i].pattern);
-    free(r);
+    for (int i = 0; i < b->n; i++) {
+        free(b->rules[i].pattern);
+        free(b->rules[i].literal);
+    }
+    free(b->rules);
+    free(b->wild);
+    free(b->slots);
 }
 
 void select_filter_free(select_filter *f)
 {
     if (!f)
         return;
-    free_rules(f->file_rules, f->nfile);
-    free_rules(f->region_rules, f->nregion);
+    free_block(&f->file);
+    free_block(&f->region);
     free(f);
 }
 

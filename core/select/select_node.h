@@ -36,13 +36,21 @@ enum select_kind {
 
 typedef struct select_rule {        /* one pattern of an INCLUDE or EXCLUDE rule */
     char *pattern;                  /* fnmatch() pattern, escapes kept */
+    char *literal;                  /* the name it matches when it has no wildcard, else NULL */
     unsigned char exclude;          /* 1: EXCLUDE, 0: INCLUDE */
     unsigned char mangled;          /* 1: after MANGLED: on the mangled name */
 } select_rule;
 
+typedef struct select_block {       /* one block's rules, in order, and their index */
+    select_rule *rules;
+    int n, cap;
+    int *wild, nwild;               /* the rules with wildcards, in order */
+    int *slots;                     /* literal rules by (literal, mangled): last rule + 1, 0: empty */
+    unsigned mask;                  /* slots - 1, a power of two minus one */
+} select_block;
+
 typedef struct select_filter {      /* a Score-P filter file's two blocks */
-    select_rule *file_rules, *region_rules;
-    int nfile, nregion;
+    select_block file, region;
 } select_filter;
 
 typedef struct select_node {

@@ -26,11 +26,20 @@ expect "MANGLED for the rest of its rule, DEMANGLED back, each rule starts deman
        "main;ns::solve(int, double);fib(int);tiny;$NEW" "$G" -f "$F/mangled.filter"
 expect "file rules first and final; paths simplified (//, /./, dir/..); no file: not excluded" \
        "main;ns::solve(int, double);ns::smooth(int);fib(int);util_helper;$NEW;solve_" "$G" -f "$F/files.filter"
-expect "rules in order, the last matching one wins" \
-       "ns::solve(int, double);$GRID;$VEC;fib(int);tiny;util_helper;$NEW;solve_" "$G" -f "$F/order.filter"
+expect "rules in order, the last matching one wins (exact names and wildcards)" \
+       "ns::solve(int, double);$GRID;$VEC;fib(int);tiny;util_helper;$NEW" "$G" -f "$F/order.filter"
 expect "CRLF line ends" "main" "$G" -f "$F/crlf.filter"
 expect "filter() in the language: CaPI's file & mpi_path" \
        "main;ns::solve(int, double);solve_" "$G" -e "filter(\"$F/capi.filter\") & mpi_path"
+
+# ---- a CaPI file for a large program: 20,000 functions, 6,667 exact rules
+# (looked up in a hash table) and one wildcard rule after them
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "fn f%d(int) | _Z%dfi | /src/f%d.c\n", i, i, i % 300 }' > "$W/big.graph"
+awk 'BEGIN { print "SCOREP_REGION_NAMES_BEGIN\nEXCLUDE *\nINCLUDE MANGLED";
+             for (i = 0; i < 20000; i += 3) printf "_Z%dfi\n", i
+             print "EXCLUDE f1999?(int)\nSCOREP_REGION_NAMES_END" }' > "$W/big.filter"
+awk 'BEGIN { for (i = 0; i < 20000; i += 3) if (i < 19990) printf "f%d(int)\n", i }' | paste -sd';' > "$W/big.want"
+expect "a CaPI file for 20,000 functions: 6,667 exact names, then a wildcard" "$(cat "$W/big.want")" "$W/big.graph" -f "$W/big.filter"
 
 # ---- errors: one line each, naming the file and line
 bad() { # NAME TEXT FILE-CONTENT

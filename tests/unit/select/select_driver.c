@@ -26,8 +26,22 @@
 typedef struct graph {
     select_fn *fn;
     int (*calls)[2];
-    int nfn, ncalls;
+    int nfn, ncalls, fn_cap, calls_cap;
 } graph;
+
+/* Room for one more in an array of *cap items (doubling). */
+static void *grow(void *a, int n, int *cap, size_t size)
+{
+    if (n < *cap)
+        return a;
+    *cap = *cap ? 2 * *cap : 64;
+    a = realloc(a, size * (size_t)*cap);
+    if (!a) {
+        fprintf(stderr, "graph: out of memory\n");
+        exit(3);
+    }
+    return a;
+}
 
 static char *trim(char *s)
 {
@@ -50,7 +64,7 @@ static char *next_field(char **rest)
 
 static void add_fn(graph *g, char *rest)
 {
-    g->fn = realloc(g->fn, sizeof *g->fn * (size_t)(g->nfn + 1));
+    g->fn = grow(g->fn, g->nfn, &g->fn_cap, sizeof *g->fn);
     select_fn *f = &g->fn[g->nfn++];
     memset(f, 0, sizeof *f);
     f->name = next_field(&rest);
@@ -82,7 +96,7 @@ static void add_call(graph *g, char *rest)
         fprintf(stderr, "graph: a call needs CALLER | CALLEE\n");
         exit(3);
     }
-    g->calls = realloc(g->calls, sizeof *g->calls * (size_t)(g->ncalls + 1));
+    g->calls = grow(g->calls, g->ncalls, &g->calls_cap, sizeof *g->calls);
     g->calls[g->ncalls][0] = index_of(g, from);
     g->calls[g->ncalls++][1] = index_of(g, to);
     free(from);

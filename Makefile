@@ -144,12 +144,22 @@ soak: deps
 	@bench/soak.sh
 	@UNWIND_ROWS_FULL=1 TEST_FILTER=unwind_rows tests/run.sh $(MPIS)
 
+# Each MPI library's build, its pkg-config file (hprof-<mpi>.pc; hprof.pc is
+# the first of MPIS, Debian's default mpicc's), the tools and the manual pages.
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e "s|@MPI@|$$m|g" lib/hprof.pc.in
 install: all
+	@install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	@for m in $(MPIS); do \
 	  install -d $(DESTDIR)$(PREFIX)/lib/hprof/$$m && \
 	  install -m 755 $(BUILD)/$$m/libhprof.so $(DESTDIR)$(PREFIX)/lib/hprof/$$m/ && \
-	  install -m 644 $(BUILD)/$$m/libhprof.a $(DESTDIR)$(PREFIX)/lib/hprof/$$m/ || exit 1; \
+	  install -m 644 $(BUILD)/$$m/libhprof.a $(DESTDIR)$(PREFIX)/lib/hprof/$$m/ && \
+	  $(PC_SED) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hprof-$$m.pc || exit 1; \
+	  [ -e $(DESTDIR)$(PREFIX)/lib/pkgconfig/hprof.pc ] || \
+	    $(PC_SED) | sed "s|^Name: hprof-$$m|Name: hprof|" > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hprof.pc; \
 	done
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 644 docs/man/hprof-run.1 docs/man/hprof-view.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/man/hprof.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/tools/hprof-view $(DESTDIR)$(PREFIX)/bin/hprof-view
 	sed 's|@HPROF_LIBDIR@|$(PREFIX)/lib/hprof|' tools/hprof-run > $(DESTDIR)$(PREFIX)/bin/hprof-run

@@ -24,6 +24,15 @@ else
           "$(grep '^[<>]' "$W/diff" | tr '\n' ' ' | sed 's/</only in config.c:/g; s/>/only in README:/g')"
 fi
 
+# ... and so does the manual page hprof(7): a ".B HPROF_X" entry each.
+grep -oE '^\.B HPROF[A-Z_\\-]*' docs/man/hprof.7 | sed 's/^\.B //; s/\\-/-/g' | sort > "$W/man"
+if [ -s "$W/user" ] && diff "$W/user" "$W/man" > "$W/diff"; then
+    ok "config: hprof(7) lists exactly the table's $(wc -l < "$W/user") user variables"
+else
+    notok "config: hprof(7) lists exactly the table's user variables" \
+          "$(grep '^[<>]' "$W/diff" | tr '\n' ' ' | sed 's/</only in config.c:/g; s/>/only in hprof.7:/g')"
+fi
+
 # Every variable named in a getenv() of the library's sources is a row.
 awk '{ print $2 }' "$W/names" | sort > "$W/all"
 grep -ohE 'getenv\("HPROF[A-Z_]*"\)' lib/*/*.c unwind/*.c report/*/*.c wrappers/*.c |

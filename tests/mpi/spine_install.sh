@@ -11,10 +11,12 @@ else
     echo "not ok - make install: $(tail -3 install.log | tr '\n' ' ')"; exit 0
 fi
 missing=""
-for f in lib/hprof/$TEST_MPI/libhprof.so lib/hprof/$TEST_MPI/libhprof.a bin/hprof-view bin/hprof-run; do
+for f in lib/hprof/$TEST_MPI/libhprof.so lib/hprof/$TEST_MPI/libhprof.a bin/hprof-view bin/hprof-run \
+         lib/pkgconfig/hprof-$TEST_MPI.pc lib/pkgconfig/hprof.pc share/man/man1/hprof-run.1 \
+         share/man/man1/hprof-view.1 share/man/man7/hprof.7; do
     [ -e "$prefix/$f" ] || missing="$missing $f"
 done
-[ -z "$missing" ] && echo "ok - installed: lib/hprof/$TEST_MPI/libhprof.{so,a}, bin/hprof-view, bin/hprof-run" \
+[ -z "$missing" ] && echo "ok - installed: lib/hprof/$TEST_MPI/libhprof.{so,a}, bin/hprof-view, bin/hprof-run, pkg-config files, man pages" \
     || echo "not ok - missing after install:$missing"
 $MPICC -g "$root/examples/halo/halo.c" -o halo -lm || { echo "not ok - build halo"; exit 0; }
 HPROF_OUTPUT=inst.cubex timeout 60 "$prefix/bin/hprof-run" $MPIRUN -np 2 ./halo 20 100 >run.out 2>run.err
@@ -23,5 +25,11 @@ if [ -s inst.cubex ] && "$prefix/bin/hprof-view" --csv inst.cubex | grep -q 'sol
 else
     echo "not ok - installed hprof-run/hprof-view: $(tr '\n' ' ' <run.err)"
 fi
+# relinked through pkg-config: the program runs with the installed library
+libs=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --libs "hprof-$TEST_MPI" 2>&1)
+if $MPICC -g "$root/examples/halo/halo.c" -o halo_pc -lm $libs > pc.log 2>&1 &&
+   HPROF_OUTPUT=pc.cubex timeout 60 $MPIRUN -np 2 ./halo_pc 20 100 > pc.out 2> pc.err && [ -s pc.cubex ]; then
+    echo "ok - relinked with \$(pkg-config --libs hprof-$TEST_MPI): the program writes its profile"
+else echo "not ok - relink with pkg-config: '$libs': $(tail -n 2 pc.log pc.err | tr '\n' ' ')"; fi
 grep -q "$root/build" "$prefix/bin/hprof-run" && echo "not ok - installed hprof-run refers to the build tree" \
     || echo "ok - the installed hprof-run does not refer to the build tree"

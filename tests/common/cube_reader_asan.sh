@@ -12,12 +12,7 @@ ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1: $2"; }
 
 V=$W/hprof-view-asan
-# the HTML page as C, generated as the Makefile does
-if ! python3 "$ROOT/tools/hprof-view/html/embed.py" "$ROOT/tools/hprof-view/html/report.html" \
-        "$W/view_html_template.c" 2> "$W/cc.err" ||
-   ! gcc -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
-        -Wall -Wextra -Wno-unused-parameter -Ireport/reader -I"$ROOT/report/reader" -I"$ROOT/tools/hprof-view" \
-        "$ROOT"/report/reader/*.c "$ROOT"/tools/hprof-view/*.c "$W/view_html_template.c" -o "$V" -lexpat -lz -lm 2> "$W/cc.err"; then
+if ! build_view_asan "$W"; then
     notok "asan: reader builds with sanitizers" "$(head -c 400 "$W/cc.err")"; exit 1
 fi
 ok "asan: reader builds with sanitizers"

@@ -23,6 +23,7 @@ typedef struct merge_info {
     const struct timeline_phase_mark *phases; /* MPI_Pcontrol marks of this rank */
     int nphases;
     int time_paths;       /* heaviest call paths kept over time (0: none) */
+    unsigned long long phases_dropped;  /* this rank's marks past the TIMELINE_MAX_PHASES kept */
 } merge_info;
 
 /* Collective over info->comm; must be called by every rank before

@@ -130,17 +130,6 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
     return argv[++*i];
 }
 
-static int to_number(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !(v >= lo && v <= hi))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static const struct { const char *flag; int mode; } modes[] = {
     { "--csv", MODE_CSV }, { "--csv-ids", MODE_CSV_IDS }, { "--check", MODE_CHECK },
     { "--flat", MODE_FLAT }, { "--ranks", MODE_RANKS }, { "--mpi", MODE_MPI },
@@ -162,19 +151,19 @@ static int value_option(int argc, char **argv, int *i, args *a, int *rc)
         a->mode = MODE_HTML;
         o->out_path = v;
     } else if ((v = opt_value(argc, argv, i, "--threshold", &missing))) {
-        if (to_number(v, 0, 100, &d) < 0)
+        if (view_parse_number(v, 0, 100, &d) < 0)
             return *rc = bad_usage("--threshold: a percentage from 0 to 100, not ", v), -1;
         o->threshold = d;
     } else if ((v = opt_value(argc, argv, i, "--depth", &missing))) {
-        if (to_number(v, 0, 1e6, &d) < 0 || d != (int)d)
+        if (view_parse_number(v, 0, 1e6, &d) < 0 || d != (int)d)
             return *rc = bad_usage("--depth: a whole number >= 0, not ", v), -1;
         o->max_depth = (int)d;
     } else if ((v = opt_value(argc, argv, i, "--rank", &missing))) {
-        if (to_number(v, 0, 1e9, &d) < 0 || d != (int)d)
+        if (view_parse_number(v, 0, 1e9, &d) < 0 || d != (int)d)
             return *rc = bad_usage("--rank: a rank number >= 0, not ", v), -1;
         o->rank = (int)d;
     } else if ((v = opt_value(argc, argv, i, "--top", &missing))) {
-        if (to_number(v, 1, 1e6, &d) < 0 || d != (int)d)
+        if (view_parse_number(v, 1, 1e6, &d) < 0 || d != (int)d)
             return *rc = bad_usage("--top: a whole number >= 1, not ", v), -1;
         o->top = (int)d;
     } else if ((v = opt_value(argc, argv, i, "--fold", &missing))) {

@@ -74,6 +74,10 @@ int view_html(cube_profile *p, const view_opts *o, FILE *out);
 int view_timeline(cube_profile *p, const view_opts *o, FILE *out);
 
 /* Helpers shared by views (view_util.c). */
+/* A number in [lo, hi] with blanks allowed around it: 0, or -1 when s is
+ * no such number. view_parse_long takes whole decimal numbers only. */
+int view_parse_number(const char *s, double lo, double hi, double *out);
+int view_parse_long(const char *s, long lo, long hi, long *out);
 void view_print_value(FILE *out, const cube_metric *m, double v);
 /* A CSV text cell: RFC 4180 quoting, and a leading ' when it starts like a
  * spreadsheet formula (= + - @ tab CR). Numbers go through view_print_value. */

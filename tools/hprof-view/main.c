@@ -370,7 +370,10 @@ static int run_view(cube_profile *p, const args *a, const view_opts *o)
         return 1;
     }
     if (to_file)
-        fprintf(stderr, "hprof-view: wrote %s\n", o->out_path);
+        fprintf(stderr, "hprof-view: wrote %s%s%s%s\n", o->out_path, o->note[0] ? " (" : "", o->note,
+                o->note[0] ? ")" : "");
+    else if (o->note[0])
+        fprintf(stderr, "hprof-view: %s\n", o->note);
     return 0;
 }
 
@@ -380,7 +383,7 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
-    char err[512] = "";
+    char err[512] = "", note[512] = "";
     cube_profile *p = cube_open(a.path, err, sizeof err), *pb = NULL;
     if (!p) {
         fprintf(stderr, "hprof-view: %s: %s\n", a.path, err);
@@ -403,6 +406,8 @@ int main(int argc, char **argv)
         o->nmetrics = nmetrics;
         o->err = err;
         o->errlen = sizeof err;
+        o->note = note;
+        o->notelen = sizeof note;
         o->path_b = a.path2;
         o->pb = pb;
         rc = run_view(p, &a, o);

@@ -21,6 +21,8 @@ typedef struct view_opts {
     int nmetrics;           /* 0: the view's default set */
     char *err;              /* why loading values failed */
     size_t errlen;
+    char *note;             /* a view's one line about what it left out (--html), "" if none */
+    size_t notelen;
     double threshold;       /* tree: fold nodes under this % of the total */
     int max_depth;          /* tree: deepest level shown, -1 for all */
     int rank;               /* -1: all ranks, else this MPI rank only */

@@ -4,7 +4,8 @@
 # uses, unmodified, and each value on every call path and location must
 # equal hprof-view's. pyCubexR is an optional client: taken from
 # ../shared/clients/pycubexr beside the checkout (or TEST_PYCUBEXR); the
-# test says so in one line where it is absent.
+# test says so in one line where it is absent. (tests/run.sh then runs
+# interop/view_asan.sh: hprof-view under the sanitizers on the same pool.)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PYC=${TEST_PYCUBEXR:-$ROOT/../shared/clients/pycubexr}

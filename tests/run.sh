@@ -6,7 +6,8 @@
 # without printing a 'not ok' counts as one failure.
 # Closes with the line 'N passed, N failed'. Last, tests/interop.sh and
 # tests/cubelib.sh read every profile the scripts wrote with the other CUBE
-# readers (pyCubexR, cubelib).
+# readers (pyCubexR, cubelib), and tests/interop/view_asan.sh with
+# hprof-view under the sanitizers.
 #
 # Environment given to tests/mpi scripts:
 #   TEST_MPI   openmpi | mpich       TEST_LIBDIR  build/<mpi>
@@ -76,6 +77,7 @@ done
 if [ -z "$FILTER" ] || [[ tests/interop.sh == *$FILTER* ]] || [ -n "$(ls "$TEST_PROFILE_POOL")" ]; then
     run_script interop tests/interop.sh
     run_script interop tests/cubelib.sh
+    run_script interop tests/interop/view_asan.sh   # its own time limit
 fi
 rm -rf "$TEST_PROFILE_POOL"
 for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done

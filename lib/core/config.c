@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +71,9 @@ const hprof_var *hprof_config_vars(int *n)
     return vars;
 }
 
-/* Reads an integer in [lo, hi]; on a bad value says so and keeps *out. */
+/* Reads an integer in [lo, hi]; on a bad value says so and keeps *out.
+ * Blanks around the number are allowed on both sides (strtol takes them
+ * before it; a shell script's "10 " is as meant as " 10"). */
 static void read_int(const char *var, long lo, long hi, int *out)
 {
     const char *s = getenv(var);
@@ -79,7 +82,10 @@ static void read_int(const char *var, long lo, long hi, int *out)
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno || v < lo || v > hi) {
+    int digits = end != s;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (!digits || *end != '\0' || errno || v < lo || v > hi) {
         hprof_say("%s='%s' is not an integer from %ld to %ld; using %d", var, s, lo, hi, *out);
         return;
     }

@@ -6,7 +6,7 @@
 
 uint64_t timeline_origin_ns;
 static timeline_phase_mark phases[TIMELINE_MAX_PHASES];
-static uint32_t nphases;
+static uint64_t nphases;     /* calls, also those past the table (64 bits: never wraps) */
 
 void timeline_set_origin(uint64_t origin_ns) { timeline_origin_ns = origin_ns; }
 uint64_t timeline_origin(void) { return timeline_origin_ns; }
@@ -119,7 +119,7 @@ uint32_t timeline_add_call_slow(hprof_timeline *tl, uint64_t end_ns, uint64_t du
 
 void timeline_phase(int level, uint64_t now_ns)
 {
-    uint32_t k = __atomic_fetch_add(&nphases, 1, __ATOMIC_RELAXED);
+    uint64_t k = __atomic_fetch_add(&nphases, 1, __ATOMIC_RELAXED);
     if (k >= TIMELINE_MAX_PHASES)
         return;
     phases[k].ns = now_ns > timeline_origin_ns ? now_ns - timeline_origin_ns : 0;
@@ -128,7 +128,13 @@ void timeline_phase(int level, uint64_t now_ns)
 
 int timeline_phases(const timeline_phase_mark **marks)
 {
-    uint32_t n = __atomic_load_n(&nphases, __ATOMIC_RELAXED);
+    uint64_t n = __atomic_load_n(&nphases, __ATOMIC_RELAXED);
     *marks = phases;
     return n < TIMELINE_MAX_PHASES ? (int)n : TIMELINE_MAX_PHASES;
+}
+
+uint64_t timeline_phases_dropped(void)
+{
+    uint64_t n = __atomic_load_n(&nphases, __ATOMIC_RELAXED);
+    return n > TIMELINE_MAX_PHASES ? n - TIMELINE_MAX_PHASES : 0;
 }

@@ -66,6 +66,8 @@ void timeline_add_into(hprof_timeline *dst, const hprof_timeline *src);
  * (lock-free: a slot is taken with an atomic increment). */
 void timeline_phase(int level, uint64_t now_ns);
 int timeline_phases(const timeline_phase_mark **marks); /* count, marks in call order */
+/* Marks past the table's TIMELINE_MAX_PHASES, not kept (the merge says so). */
+uint64_t timeline_phases_dropped(void);
 
 /* timeline_add_call's cases other than a call inside the current width's
  * range and inside one bucket (folding, spans). */

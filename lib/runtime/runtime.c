@@ -224,7 +224,8 @@ void hprof_runtime_stop(void)
     rank_timeline_sum(&rank_timeline);
     merge_info info = { run_comm, hprof_config.output, attrs.keys, attrs.values, attrs.count,
                         hprof_config.compress, &rank_timeline, NULL, 0,
-                        hprof_config.time_buckets > 0 ? hprof_config.time_paths : 0, process_rank };
+                        hprof_config.time_buckets > 0 ? hprof_config.time_paths : 0, process_rank,
+                        timeline_phases_dropped() };
     info.nphases = timeline_phases(&info.phases);
     hprof_merge_and_write(&info);
     timeline_free(&rank_timeline);

@@ -24,6 +24,7 @@ typedef struct merge_info {
     int nphases;
     int time_paths;       /* heaviest call paths kept over time (0: none) */
     int process_rank;     /* this process's rank in MPI_COMM_WORLD: its number in the profile */
+    unsigned long long phases_dropped;  /* this rank's marks past the TIMELINE_MAX_PHASES kept */
 } merge_info;
 
 /* Collective over info->comm; must be called by every rank before

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "log.h"
 
 static const char *const field_names[TL_NFIELDS] = {
     "mpi_ns", "comp_ns", "visits", "bytes_sent", "bytes_received",
@@ -170,6 +171,26 @@ static void put_phases(text *t, MPI_Comm comm, int rank, int size,
     free(all), free(counts), free(displs), free(mine);
 }
 
+/* The marks each rank could not keep (its table holds TIMELINE_MAX_PHASES),
+ * to rank 0: a line each in the member, and one line for the user. */
+static void put_phases_dropped(text *t, MPI_Comm comm, int rank, int size, unsigned long long dropped)
+{
+    unsigned long long *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
+    PMPI_Gather(&dropped, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+    unsigned long long sum = 0;
+    int ranks = 0;
+    for (int r = 0; all && r < size; r++)
+        if (all[r]) {
+            put(t, "phases_dropped %d %llu\n", r, all[r]);
+            sum += all[r], ranks++;
+        }
+    if (sum)
+        hprof_say("MPI_Pcontrol: %llu marks on %d of %d ranks not kept, past the first %d of a rank; "
+                  "the time line's phases end at each rank's last kept mark", sum, ranks, size,
+                  TIMELINE_MAX_PHASES);
+    free(all);
+}
+
 /* n values, a run of zeros as 0*COUNT (most paths are idle most of the
  * time on most ranks). */
 static void put_series(text *t, const uint64_t *v, uint32_t n)
@@ -220,6 +241,7 @@ static void put_paths(text *t, MPI_Comm comm, int rank, int size, const timeline
 
 char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
                          const timeline_phase_mark *phases, int nphases,
+                         unsigned long long phases_dropped,
                          const timeline_paths *paths, size_t *len)
 {
     int rank, size;
@@ -255,6 +277,7 @@ char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
     }
     put_offsets(&t, comm, rank, size, offset);
     put_phases(&t, comm, rank, size, phases, nphases, offset);
+    put_phases_dropped(&t, comm, rank, size, phases_dropped);
     if (paths && paths->k > 0)
         put_paths(&t, comm, rank, size, paths, common[1], common[0], kshift);
     free(all);

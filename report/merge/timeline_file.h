@@ -13,6 +13,9 @@
  *                           (< 0: before); its buckets are moved by that
  *                           much, to the nearest bucket
  *   phase R T LEVEL         MPI_Pcontrol(LEVEL) on rank R at T ns
+ *   phases_dropped R N      rank R's N marks past the first TIMELINE_MAX_PHASES,
+ *                           not kept (only ranks with N > 0; rank 0 also says
+ *                           so in one line)
  *
  * and, with the heaviest call paths over time (HPROF_TIME_PATHS,
  * path_series.h), at the same width and number of buckets:
@@ -49,6 +52,7 @@
  * when out of memory. */
 char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
                          const timeline_phase_mark *phases, int nphases,
+                         unsigned long long phases_dropped,
                          const timeline_paths *paths, size_t *len);
 
 #endif

@@ -117,6 +117,8 @@ static int start_metric(ctx *c, const XML_Char **atts)
         m->kind = CUBE_KIND_SIMPLE;
     else
         m->kind = CUBE_KIND_DERIVED;
+    const char *viz = attr(atts, "viztype");
+    m->ghost = viz && strcmp(viz, "GHOST") == 0;
     return p->nmetrics++;
 }
 

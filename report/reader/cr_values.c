@@ -21,6 +21,13 @@ static const struct dtype_info {
     { "UINT32", V_U32, 4, CUBE_AGGR_SUM },  { "INT64", V_I64, 8, CUBE_AGGR_SUM },
     { "UINT64", V_U64, 8, CUBE_AGGR_SUM },  { "DOUBLE", V_F64, 8, CUBE_AGGR_SUM },
     { "MINDOUBLE", V_F64, 8, CUBE_AGGR_MIN }, { "MAXDOUBLE", V_F64, 8, CUBE_AGGR_MAX },
+    /* the older names cubelib still reads and writes (cube_remap2 takes
+     * them from Score-P's remapping.spec: INTEGER, FLOAT) */
+    { "FLOAT", V_F64, 8, CUBE_AGGR_SUM },   { "INTEGER", V_I64, 8, CUBE_AGGR_SUM },
+    { "SIGNED INTEGER", V_I64, 8, CUBE_AGGR_SUM }, { "UNSIGNED INTEGER", V_U64, 8, CUBE_AGGR_SUM },
+    { "INT", V_I32, 4, CUBE_AGGR_SUM },     { "SIGNED INT", V_I32, 4, CUBE_AGGR_SUM },
+    { "UNSIGNED INT", V_U32, 4, CUBE_AGGR_SUM }, { "SHORT INT", V_I16, 2, CUBE_AGGR_SUM },
+    { "SIGNED SHORT INT", V_I16, 2, CUBE_AGGR_SUM }, { "UNSIGNED SHORT INT", V_U16, 2, CUBE_AGGR_SUM },
 };
 
 static const struct dtype_info *find_dtype(const char *name)
@@ -92,6 +99,11 @@ static int parse_index(const cube_profile *p, const cube_metric *m, const unsign
     }
     if (format != 1)
         return cr_err(err, errlen, "%d.index: unsupported index format %u", m->id, format);
+    if (len == 18) {                    /* cubelib's tools: no rows, no count */
+        ix->rows = 0;
+        ix->cids = NULL;
+        return 0;
+    }
     if (len < 22)
         return cr_err(err, errlen, "%d.index: truncated", m->id);
     uint32_t n = cr_get32(b + 18, ix->swap);
@@ -238,11 +250,19 @@ static int read_data(const row_sink *s, const unsigned char *b, size_t len, int 
     return cr_err(err, errlen, "%d.data: not a CUBE data file", id);
 }
 
+/* The members of a metric's values: <id>.index and <id>.data, a ghost
+ * metric's ghost_<id>.index and ghost_<id>.data (cubelib's names). */
+static void member_names(const cube_metric *m, char *iname, char *dname, size_t len)
+{
+    const char *pre = m->ghost ? "ghost_" : "";
+    snprintf(iname, len, "%s%d.index", pre, m->id);
+    snprintf(dname, len, "%s%d.data", pre, m->id);
+}
+
 int cr_has_values(const cr_archive *a, const cube_metric *m)
 {
-    char iname[32], dname[32];
-    snprintf(iname, sizeof iname, "%d.index", m->id);
-    snprintf(dname, sizeof dname, "%d.data", m->id);
+    char iname[40], dname[40];
+    member_names(m, iname, dname, sizeof iname);
     return cr_tar_find(a, iname) || cr_tar_find(a, dname);
 }
 
@@ -250,9 +270,8 @@ int cr_scan_values(const cube_profile *p, const cube_metric *m, const cr_archive
                    const unsigned char *buf, const int *seq, cube_row_fn fn, void *ctx,
                    char *err, size_t errlen)
 {
-    char iname[32], dname[32];
-    snprintf(iname, sizeof iname, "%d.index", m->id);
-    snprintf(dname, sizeof dname, "%d.data", m->id);
+    char iname[40], dname[40];
+    member_names(m, iname, dname, sizeof iname);
     const cr_member *im = cr_tar_find(a, iname), *dm = cr_tar_find(a, dname);
     if (!im && !dm)                     /* Cube omits all-zero metrics */
         return 0;

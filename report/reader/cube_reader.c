@@ -138,6 +138,37 @@ static int check_metric_ids(const cube_profile *p, char *err, size_t errlen)
     return 0;
 }
 
+/* One note for the metrics that cannot be loaded for one reason (derived
+ * ones with kind CUBE_KIND_DERIVED, the others with -1): how many and their
+ * names, as many as a line holds (cube_remap2 leaves 40 derived ones). */
+static void note_skipped(cube_profile *p, int kind, const char *what, const char *why)
+{
+    char names[400] = "";
+    size_t used = 0;
+    int n = 0, listed = 0;
+    for (int i = 0; i < p->nmetrics; i++) {
+        const cube_metric *m = &p->metrics[i];
+        if (m->loadable || (kind == CUBE_KIND_DERIVED) != (m->kind == CUBE_KIND_DERIVED))
+            continue;
+        n++;
+        const char *name = m->uniq_name ? m->uniq_name : "?";
+        int w = kind == CUBE_KIND_DERIVED ? snprintf(names + used, sizeof names - used, "%s%s", listed ? ", " : "", name)
+                : snprintf(names + used, sizeof names - used, "%s%s (%s)", listed ? ", " : "", name,
+                           m->dtype ? m->dtype : "?");
+        if (w > 0 && used + (size_t)w < sizeof names - 24)
+            used += (size_t)w, listed++;
+        else
+            names[used] = '\0';
+    }
+    if (n == 0)
+        return;
+    char head[160];
+    snprintf(head, sizeof head, "%d %smetric%s not shown (%s): ", n, what, n == 1 ? "" : "s", why);
+    if (listed < n)
+        snprintf(names + used, sizeof names - used, " and %d more", n - listed);
+    add_note(p, "%s%s", head, names);
+}
+
 /* Marks what can be loaded (with a note for what cannot) and prepares the
  * row orders, so loading needs no shared writes and can run in threads. */
 static int prepare_loading(cube_profile *p, source *s, char *err, size_t errlen)
@@ -151,9 +182,10 @@ static int prepare_loading(cube_profile *p, source *s, char *err, size_t errlen)
     for (int i = 0; i < p->nmetrics; i++) {
         cube_metric *m = &p->metrics[i];
         m->loadable = cr_dtype_setup(m) == 0;
-        if (!m->loadable)
-            add_note(p, "metric %s: %s", m->uniq_name, m->note);
     }
+    note_skipped(p, CUBE_KIND_DERIVED, "derived ",
+                 "CubePL expressions, not evaluated; cube_remap2 -d stores their values");
+    note_skipped(p, -1, "", "value types not read: compound or unknown");
     return 0;
 }
 

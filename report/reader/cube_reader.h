@@ -37,6 +37,8 @@ typedef struct cube_metric {
     const char *note;       /* why not loadable (static string), else NULL */
     double *excl, *incl;    /* [cnode * nlocs + loc] */
     int num, den;           /* CUBE_AGGR_RATIO: the metrics divided; -1 otherwise */
+    int ghost;              /* viztype GHOST (cubelib's hidden helpers, e.g. cube_remap2's
+                             * bytes_sent): values in ghost_<id>.index/.data */
 } cube_metric;
 
 typedef struct cube_region {

@@ -122,7 +122,8 @@ const char *cube_writer_error(const cube_writer *w)
 
 long long cube_writer_bytes(const cube_writer *w)
 {
-    return w->out.pos;
+    /* commit frees the writer: its end-of-archive blocks are counted before */
+    return w->out.pos + (w->state == ST_DEFINED ? CW_TAR_END_BYTES : 0);
 }
 
 /* ---- definitions -------------------------------------------------------- */

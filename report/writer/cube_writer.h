@@ -114,7 +114,8 @@ int cube_writer_commit(cube_writer *w, char *err, size_t errlen);
 /* Removes the temporary file. Frees w. */
 void cube_writer_abort(cube_writer *w);
 
-/* Total bytes written so far (the file's size after commit). */
+/* The file's size after commit: the bytes written so far and, when it can
+ * still be committed, the end-of-archive blocks commit adds. */
 long long cube_writer_bytes(const cube_writer *w);
 
 /* The last error's one-line reason ("" if none). The err buffer given to

@@ -78,5 +78,5 @@ int cw_tar_end(cw_out *o, cw_member *m, char filler)
 
 int cw_tar_finish(cw_out *o)
 {
-    return cw_out_zeros(o, 2 * BLOCK);
+    return cw_out_zeros(o, CW_TAR_END_BYTES);
 }

@@ -22,6 +22,7 @@ int cw_tar_begin(cw_out *o, cw_member *m, const char *name, long long mtime);
  * such a one. */
 int cw_tar_end(cw_out *o, cw_member *m, char filler);
 /* The end-of-archive marker: two zero blocks. */
+#define CW_TAR_END_BYTES 1024
 int cw_tar_finish(cw_out *o);
 
 #endif

@@ -61,3 +61,11 @@ for line in "HPROF_SAMPLING_CLOCK='sun' is not 'wall' or 'cpu'; using wall" \
 done
 if [ -z "$bad" ]; then ok "config: bad values and typos get their one line, defaults kept"
 else notok "config: bad values and typos get their one line, defaults kept" "missing:$bad; got: $(tr '\n' ' ' <<< "$out" | cut -c1-300)"; fi
+# Blanks around a number count on both sides (' 10' was taken, '10 ' refused);
+# blanks alone are no number.
+lead=$(env HPROF_SAMPLING_HZ=' 10' "$P" load 2>&1) trail=$(env HPROF_SAMPLING_HZ='10 ' "$P" load 2>&1)
+blank=$(env HPROF_SAMPLING_HZ='  ' "$P" load 2>&1)
+if [[ "$lead" == *"hz=10 "* ]] && [[ "$trail" == *"hz=10 "* ]] && [[ "$lead$trail" != *"not an integer"* ]] &&
+   [[ "$blank" == *"HPROF_SAMPLING_HZ='  ' is not an integer from"* ]] && [[ "$blank" == *"hz=100 "* ]]; then
+    ok "config: ' 10' and '10 ' are 10, blanks alone are refused"
+else notok "config: numbers with blanks" "' 10': $lead / '10 ': $trail / '  ': $blank"; fi

@@ -149,6 +149,11 @@ print("%.3f" % best)
 PY
 }
 if "$WP" big "$W/big.cubex" > "$W/out"; then
+    # the merge's 'wrote FILE (N bytes, ...)' takes N before commit, which adds
+    # the archive's two end blocks: N was 1024 bytes short
+    said=$(awk '$1 == "bytes" { print $2 }' "$W/out") size=$(stat -c %s "$W/big.cubex")
+    if [ "$said" = "$size" ]; then ok "writer: the size it reports before commit is the file's ($size bytes)"
+    else notok "writer: reported size" "said ${said:-nothing}, the file has $size bytes"; fi
     t=$(best_time "$VIEW" "$W/big.cubex")
     if python3 -c "import sys; sys.exit(0 if $t < 0.5 else 1)"; then
         ok "reader: 64 ranks x 10,000 cnodes x 10 metrics: open and tree view in ${t}s of CPU"

@@ -130,17 +130,6 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
     return argv[++*i];
 }
 
-static int to_number(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !(v >= lo && v <= hi))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static const struct { const char *flag; int mode; } modes[] = {
     { "--csv", MODE_CSV }, { "--csv-ids", MODE_CSV_IDS }, { "--check", MODE_CHECK },
     { "--flat", MODE_FLAT }, { "--ranks", MODE_RANKS }, { "--mpi", MODE_MPI },
@@ -162,19 +151,19 @@ static int value_option(int argc, char **argv, int *i, args *a, int *rc)
         a->mode = MODE_HTML;
         o->out_path = v;
     } else if ((v = opt_value(argc, argv, i, "--threshold", &missing))) {
-        if (to_number(v, 0, 100, &d) < 0)
+        if (view_parse_number(v, 0, 100, &d) < 0)
             return *rc = bad_usage("--threshold: a percentage from 0 to 100, not ", v), -1;
         o->threshold = d;
     } else if ((v = opt_value(argc, argv, i, "--depth", &missing))) {
-        if (to_number(v, 0, 1e6, &d) < 0 || d != (int)d)
+        if (view_parse_number(v, 0, 1e6, &d) < 0 || d != (int)d)
             return *rc = bad_usage("--depth: a whole number >= 0, not ", v), -1;
         o->max_depth = (int)d;
     } else if ((v = opt_value(argc, argv, i, "--rank", &missing))) {
-        if (to_number(v, 0, 1e9, &d) < 0 || d != (int)d)
+        if (view_parse_number(v, 0, 1e9, &d) < 0 || d != (int)d)
             return *rc = bad_usage("--rank: a rank number >= 0, not ", v), -1;
         o->rank = (int)d;
     } else if ((v = opt_value(argc, argv, i, "--top", &missing))) {
-        if (to_number(v, 1, 1e6, &d) < 0 || d != (int)d)
+        if (view_parse_number(v, 1, 1e6, &d) < 0 || d != (int)d)
             return *rc = bad_usage("--top: a whole number >= 1, not ", v), -1;
         o->top = (int)d;
     } else if ((v = opt_value(argc, argv, i, "--fold", &missing))) {
@@ -381,7 +370,10 @@ static int run_view(cube_profile *p, const args *a, const view_opts *o)
         return 1;
     }
     if (to_file)
-        fprintf(stderr, "hprof-view: wrote %s\n", o->out_path);
+        fprintf(stderr, "hprof-view: wrote %s%s%s%s\n", o->out_path, o->note[0] ? " (" : "", o->note,
+                o->note[0] ? ")" : "");
+    else if (o->note[0])
+        fprintf(stderr, "hprof-view: %s\n", o->note);
     return 0;
 }
 
@@ -391,7 +383,7 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
-    char err[512] = "";
+    char err[512] = "", note[512] = "";
     cube_profile *p = cube_open(a.path, err, sizeof err), *pb = NULL;
     if (!p) {
         fprintf(stderr, "hprof-view: %s: %s\n", a.path, err);
@@ -414,6 +406,8 @@ int main(int argc, char **argv)
         o->nmetrics = nmetrics;
         o->err = err;
         o->errlen = sizeof err;
+        o->note = note;
+        o->notelen = sizeof note;
         o->path_b = a.path2;
         o->pb = pb;
         rc = run_view(p, &a, o);

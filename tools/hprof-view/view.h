@@ -21,6 +21,8 @@ typedef struct view_opts {
     int nmetrics;           /* 0: the view's default set */
     char *err;              /* why loading values failed */
     size_t errlen;
+    char *note;             /* a view's one line about what it left out (--html), "" if none */
+    size_t notelen;
     double threshold;       /* tree: fold nodes under this % of the total */
     int max_depth;          /* tree: deepest level shown, -1 for all */
     int rank;               /* -1: all ranks, else this MPI rank only */
@@ -74,6 +76,10 @@ int view_html(cube_profile *p, const view_opts *o, FILE *out);
 int view_timeline(cube_profile *p, const view_opts *o, FILE *out);
 
 /* Helpers shared by views (view_util.c). */
+/* A number in [lo, hi] with blanks allowed around it: 0, or -1 when s is
+ * no such number. view_parse_long takes whole decimal numbers only. */
+int view_parse_number(const char *s, double lo, double hi, double *out);
+int view_parse_long(const char *s, long lo, long hi, long *out);
 void view_print_value(FILE *out, const cube_metric *m, double v);
 /* A CSV text cell: RFC 4180 quoting, and a leading ' when it starts like a
  * spreadsheet formula (= + - @ tab CR). Numbers go through view_print_value. */

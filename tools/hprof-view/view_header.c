@@ -110,6 +110,8 @@ int vt_header_width(vtree *t, FILE *out, int width)
         fprintf(out, "%-10s hprof %s\n", "version", ver);
     } else {
         const char *creator = cube_attr_get(p, "Creator");
+        if (!creator)               /* cubelib's tools (cube_cut, cube_remap2, ...) name only themselves so */
+            creator = cube_attr_get(p, "CUBE Library version");
         fprintf(out, "%-10s %s (CUBE %s)\n", "written by", creator ? creator : "unknown tool",
                 p->version ? p->version : "?");
         fprintf(out, "%-10s %d ranks, %d threads in all (up to %d per rank)\n", "ranks", p->nprocs,

@@ -9,13 +9,17 @@
  *    "timeline": null or {"width", "start", "rows", "share", "paths",
  *                "path_time"} (print_timeline)}
  * Values are combined over the selected locations; "ranks" holds each
- * node's inclusive value per rank (all ranks) for the heat strip.
+ * node's inclusive value per rank (all ranks) for the heat strip. The
+ * nodes are the call paths a person can see, the others folded into
+ * "[N more call paths]" nodes (view_html_fold.h); the header says so.
  */
 #include "view_html.h"
 #include "view_timeline.h"
 #include "vtree.h"
 #include "library_fold.h"
+#include "view_html_fold.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +45,7 @@ static int choose_metrics(const cube_profile *p, const view_opts *o, int *ml)
     return n;
 }
 
-static void header_lines(vtree *t, FILE *out)
+static void header_lines(vtree *t, const char *note, FILE *out)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -58,6 +62,10 @@ static void header_lines(vtree *t, FILE *out)
         view_print_json_string(out, line);
         first = 0;
     }
+    if (note) {
+        fputs(first ? "" : ", ", out);
+        view_print_json_string(out, note);
+    }
     fputs("],\n", out);
     free(buf);
 }
@@ -70,6 +78,8 @@ static void number_array(FILE *out, const double *v, size_t n)
             fputc(',', out);
         if (v[i] == 0)
             fputc('0', out);
+        else if (!isfinite(v[i]))
+            fputs("null", out);     /* a ratio over nothing */
         else
             fprintf(out, "%.9g", v[i]);
     }
@@ -77,17 +87,21 @@ static void number_array(FILE *out, const double *v, size_t n)
 }
 
 /* The heaviest paths' time per heat map cell: "paths": [names],
- * "path_time": [path][row][column] seconds. */
+ * "path_time": [path][row][column] seconds; the first HEAT_PATHS paths
+ * (the file numbers them heaviest first: a cell's tooltip names its 3
+ * heaviest). */
+#define HEAT_PATHS 64
 static void print_heat_paths(const cube_profile *p, const timeline *tl, int rows, int cols, FILE *out)
 {
     char name[512];
+    int npaths = tl->npaths < HEAT_PATHS ? tl->npaths : HEAT_PATHS;
     fputs(", \"paths\": [", out);
-    for (int k = 0; k < tl->npaths; k++) {
+    for (int k = 0; k < npaths; k++) {
         fputs(k ? "," : "", out);
         view_print_json_string(out, vtl_path_label(p, tl, k, name, sizeof name));
     }
     fputs("], \"path_time\": [", out);
-    for (int k = 0; k < tl->npaths; k++) {
+    for (int k = 0; k < npaths; k++) {
         fputs(k ? ",\n[" : "[", out);
         for (int row = 0; row < rows; row++) {
             int r0 = row * tl->nranks / rows, r1 = (row + 1) * tl->nranks / rows;
@@ -157,13 +171,74 @@ static int check_phase(const cube_profile *p, const view_opts *o)
     return got > 0 ? 0 : VIEW_BAD_USAGE;
 }
 
-static void print_data(vtree *t, const int *ml, int nm, FILE *out)
+static void print_nodes(vtree *t, const html_nodes *h, FILE *out)
+{
+    char name[64];
+    fputs("],\n\"nodes\": {\"name\": [", out);
+    for (int k = 0; k < h->n; k++) {
+        fputs(k ? "," : "", out);
+        if (h->vnode[k] < 0)
+            snprintf(name, sizeof name, "[%d more call path%s]", h->members[k], h->members[k] == 1 ? "" : "s");
+        view_print_json_string(out, h->vnode[k] < 0 ? name : vt_name(t, h->vnode[k]));
+    }
+    fputs("],\n\"parent\": [", out);
+    for (int k = 0; k < h->n; k++)
+        fprintf(out, "%s%d", k ? "," : "", h->parent[k]);
+    fputs("],\n\"site\": [", out);
+    for (int k = 0; k < h->n; k++) {
+        char site[512];
+        fputs(k ? "," : "", out);
+        view_print_json_string(out, h->vnode[k] < 0 ? "" : vt_site(t, h->vnode[k], site, sizeof site));
+    }
+    fputs("],\n\"lib\": [", out);    /* for the page's "fold libraries" */
+    for (int k = 0; k < h->n; k++) {
+        int v = h->vnode[k];
+        const char *lib = v < 0 || t->v[v].label ? NULL : library_of_region(t->p, t->v[v].region);
+        fputs(k ? "," : "", out);
+        view_print_json_string(out, lib ? lib : "");
+    }
+    fputs("],\n\"mpi\": [", out);
+    for (int k = 0; k < h->n; k++)
+        fprintf(out, "%s%d", k ? "," : "", h->vnode[k] >= 0 && t->v[h->vnode[k]].is_mpi);
+    fputs("]},\n", out);
+}
+
+static int print_values(vtree *t, const html_nodes *h, const int *ml, int nm, FILE *out)
+{
+    cube_profile *p = t->p;
+    size_t np = (size_t)h->nprocs;
+    double *tmp = malloc(sizeof *tmp * ((size_t)h->n * np + 1));
+    if (!tmp)
+        return VIEW_FAILED;
+    fputs("\"values\": {", out);
+    for (int mk = 0; mk < nm; mk++) {
+        fputs(mk ? ",\n" : "\n", out);
+        view_print_json_string(out, p->metrics[ml[mk]].uniq_name);
+        for (int pass = 0; pass < 2; pass++) {
+            for (int k = 0; k < h->n; k++)
+                tmp[k] = html_node_value(h, t, ml, mk, k, !pass);
+            fputs(pass ? ", \"excl\": " : ": {\"incl\": ", out);
+            number_array(out, tmp, (size_t)h->n);
+        }
+        for (int k = 0; k < h->n; k++)
+            for (int i = 0; i < p->nprocs; i++)
+                tmp[(size_t)k * np + (size_t)i] = html_node_proc_value(h, t, ml, mk, k, i);
+        fputs(",\n \"ranks\": ", out);
+        number_array(out, tmp, (size_t)h->n * (size_t)(p->nprocs > 0 ? p->nprocs : 0));
+        fputc('}', out);
+    }
+    fputs("},\n", out);
+    free(tmp);
+    return 0;
+}
+
+static int print_data(vtree *t, const html_nodes *h, const char *note, const int *ml, int nm, FILE *out)
 {
     cube_profile *p = t->p;
     fputs("{\"file\": ", out);
     view_print_json_string(out, t->o->path);
     fputs(",\n", out);
-    header_lines(t, out);
+    header_lines(t, note, out);
     fputs("\"ranks\": [", out);
     for (int i = 0; i < p->nprocs; i++)
         fprintf(out, "%s%d", i ? "," : "", p->procs[i].rank);
@@ -176,67 +251,11 @@ static void print_data(vtree *t, const int *ml, int nm, FILE *out)
         view_print_json_string(out, m->uom);
         fprintf(out, ", \"integer\": %s}", m->is_integer ? "true" : "false");
     }
-    /* nodes: only those in focus (and their callers); indexes renumbered */
-    int *idx = malloc(sizeof *idx * ((size_t)t->nv + 1)), n = 0;
-    for (int v = 0; idx && v < t->nv; v++)
-        idx[v] = t->v[v].visible ? n++ : -1;
-    fputs("],\n\"nodes\": {\"name\": [", out);
-    for (int v = 0, k = 0; idx && v < t->nv; v++)
-        if (idx[v] >= 0) {
-            fputs(k++ ? "," : "", out);
-            view_print_json_string(out, vt_name(t, v));
-        }
-    fputs("],\n\"parent\": [", out);
-    for (int v = 0, k = 0; idx && v < t->nv; v++)
-        if (idx[v] >= 0)
-            fprintf(out, "%s%d", k++ ? "," : "", t->v[v].parent >= 0 ? idx[t->v[v].parent] : -1);
-    fputs("],\n\"site\": [", out);
-    for (int v = 0, k = 0; idx && v < t->nv; v++)
-        if (idx[v] >= 0) {
-            char site[512];
-            fputs(k++ ? "," : "", out);
-            view_print_json_string(out, vt_site(t, v, site, sizeof site));
-        }
-    fputs("],\n\"lib\": [", out);    /* for the page's "fold libraries" */
-    for (int v = 0, k = 0; idx && v < t->nv; v++)
-        if (idx[v] >= 0) {
-            const char *lib = t->v[v].label ? NULL : library_of_region(p, t->v[v].region);
-            fputs(k++ ? "," : "", out);
-            view_print_json_string(out, lib ? lib : "");
-        }
-    fputs("],\n\"mpi\": [", out);
-    for (int v = 0, k = 0; idx && v < t->nv; v++)
-        if (idx[v] >= 0)
-            fprintf(out, "%s%d", k++ ? "," : "", t->v[v].is_mpi);
-    fputs("]},\n\"values\": {", out);
-    double *tmp = malloc(sizeof *tmp * ((size_t)t->nv * (size_t)(p->nprocs > 0 ? p->nprocs : 1) + 1));
-    for (int k = 0; k < nm && tmp && idx; k++) {
-        int m = ml[k];
-        fputs(k ? ",\n" : "\n", out);
-        view_print_json_string(out, p->metrics[m].uniq_name);
-        for (int pass = 0; pass < 2; pass++) {
-            const double *src = pass ? t->vm[m].excl : t->vm[m].incl;
-            size_t j = 0;
-            for (int v = 0; v < t->nv; v++)
-                if (idx[v] >= 0)
-                    tmp[j++] = src[v];
-            fputs(pass ? ", \"excl\": " : ": {\"incl\": ", out);
-            number_array(out, tmp, j);
-        }
-        size_t j = 0;
-        for (int v = 0; v < t->nv; v++)
-            if (idx[v] >= 0)
-                for (int i = 0; i < p->nprocs; i++)
-                    tmp[j++] = vt_proc_value(t, m, v, i, 1);
-        fputs(",\n \"ranks\": ", out);
-        number_array(out, tmp, j);
-        fputc('}', out);
-    }
-    fputs("},\n", out);
+    print_nodes(t, h, out);
+    int rc = print_values(t, h, ml, nm, out);
     print_timeline(p, t->o, out);
     fputs("}", out);
-    free(tmp);
-    free(idx);
+    return rc;
 }
 
 int view_html(cube_profile *p, const view_opts *o, FILE *out)
@@ -254,11 +273,19 @@ int view_html(cube_profile *p, const view_opts *o, FILE *out)
         nm = choose_metrics(p, o, ml);
     for (int k = 0; k < nm && rc == 0; k++)
         rc = vt_metric_locs(&t, ml[k]);
+    html_nodes h = { 0 };
+    if (rc == 0)
+        rc = html_nodes_choose(&h, &t, ml, nm);
     if (rc == 0) {
+        char note[400];
+        const char *said = html_nodes_note(&h, note, sizeof note);
+        if (said && o->note)
+            snprintf(o->note, o->notelen, "%s", said);
         fputs(view_html_head, out);
-        print_data(&t, ml, nm, out);
+        rc = print_data(&t, &h, said, ml, nm, out);
         fputs(view_html_tail, out);
     }
+    html_nodes_free(&h);
     free(ml);
     vt_free(&t);
     return rc;

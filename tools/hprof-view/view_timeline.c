@@ -15,10 +15,12 @@
 #define MAX_COLS 64
 #define SMALL_PATH 0.001       /* paths with less of the time shown are not drawn */
 
+/* A column's MPI share: blank where nothing was measured (idle), '_'
+ * where the ranks only computed, then rising with the share. */
 static void put_cell(FILE *out, const view_opts *o, double share)
 {
-    static const char *const blocks[] = { " ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588" };
-    static const char ascii[] = " .:-=+*#%@";
+    static const char *const blocks[] = { "_", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588" };
+    static const char ascii[] = "_.:-=+*#%@";
     if (share < 0) {
         fputc(' ', out);
         return;
@@ -63,12 +65,20 @@ static void print_phases(const timeline *tl, int cols, FILE *out)
     for (int i = 0; i < tl->nphases; i++) {
         if (tl->phase[i].rank != 0)
             continue;           /* rank 0's marks stand for all */
-        long b = lround(tl->phase[i].t / tl->width) - tl->b0;   /* as --phase rounds */
-        int c = (int)floor((double)b * cols / (tl->b1 - tl->b0));
+        long b = vtl_bucket(tl, tl->phase[i].t) - tl->b0;   /* as --phase rounds */
+        long c = (long)floor((double)b * cols / (tl->b1 - tl->b0));
         if (c >= 0 && c < cols)
             line[c] = (char)('0' + (tl->phase[i].level % 10 + 10) % 10);
     }
     fprintf(out, "%-13s|%s|  MPI_Pcontrol level, rank 0\n", "phases", line);
+    double last = -1;
+    for (int i = 0; i < tl->nphases; i++)
+        if (tl->phase[i].rank == 0 && tl->phase[i].t > last)
+            last = tl->phase[i].t;
+    if (tl->phases_dropped > 0)
+        fprintf(out, "%-13s(%.0f MPI_Pcontrol marks on %d rank%s not kept, past the first %d a rank: rank 0's "
+                "phases end at %.3f s)\n", "", tl->phases_dropped, tl->dropped_ranks,
+                tl->dropped_ranks == 1 ? "" : "s", VTL_RUNTIME_PHASES, last);
     free(line);
 }
 
@@ -141,9 +151,9 @@ int view_timeline(cube_profile *p, const view_opts *o, FILE *out)
     int shown = tl.b1 - tl.b0, cols = shown < MAX_COLS ? shown : MAX_COLS;
     fprintf(out, "timeline: %d ranks, %d buckets of %.4f s (%.3f .. %.3f s from MPI_Init)", tl.nranks, shown,
             tl.width, tl.b0 * tl.width, tl.b1 * tl.width);
-    if (tl.level >= 0)
+    if (tl.phased)
         fprintf(out, ", phase %d (MPI_Pcontrol(%d) on)", tl.level, tl.level);
-    fprintf(out, "; MPI share per column (blank: idle)\n");
+    fprintf(out, "; MPI share per column (blank: idle, _: computing only)\n");
     print_strips(&tl, o, cols, out);
     print_phases(&tl, cols, out);
     print_paths(p, &tl, o, cols, out);

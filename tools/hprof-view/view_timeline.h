@@ -20,13 +20,19 @@ typedef struct timeline {
     double *v;                 /* [rank][field][bucket] */
     struct { int rank, level; double t; } *phase;
     int nphases;
+    double phases_dropped;     /* marks the runtime could not keep (phases_dropped lines) */
+    int dropped_ranks;         /* ranks that lost some */
     int npaths;                /* the heaviest call paths over time */
     int *path_cnode;           /* [path]: cnode index in the profile, -1: unknown */
     double *pv;                /* [path][rank][VTL_MPI/VTL_COMP][bucket], ns */
     double spilled;            /* ns the runtime could give no path */
     int b0, b1;                /* the buckets the views show: [b0, b1) */
-    int level;                 /* -1, or the MPI_Pcontrol level of --phase */
+    int phased;                /* restricted to one phase (--phase) */
+    int level;                 /* the MPI_Pcontrol level of --phase */
 } timeline;
+
+/* hprof keeps this many MPI_Pcontrol marks a rank (lib/core/timeline.h). */
+#define VTL_RUNTIME_PHASES 1024
 
 /* 1: loaded (restricted to o->phase when set); 0: the file has no
  * timeline; -1: malformed or out of memory; -2: o->phase does not fit
@@ -40,6 +46,10 @@ double vtl_share(const timeline *tl, int r0, int r1, int b0, int b1);
 double vtl_sum(const timeline *tl, int r0, int r1, int f, int b0, int b1);
 /* Path k's time (VTL_MPI, VTL_COMP or VTL_BOTH) over ranks and buckets, ns. */
 double vtl_path_sum(const timeline *tl, int k, int r0, int r1, int f, int b0, int b1);
+/* The bucket holding time t (seconds from the start), rounded to the
+ * nearest edge and clamped to [0, nb]: marks from a damaged member stay
+ * in range. */
+int vtl_bucket(const timeline *tl, double t);
 /* Bucket range of column c of cols over the shown buckets. */
 void vtl_column(const timeline *tl, int c, int cols, int *b0, int *b1);
 /* "main/solve/MPI_Allreduce", its last frames when long. */

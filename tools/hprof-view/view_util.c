@@ -1,9 +1,42 @@
 /* view_util.c - value printing, CSV quoting, metric selection. */
 #include "view.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+
+/* Blanks around a number are allowed on both sides (" 10" and "10 "), as
+ * the CUBE reader and the library's variables (lib/core/config.c) allow. */
+static int only_blanks(const char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    return *s == '\0';
+}
+
+int view_parse_number(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || !only_blanks(end) || errno || !(v >= lo && v <= hi))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int view_parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || !only_blanks(end) || errno || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
 
 void view_print_value(FILE *out, const cube_metric *m, double v)
 {

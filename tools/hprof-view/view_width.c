@@ -10,9 +10,8 @@
 int view_columns(void)
 {
     const char *env = getenv("COLUMNS");
-    char *end;
-    long c = env && env[0] ? strtol(env, &end, 10) : 0;
-    if (env && env[0] && !*end && c >= 20 && c <= 10000)
+    long c;
+    if (env && view_parse_long(env, 20, 10000, &c) == 0)
         return (int)c;
     struct winsize ws;
     if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)

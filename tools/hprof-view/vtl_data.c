@@ -5,6 +5,7 @@
  */
 #include "view_timeline.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,7 +156,10 @@ static int parse_line(timeline *tl, const cube_profile *p, char *s, size_t textl
         return parse_path_series(tl, s);
     if (sscanf(s, "paths_spilled_ns %lf", &spilled) == 1)
         tl->spilled = spilled;
-    else if (sscanf(s, "phase %d %lld %lld", &r, &ns, &level) == 3 && tl->nphases < MAX_PHASES)
+    else if (sscanf(s, "phases_dropped %d %lld", &r, &ns) == 2 && ns > 0)
+        tl->phases_dropped += (double)ns, tl->dropped_ranks++;
+    else if (sscanf(s, "phase %d %lld %lld", &r, &ns, &level) == 3 && level >= INT_MIN && level <= INT_MAX &&
+             tl->nphases < MAX_PHASES)
         tl->phase[tl->nphases].rank = r, tl->phase[tl->nphases].level = (int)level,
         tl->phase[tl->nphases++].t = (double)ns * 1e-9;
     return 0;
@@ -197,42 +201,60 @@ static int used_buckets(const timeline *tl)
     return last ? last : 1;
 }
 
+int vtl_bucket(const timeline *tl, double t)
+{
+    double b = t / tl->width;
+    if (!(b > 0))
+        return 0;                   /* also NaN */
+    return b >= tl->nb ? tl->nb : (int)lround(b);
+}
+
 /* --phase N: from the first MPI_Pcontrol(N) of rank 0 (or of the first
  * rank that marked any) to its next mark of another level, or the end;
- * to the nearest bucket edges. */
+ * to the nearest bucket edges. A mark past the time line's end (only a
+ * damaged member holds one) is refused, not drawn as its last bucket. */
 static int restrict_phase(timeline *tl, const char *spec, char *err, size_t errlen)
 {
-    char *end;
-    long level = strtol(spec, &end, 10);
-    if (end == spec || *end) {
-        snprintf(err, errlen, "--phase: an MPI_Pcontrol level (a number), not '%s'", spec);
+    long level;
+    if (view_parse_long(spec, INT_MIN, INT_MAX, &level) < 0) {
+        snprintf(err, errlen, "--phase: an MPI_Pcontrol level (a whole number), not '%s'", spec);
         return -1;
     }
     int who = tl->nphases ? tl->phase[0].rank : 0;
     for (int i = 0; i < tl->nphases; i++)
         if (tl->phase[i].rank < who)
             who = tl->phase[i].rank;
-    double t0 = -1, t1 = -1;
+    double t0 = 0, t1 = 0;
+    int start = 0, end = 0;
     char seen[256] = "";
     for (int i = 0; i < tl->nphases; i++) {
         if (tl->phase[i].rank != who)
             continue;
         if (strlen(seen) < sizeof seen - 16)
             snprintf(seen + strlen(seen), sizeof seen - strlen(seen), " %d", tl->phase[i].level);
-        if (t0 < 0 && tl->phase[i].level == level)
-            t0 = tl->phase[i].t;
-        else if (t0 >= 0 && t1 < 0 && tl->phase[i].level != level)
-            t1 = tl->phase[i].t;
+        if (!start && tl->phase[i].level == level)
+            t0 = tl->phase[i].t, start = 1;
+        else if (start && !end && tl->phase[i].level != level)
+            t1 = tl->phase[i].t, end = 1;
     }
-    if (t0 < 0) {
-        snprintf(err, errlen, "--phase %ld: rank %d never called MPI_Pcontrol(%ld) (levels marked:%s)", level,
-                 who, level, seen[0] ? seen : " none");
+    if (!start) {
+        int n = snprintf(err, errlen, "--phase %ld: rank %d never called MPI_Pcontrol(%ld) (levels marked:%s)",
+                         level, who, level, seen[0] ? seen : " none");
+        if (tl->phases_dropped > 0 && n >= 0 && (size_t)n < errlen)
+            snprintf(err + n, errlen - (size_t)n, " in the %d marks a rank that hprof keeps: %.0f more were not kept",
+                     VTL_RUNTIME_PHASES, tl->phases_dropped);
         return -1;
     }
+    if (!(t0 <= tl->nb * tl->width)) {
+        snprintf(err, errlen, "--phase %ld: rank %d's MPI_Pcontrol(%ld) at %.6g s is past the time line's end "
+                 "(%.6g s): the member hprof.timeline is damaged", level, who, level, t0, tl->nb * tl->width);
+        return -1;
+    }
+    tl->phased = 1;
     tl->level = (int)level;
-    tl->b0 = (int)lround(t0 / tl->width);
-    if (t1 >= 0)
-        tl->b1 = (int)lround(t1 / tl->width);
+    tl->b0 = vtl_bucket(tl, t0);
+    if (end)
+        tl->b1 = vtl_bucket(tl, t1);
     if (tl->b0 >= tl->nb)
         tl->b0 = tl->nb - 1;
     if (tl->b1 > tl->nb)
@@ -259,7 +281,6 @@ int vtl_load(const cube_profile *p, const view_opts *o, timeline *tl)
     if (rc > 0) {
         tl->b0 = 0;
         tl->b1 = used_buckets(tl);
-        tl->level = -1;
         if (o && o->phase && restrict_phase(tl, o->phase, o->err, o->errlen) < 0)
             rc = -2;
     }

@@ -3,6 +3,7 @@
 #include "short_name.h"
 #include "library_fold.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <regex.h>
@@ -250,9 +251,9 @@ static void number_sites(vtree *t)
 /* "site:N": the MPI call site N, its subtree and its callers. */
 static int focus_site(vtree *t, const char *spec)
 {
-    char *end;
-    long id = strtol(spec + 5, &end, 10);
-    for (int v = 0; v < t->nv && !*end && end != spec + 5; v++)
+    long id;
+    int number = view_parse_long(spec + 5, 1, INT_MAX, &id) == 0;
+    for (int v = 0; v < t->nv && number; v++)
         if (t->v[v].site_id == id) {
             t->v[v].in_focus = t->v[v].visible = 1;
             for (int d = v + 1; d < t->nv; d++)     /* descendants come after v */

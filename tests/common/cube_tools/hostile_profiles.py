@@ -17,6 +17,11 @@
     hostile_profiles.py longname L N OUT  main calling N times (N call paths at
                                           distinct lines) a function whose name
                                           is L bytes long (gzip-compressed)
+    hostile_profiles.py bushy N OUT       main calling N functions g0..g(N-1), each
+                                          calling MPI_Send (2N+1 call paths), 4
+                                          ranks, 6 metrics; g_i's time 1/(i+1) s
+                                          (a few heavy paths, a long light tail),
+                                          its MPI_Send 0.5/(i+1) s, i+1 visits
     hostile_profiles.py csvinj OUT        region and metric names that start
                                           like spreadsheet formulas, and a
                                           negative value
@@ -69,7 +74,7 @@ def sparse_index(rows):
     return b"CUBEX.INDEX" + struct.pack("<IHBI", 1, 0, 1, len(rows)) + b"".join(struct.pack("<I", r) for r in rows)
 
 
-def archive(members, compress=False):
+def archive(members, compress=False, level=9):
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as tar:
         for name, data in members:
@@ -77,7 +82,7 @@ def archive(members, compress=False):
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     data = buf.getvalue()
-    return gzip.compress(data, 9) if compress else data
+    return gzip.compress(data, level) if compress else data
 
 
 def deep(n, out):
@@ -93,6 +98,38 @@ def deep(n, out):
     data = b"CUBEX.DATA" + struct.pack("<d", 1.0) * (2 * n)
     open(out, "wb").write(archive([("anchor.xml", xml.encode()), ("0.index", dense_index()),
                                    ("0.data", data)], compress=True))
+
+
+def bushy(n, out, nprocs=4):
+    names = ("time", "sec"), ("comp_time", "sec"), ("mpi_time", "sec"), ("visits", "occ"), \
+        ("bytes_sent", "bytes"), ("bytes_received", "bytes")
+    metrics = "".join(metric_xml(i, nm, "DOUBLE" if uom == "sec" else "UINT64", uom)
+                      for i, (nm, uom) in enumerate(names))
+    regions = region_xml(0, "main") + region_xml(1, "MPI_Send", "mpi") + \
+        "".join(region_xml(2 + i, "g%d" % i) for i in range(n))
+    # cnode 0: main; 1 + 2i: g_i; 2 + 2i: its MPI_Send (preorder)
+    cn = ['<cnode id="0" calleeId="0">\n']
+    for i in range(n):
+        cn.append('<cnode id="%d" calleeId="%d" line="%d">\n<cnode id="%d" calleeId="1"/>\n</cnode>\n'
+                  % (1 + 2 * i, 2 + i, 10 + i, 2 + 2 * i))
+    cn.append("</cnode>\n")
+    xml = anchor(metrics, regions, "".join(cn), system_xml(nprocs, 1))
+    # exclusive values per row (cnode), the same on every rank
+    rows = {m: [0.0] * (2 * n + 1) for m, _ in names}
+    rows["time"][0] = rows["comp_time"][0] = 1.0
+    for i in range(n):
+        g, s = 1 + 2 * i, 2 + 2 * i
+        rows["time"][g] = rows["comp_time"][g] = 1.0 / (i + 1)
+        rows["time"][s] = rows["mpi_time"][s] = 0.5 / (i + 1)
+        rows["visits"][s] = i + 1
+        rows["bytes_sent"][s] = rows["bytes_received"][s] = 8 * (i + 1)
+    members = [("anchor.xml", xml.encode())]
+    for i, (nm, uom) in enumerate(names):
+        fmt = "<%d%s" % (nprocs, "d" if uom == "sec" else "Q")
+        conv = float if uom == "sec" else int
+        data = b"".join(struct.pack(fmt, *([conv(v)] * nprocs)) for v in rows[nm])
+        members += [("%d.index" % i, dense_index()), ("%d.data" % i, b"CUBEX.DATA" + data)]
+    open(out, "wb").write(archive(members, compress=True, level=1))
 
 
 def cells(nc, nl, out, kind):
@@ -149,6 +186,8 @@ def main(a):
         cells(int(a[1]), int(a[2]), a[3], a[4] if len(a) == 5 else "shared")
     elif len(a) == 4 and a[0] == "longname":
         longname(int(a[1]), int(a[2]), a[3])
+    elif len(a) == 3 and a[0] == "bushy":
+        bushy(int(a[1]), a[2])
     elif len(a) == 2 and a[0] == "csvinj":
         csvinj(a[1])
     else:

@@ -7,7 +7,8 @@
  *   write_profile abort OUT       define, write part of a metric, abort
  *   write_profile badorder OUT    rows out of order must fail (and clean up)
  *   write_profile create OUT      only create+define+commit (error reporting)
- *   write_profile big OUT         64 ranks, 10,000 cnodes, 10 metrics
+ *   write_profile big OUT         64 ranks, 10,000 cnodes, 10 metrics; prints
+ *                                 "bytes N", cube_writer_bytes before commit
  *   write_profile sparse OUT      40 locations, rows declared present or not,
  *                                 long rows (zlib streams); prints every cell
  *                                 as "cnode,location,metric,value" and each
@@ -305,6 +306,8 @@ static int big(const char *out)
         if (cube_writer_metric_end(w) < 0)
             return die();
     }
+    /* what the merge's 'wrote FILE (N bytes' line says: the size after commit */
+    printf("bytes %lld\n", cube_writer_bytes(w));
     return cube_writer_commit(w, err, sizeof err) < 0 ? die() : 0;
 }
 

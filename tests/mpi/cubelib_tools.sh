@@ -119,5 +119,5 @@ cp p.cubex q.cubex
 [ $rc -eq 0 ] && [ -f q_commoncalltree.cubex ] && ok "cubelib tools: cube_commoncalltree of two profiles" ||
     notok "cubelib tools: cube_commoncalltree" "exit $rc: $(tail -c 300 common.log)"
 # cubelib's own files stay out of the suite's pool of hprof profiles
-rm -f remap.cubex diff.cubex cut.cubex q.cubex q_commoncalltree.cubex
+rm -f remap.cubex diff.cubex cut.cubex q.cubex ./*_commoncalltree.cubex
 finish

@@ -155,9 +155,10 @@ void py_batch_run(py_batch *b, int safe)
     }
 }
 
-void py_blocks_start(py_blocks *k, int budget)
+void py_blocks_start(py_blocks *k, int budget, uint64_t top)
 {
     k->reads_left = budget;
+    k->top = top;
     k->last = 0;
     k->lo[0] = k->hi[0] = k->lo[1] = k->hi[1] = 0;
 }
@@ -196,6 +197,12 @@ static int fill(py_blocks *k, int i, uint64_t lo, uint64_t addr, uint64_t hi)
     return 0;
 }
 
+/* A block of up to PY_BLOCK_BYTES ending at hi. */
+static int fill_below(py_blocks *k, int i, uint64_t addr, uint64_t hi)
+{
+    return fill(k, i, hi > PY_BLOCK_BYTES + PAGE ? hi - PY_BLOCK_BYTES : PAGE, addr, hi);
+}
+
 const unsigned char *py_blocks_read(py_blocks *k, uint64_t addr, size_t len, int safe)
 {
     if (!py_plausible(addr, len) || len > 256)
@@ -206,11 +213,15 @@ const unsigned char *py_blocks_read(py_blocks *k, uint64_t addr, size_t len, int
         if (addr >= k->lo[i] && addr + len <= k->hi[i])
             return k->buf[i] + (addr - k->base[i]);
     /* a new block, in the buffer not read last (a generator's frame, off
-     * the frame stack, leaves the stack's block in place) */
+     * the frame stack, leaves the stack's block in place), ending at the
+     * walk's top where that holds addr: the first read then serves the
+     * frames of every activation near the top */
     int i = !k->last;
-    uint64_t hi = addr + len, lo = hi > PY_BLOCK_BYTES + PAGE ? hi - PY_BLOCK_BYTES : PAGE;
+    uint64_t hi = addr + len;
+    if (k->top >= hi && k->top - addr <= PY_BLOCK_BYTES)
+        hi = k->top;
     k->lo[i] = k->hi[i] = 0; /* a read that fails half-way leaves the buffer mixed */
-    if (fill(k, i, lo, addr, hi) != 0)
+    if (fill_below(k, i, addr, hi) != 0 && (hi == addr + len || fill_below(k, i, addr, addr + len) != 0))
         return NULL;
     return k->buf[i] + (addr - k->base[i]);
 }

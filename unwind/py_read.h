@@ -59,17 +59,19 @@ void py_batch_run(py_batch *b, int safe);
 
 /* Copies of the memory below frames just read (a chain goes to lower
  * addresses on the frame stack), for one walk. budget: the most system
- * calls it may make. */
+ * calls it may make; top: where the walk's frames likely end (its
+ * innermost frame's end: inner activations' frames lie above outer ones'). */
 #define PY_BLOCK_BYTES 16384
 typedef struct py_blocks {
     int reads_left;
+    uint64_t top;
     int last;                          /* the buffer read most recently */
     uint64_t base[2];                  /* the address of each buffer's first byte */
     uint64_t lo[2], hi[2];             /* what it holds: [lo, hi) */
     unsigned char buf[2][PY_BLOCK_BYTES];
 } py_blocks;
 
-void py_blocks_start(py_blocks *k, int budget);
+void py_blocks_start(py_blocks *k, int budget, uint64_t top);
 /* The len bytes at addr (len <= 256): in a copy when safe, else the memory
  * itself; NULL when they cannot be read or the budget is spent. */
 const unsigned char *py_blocks_read(py_blocks *k, uint64_t addr, size_t len, int safe);

@@ -27,11 +27,12 @@ static void *(*this_thread_state)(void);
 static uint64_t interp_lo, interp_hi, eval_lo, eval_hi; /* the object holding the loop; the loop */
 
 /* One activation's chain as read, innermost first: its first TOP_KEPT
- * frames, and its last PY_KEYS_MAX in a ring; then the frames kept, their
- * distinct code objects and entries. */
+ * frames, and its last PY_KEYS_MAX in a ring; then the frames the walk
+ * keeps (of all its activations), their distinct code objects and
+ * entries. */
 struct py_thread {
     py_blocks blocks;
-    int frames_left;
+    int frames_left, nkept;
     uint64_t top_code[TOP_KEPT], ring_code[PY_KEYS_MAX];
     uint32_t top_unit[TOP_KEPT], ring_unit[PY_KEYS_MAX];
     uint64_t kept_code[PY_KEYS_MAX], distinct[PY_KEYS_MAX];
@@ -64,12 +65,11 @@ void py_thread_free(py_thread *pt)
         munmap(pt, sizeof *pt);
 }
 
-void py_runtime_walk_start(py_thread *pt, int safe)
+void py_runtime_walk_start(py_thread *pt, int safe, uint64_t top_frame)
 {
-    if (!pt)
-        return;
-    py_blocks_start(&pt->blocks, safe ? PY_WALK_READS : 0);
+    py_blocks_start(&pt->blocks, safe ? PY_WALK_READS : 0, top_frame + FR_END);
     pt->frames_left = safe ? PY_WALK_FRAMES : FRAMES_MAX;
+    pt->nkept = 0;
 }
 
 /* ---- activations ------------------------------------------------------------- */
@@ -134,13 +134,13 @@ static int read_chain(py_thread *pt, uint64_t frame, int safe)
 
 static void keep(py_thread *pt, int j, uint64_t code, uint32_t unit)
 {
-    pt->kept_code[j] = code;
-    pt->kept_unit[j] = unit;
+    pt->kept_code[pt->nkept + j] = code;
+    pt->kept_unit[pt->nkept + j] = unit;
 }
 
-/* The frames kept of a chain of len, outermost first: all of them, or
- * its outermost room / 2 and innermost rest, with code 0 between them for
- * the ones left out. Their count. */
+/* The frames kept of a chain of len, outermost first, after those kept
+ * before: all of them, or its outermost room / 2 and innermost rest, with
+ * code 0 between them for the ones left out. Their count. */
 static int keep_frames(py_thread *pt, int len, int room)
 {
     if (len <= room) {
@@ -157,16 +157,30 @@ static int keep_frames(py_thread *pt, int len, int room)
     return j;
 }
 
+int py_runtime_chain(py_thread *pt, uint64_t frame, int room, int safe)
+{
+    if (room > PY_KEYS_MAX - pt->nkept)
+        room = PY_KEYS_MAX - pt->nkept;
+    if (room < 3)
+        return -1;
+    int len = read_chain(pt, frame, safe);
+    if (len <= 0)
+        return -1;
+    int n = keep_frames(pt, len, room);
+    pt->nkept += n;
+    return n;
+}
+
 /* The distinct code objects of the frames kept (a recursion has one):
  * distinct[], and kept_which[j], frame j's among them. Their count. */
-static int distinct_codes(py_thread *pt, int n)
+static int distinct_codes(py_thread *pt)
 {
     int nd = 0;
     if (++pt->stamp == 0) {
         memset(pt->seen_stamp, 0, sizeof pt->seen_stamp);
         pt->stamp = 1;
     }
-    for (int j = 0; j < n; j++) {
+    for (int j = 0; j < pt->nkept; j++) {
         uint64_t c = pt->kept_code[j];
         if (!c)
             continue;
@@ -184,33 +198,19 @@ static int distinct_codes(py_thread *pt, int n)
     return nd;
 }
 
-int py_runtime_frames(py_thread *pt, uint64_t frame, uint64_t *keys, int room, int safe)
+void py_runtime_keys(py_thread *pt, uint64_t *keys, int safe)
 {
-    if (!pt || room < 3)
-        return -1;
-    if (room > PY_KEYS_MAX)
-        room = PY_KEYS_MAX;
-    int len = read_chain(pt, frame, safe);
-    if (len <= 0)
-        return -1;
-    int n = keep_frames(pt, len, room), nd = distinct_codes(pt, n);
+    int nd = distinct_codes(pt);
     if (safe) {
         py_ident_codes(&pt->ident, pt->distinct, nd, pt->ids);
     } else {
         for (int d = 0; d < nd; d++)
             pt->ids[d] = py_ident_code(pt->distinct[d], 0);
     }
-    for (int j = 0; j < n; j++) {
-        if (!pt->kept_code[j]) {
-            keys[j] = CCT_KEY_PY(PY_CODES_LEFT_OUT, 0);
-            continue;
-        }
-        uint32_t id = pt->ids[pt->kept_which[j]];
-        if (id == PY_CODES_NONE)
-            return -1;
-        keys[j] = CCT_KEY_PY(id, pt->kept_unit[j]);
+    for (int j = 0; j < pt->nkept; j++) {
+        uint32_t id = pt->kept_code[j] ? pt->ids[pt->kept_which[j]] : PY_CODES_LEFT_OUT;
+        keys[j] = id == PY_CODES_NONE ? 0 : CCT_KEY_PY(id, pt->kept_unit[j]);
     }
-    return n;
 }
 
 /* ---- finding CPython ----------------------------------------------------------- */

@@ -50,8 +50,9 @@ typedef struct py_thread py_thread;
 py_thread *py_thread_create(void);
 void py_thread_free(py_thread *pt);
 
-/* Starts a walk's budget (safe: a signal handler's). */
-void py_runtime_walk_start(py_thread *pt, int safe);
+/* Starts a walk: its budget (safe: a signal handler's) and its frames
+ * kept; top_frame: its innermost activation's current frame. */
+void py_runtime_walk_start(py_thread *pt, int safe, uint64_t top_frame);
 
 /* pc lies in the evaluation loop's function (its main part: a compiler's
  * split-off cold part is not known). */
@@ -67,13 +68,19 @@ typedef struct py_acts {
 } py_acts;
 int py_runtime_activations(py_acts *a, uint64_t lo, uint64_t hi, int safe);
 
-/* The tree keys (cct.h: CCT_KEY_PY) of one activation's Python frames,
- * from its entry frame to its current frame, outermost first, at most
- * room of them (a longer chain: its outermost room / 2, the frame that
- * stands for the ones left out, its innermost rest): their count, or -1
- * when a frame or code object does not check out, the walk's budget is
- * spent, or room < 3 is too little. Code objects met for the first time
- * are copied into the code table (py_codes.h). */
-int py_runtime_frames(py_thread *pt, uint64_t frame, uint64_t *keys, int room, int safe);
+/* Reads one activation's Python frames, from its current frame to its
+ * entry frame, and keeps at most room of them for the walk's path, after
+ * those kept before: all of them, outermost first, or for a longer chain
+ * its outermost room / 2, one that stands for the frames left out, and its
+ * innermost rest. Their count, or -1 when a frame does not check out, the
+ * walk's budget is spent, or room (or what is left of PY_KEYS_MAX) is
+ * less than 3. */
+int py_runtime_chain(py_thread *pt, uint64_t frame, int room, int safe);
+
+/* The tree keys (cct.h: CCT_KEY_PY) of the frames the walk kept, in the
+ * order kept: keys[i], 0 where the code object does not check out. Code
+ * objects met for the first time are copied into the code table
+ * (py_codes.h). */
+void py_runtime_keys(py_thread *pt, uint64_t *keys, int safe);
 
 #endif

@@ -12,13 +12,18 @@
 static void take(py_path *p, py_thread *pt, const int *js, const uint64_t *frames, int n, int safe)
 {
     int at[PY_ACTS_MAX], count[PY_ACTS_MAX];
+    py_runtime_walk_start(pt, safe, frames[0]);
     for (int k = n - 1; k >= 0; k--) {
-        count[k] = py_runtime_frames(pt, frames[k], p->keys + p->nkeys, PY_PATH_KEYS - p->nkeys, safe);
         at[k] = p->nkeys;
+        count[k] = py_runtime_chain(pt, frames[k], PY_PATH_KEYS - p->nkeys, safe);
         if (count[k] > 0)
             p->nkeys += count[k];
     }
+    py_runtime_keys(pt, p->keys, safe);
     for (int k = 0; k < n; k++) {
+        for (int i = 0; i < count[k]; i++)
+            if (!p->keys[at[k] + i])
+                count[k] = 0; /* a code object that does not check out */
         if (count[k] <= 0)
             continue;
         p->frame[p->nact] = js[k];
@@ -46,8 +51,8 @@ void py_path_by_stack(py_path *p, py_thread *pt, uint64_t *const *slots, int n, 
             return; /* two in one frame */
         js[k++] = j;
     }
-    py_runtime_walk_start(pt, safe);
-    take(p, pt, js, a.frame, k, safe);
+    if (k > 0)
+        take(p, pt, js, a.frame, k, safe);
 }
 
 void py_path_by_address(py_path *p, py_thread *pt, const uint64_t *ips, int n, int sample, uint64_t sp,
@@ -66,7 +71,6 @@ void py_path_by_address(py_path *p, py_thread *pt, const uint64_t *ips, int n, i
         }
     if (evals != a.n)
         return; /* a frame in the loop's cold part, or an activation starting */
-    py_runtime_walk_start(pt, safe);
     take(p, pt, js, a.frame, a.n, safe);
 }
 

@@ -29,7 +29,7 @@ typedef struct code_entry {
 } code_entry;
 
 static code_entry *codes;
-static uint32_t taken;
+static uint32_t taken, refused, lines_refused;
 static uint64_t interp_lo, interp_hi;
 static char *names;
 static uint8_t *lines_room;
@@ -94,8 +94,10 @@ static int take_one(void)
 {
     uint32_t n = __atomic_load_n(&taken, __ATOMIC_RELAXED);
     do {
-        if (n >= PY_CODES_MAX)
+        if (n >= PY_CODES_MAX) {
+            __atomic_store_n(&refused, 1, __ATOMIC_RELAXED);
             return -1;
+        }
     } while (!__atomic_compare_exchange_n(&taken, &n, n + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     return 0;
 }
@@ -157,8 +159,10 @@ uint8_t *py_codes_lines_room(size_t len)
         return NULL;
     size_t at = __atomic_load_n(&lines_used, __ATOMIC_RELAXED);
     do { /* claimed only when it fits: a long table that does not leaves room for short ones */
-        if (at + len > PY_CODES_LINES_ROOM)
+        if (at + len > PY_CODES_LINES_ROOM) {
+            __atomic_store_n(&lines_refused, 1, __ATOMIC_RELAXED);
             return NULL;
+        }
     } while (!__atomic_compare_exchange_n(&lines_used, &at, at + len, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     return lines_room + at;
 }
@@ -205,4 +209,14 @@ int py_codes_line(uint32_t id, uint32_t unit)
 uint32_t py_codes_count(void)
 {
     return __atomic_load_n(&taken, __ATOMIC_RELAXED);
+}
+
+int py_codes_full(void)
+{
+    return __atomic_load_n(&refused, __ATOMIC_RELAXED);
+}
+
+int py_codes_lines_full(void)
+{
+    return __atomic_load_n(&lines_refused, __ATOMIC_RELAXED);
 }

@@ -84,7 +84,10 @@ int py_codes_info(uint32_t id, const char **qualname, const char **filename, int
  * the table does not say; -1 for PY_CODES_LEFT_OUT). */
 int py_codes_line(uint32_t id, uint32_t unit);
 
-/* Entries taken (a test's and HPROF_VERBOSE's figure). */
+/* Entries taken; whether a code object found the table full, a line
+ * table the room for them used up. */
 uint32_t py_codes_count(void);
+int py_codes_full(void);
+int py_codes_lines_full(void);
 
 #endif

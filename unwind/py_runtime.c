@@ -39,6 +39,8 @@ struct py_thread {
     uint32_t kept_unit[PY_KEYS_MAX], kept_which[PY_KEYS_MAX], ids[PY_KEYS_MAX];
     uint64_t seen_code[SEEN_SLOTS];
     uint32_t seen_stamp[SEEN_SLOTS], seen_which[SEEN_SLOTS], stamp;
+    const void *steps_tree;
+    py_step steps[PY_KEYS_MAX];
     py_ident_work ident;
 };
 
@@ -63,6 +65,17 @@ void py_thread_free(py_thread *pt)
 {
     if (pt)
         munmap(pt, sizeof *pt);
+}
+
+py_step *py_thread_steps(py_thread *pt, const void *tree)
+{
+    if (!pt)
+        return NULL;
+    if (pt->steps_tree != tree) {
+        memset(pt->steps, 0, sizeof pt->steps);
+        pt->steps_tree = tree;
+    }
+    return pt->steps;
 }
 
 void py_runtime_walk_start(py_thread *pt, int safe, uint64_t top_frame)
@@ -211,6 +224,19 @@ void py_runtime_keys(py_thread *pt, uint64_t *keys, int safe)
         uint32_t id = pt->kept_code[j] ? pt->ids[pt->kept_which[j]] : PY_CODES_LEFT_OUT;
         keys[j] = id == PY_CODES_NONE ? 0 : CCT_KEY_PY(id, pt->kept_unit[j]);
     }
+}
+
+void py_runtime_finish(void)
+{
+    if (!py_runtime_on)
+        return;
+    hprof_verbose(1, "Python: %u code objects met on call paths", py_codes_count());
+    if (py_codes_full())
+        hprof_say("Python: the table of code objects met is full (%u): functions met after that keep the "
+                  "interpreter's C frames in their call paths", PY_CODES_MAX);
+    if (py_codes_lines_full())
+        hprof_say("Python: the %u MiB for copies of line tables are used up: call sites in functions met after "
+                  "that show the function's first line", PY_CODES_LINES_ROOM >> 20);
 }
 
 /* ---- finding CPython ----------------------------------------------------------- */

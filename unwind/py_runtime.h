@@ -44,11 +44,24 @@ extern int py_runtime_on, py_runtime_samples_on;
  * user's setting (HPROF_PYTHON). */
 void py_runtime_init(int enabled);
 
+/* At the end of the measurement: one line for each limit of the code
+ * table (py_codes.h) that was reached, and HPROF_VERBOSE=1's count. */
+void py_runtime_finish(void);
+
 /* A thread's room for reading frames (not from a signal handler; NULL
  * when Python frames are not named, or it cannot be had). */
 typedef struct py_thread py_thread;
 py_thread *py_thread_create(void);
 void py_thread_free(py_thread *pt);
+
+/* The thread's record of its last path's Python steps (py_splice.c):
+ * PY_KEYS_MAX of them, for tree; cleared when tree is another. NULL
+ * without pt. */
+typedef struct py_step {
+    uint64_t key;
+    uint32_t before, after; /* tree nodes: after is before's child by key */
+} py_step;
+py_step *py_thread_steps(py_thread *pt, const void *tree);
 
 /* Starts a walk: its budget (safe: a signal handler's) and its frames
  * kept; top_frame: its innermost activation's current frame. */

@@ -35,6 +35,7 @@ static void take(py_path *p, py_thread *pt, const int *js, const uint64_t *frame
 void py_path_by_stack(py_path *p, py_thread *pt, uint64_t *const *slots, int n, int last, uint64_t sp0,
                       uint64_t stack_hi, int safe)
 {
+    p->pt = pt;
     p->nact = p->nkeys = 0;
     py_acts a;
     if (!pt || last < 0 || py_runtime_activations(&a, sp0, stack_hi, safe) == 0)
@@ -58,6 +59,7 @@ void py_path_by_stack(py_path *p, py_thread *pt, uint64_t *const *slots, int n, 
 void py_path_by_address(py_path *p, py_thread *pt, const uint64_t *ips, int n, int sample, uint64_t sp,
                         uint64_t stack_hi, int safe)
 {
+    p->pt = pt;
     p->nact = p->nkeys = 0;
     py_acts a;
     if (!pt || py_runtime_activations(&a, sp, stack_hi, safe) == 0)
@@ -74,19 +76,35 @@ void py_path_by_address(py_path *p, py_thread *pt, const uint64_t *ips, int n, i
     take(p, pt, js, a.frame, a.n, safe);
 }
 
+/* The child of node by key: the one this step reached last time when it
+ * started from the same node with the same key, else the tree's. */
+static uint32_t step(cct *tree, uint32_t node, uint64_t key, py_step *memo, int q)
+{
+    if (!memo || q >= PY_PATH_KEYS)
+        return cct_child(tree, node, key);
+    py_step *m = &memo[q];
+    if (m->before == node && m->key == key && m->after != CCT_NONE)
+        return m->after;
+    uint32_t child = cct_child(tree, node, key);
+    *m = (py_step){ key, node, child };
+    return child;
+}
+
 uint32_t py_path_add(cct *tree, uint32_t parent, const uint64_t *ips, int from, const py_path *p,
                      uint32_t *nodes)
 {
     if (p->nact == 0)
         return tree_path_add(tree, parent, ips, from, nodes);
     uint32_t node = parent;
+    py_step *memo = py_thread_steps(p->pt, tree);
+    int q = 0; /* Python steps taken */
     int r = p->nact - 1; /* replaced frames, the outermost first */
     while (r >= 0 && p->frame[r] > from)
         r--;
     for (int j = from; j >= 0 && node != CCT_NONE; j--) {
         if (r >= 0 && p->frame[r] == j) {
-            for (int i = 0; i < p->count[r] && node != CCT_NONE; i++)
-                node = cct_child(tree, node, p->keys[p->first[r] + i]);
+            for (int i = 0; i < p->count[r] && node != CCT_NONE; i++, q++)
+                node = step(tree, node, p->keys[p->first[r] + i], memo, q);
             r--;
         } else {
             node = cct_child(tree, node, ips[j]);

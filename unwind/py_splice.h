@@ -30,6 +30,7 @@
 #define PY_PATH_KEYS PY_KEYS_MAX
 
 typedef struct py_path {
+    py_thread *pt;                               /* whose walk (its record of the last path) */
     int nact;                                    /* frames replaced */
     int frame[PY_ACTS_MAX];                      /* their index in the walk, ascending */
     int first[PY_ACTS_MAX], count[PY_ACTS_MAX];  /* their keys in keys[], outermost first */
@@ -50,7 +51,10 @@ void py_path_by_address(py_path *p, py_thread *pt, const uint64_t *ips, int n, i
 
 /* tree_path_add (tree_path.h) with the replaced frames' Python keys in
  * place of their C keys: nodes[j] of a replaced frame is its innermost
- * Python frame's node. The caller reserved n + p->nkeys nodes. */
+ * Python frame's node. The caller reserved n + p->nkeys nodes. The
+ * thread's last path's Python steps are remembered: where this one takes
+ * the same steps from the same nodes (a deep stack sampled again), its
+ * nodes are not looked up again. */
 uint32_t py_path_add(cct *tree, uint32_t parent, const uint64_t *ips, int from, const py_path *p,
                      uint32_t *nodes);
 

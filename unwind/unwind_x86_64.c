@@ -507,6 +507,7 @@ int unwind_site_needs_bp(const void *wrapper_frame)
  * the self-check (it compares C frames with libunwind's). */
 static void python_of_walk(const uw_thread *st, const walk *w, py_path *py, uint64_t sp0, int safe)
 {
+    py->pt = NULL;
     py->nact = py->nkeys = 0;
     if (!py_runtime_on || uw_check_mode > 0 || (w->status != WK_OK && w->status != WK_END))
         return;
@@ -521,6 +522,7 @@ static uint32_t python_path_from_root(const uw_thread *st, cct *tree, uint64_t *
                                       uint64_t sp, int reserve)
 {
     py_path py;
+    py.pt = NULL;
     py.nact = py.nkeys = 0;
     if (py_runtime_on && uw_check_mode <= 0 && st)
         py_path_by_address(&py, st->py, ips, n, sample, sp, st->stack_hi, sample);

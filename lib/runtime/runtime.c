@@ -160,6 +160,7 @@ static void stop_sampling(void)
     }
     for (hprof_thread *t = hprof_thread_list(); t; t = t->next)
         report_window(t);
+    py_runtime_finish();
 }
 
 /* The rank's threads' histograms summed, at the widest thread's width. */

@@ -145,6 +145,19 @@ const py_code_print *py_codes_print(uint32_t id)
     return e ? &e->print : NULL;
 }
 
+int py_codes_copies(uint32_t id, const char **qualname, const char **filename, const uint8_t **lines,
+                    uint32_t *lines_len)
+{
+    const code_entry *e = ready_entry(id);
+    if (!e)
+        return -1;
+    *qualname = e->qualname;
+    *filename = e->filename;
+    *lines = e->lines;
+    *lines_len = e->lines_len;
+    return 0;
+}
+
 char *py_codes_name_room(size_t len)
 {
     if (!names)

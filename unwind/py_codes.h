@@ -57,6 +57,10 @@ uint32_t py_codes_lookup(const py_code_print *p, int *fresh);
 /* The print of a complete entry, NULL for any other id. */
 const py_code_print *py_codes_print(uint32_t id);
 
+/* A complete entry's copies (py_codes_publish): 0, or -1. */
+int py_codes_copies(uint32_t id, const char **qualname, const char **filename, const uint8_t **lines,
+                    uint32_t *lines_len);
+
 /* len bytes of room for an entry's names (never NULL for the names of
  * PY_CODES_MAX entries at their longest), or its line table (NULL once
  * PY_CODES_LINES_ROOM is used up). */

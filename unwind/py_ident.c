@@ -303,6 +303,55 @@ static void ident_some(py_ident_work *w, const uint64_t *codes, int n, uint32_t 
     }
 }
 
+/* The live str at obj (plain loads) holds what print says and copy has
+ * (ASCII only: there the copy is the characters themselves). */
+static int str_same(uint64_t obj, uint32_t len, uint32_t state, size_t max, int keep_tail, const char *copy)
+{
+    const unsigned char *o = (const unsigned char *)(uintptr_t)obj;
+    str_part s;
+    if (!copy || str_part_of(len, state, max, keep_tail, &s) != 0 || !s.ascii || get64(o, OB_TYPE) != unicode_type ||
+        get64(o, STR_LENGTH) != len || (get32(o, STR_STATE) & STR_KIND_FORM) != state)
+        return 0;
+    return memcmp(o + s.at, copy, s.bytes) == 0;
+}
+
+static int lines_same(uint64_t obj, uint64_t len, const uint8_t *copy, uint32_t copy_len)
+{
+    const unsigned char *o = (const unsigned char *)(uintptr_t)obj;
+    size_t n = lines_digested(len);
+    return get64(o, OB_TYPE) == bytes_type && get64(o, BYTES_SIZE) == len && (n == 0 || (copy && copy_len >= n)) &&
+           memcmp(o + BYTES_DATA, copy ? copy : (const uint8_t *)"", n) == 0;
+}
+
+/* The live code object (plain loads: an MPI call's, alive) is entry id's. */
+static int plain_holds(uint64_t code, uint32_t id)
+{
+    const py_code_print *e = py_codes_print(id);
+    const char *q, *f;
+    const uint8_t *l;
+    uint32_t nl;
+    const unsigned char *c = (const unsigned char *)(uintptr_t)code;
+    if (!e || py_codes_copies(id, &q, &f, &l, &nl) != 0 || get64(c, OB_TYPE) != code_type ||
+        (uint32_t)get64(c, OB_SIZE) != e->units || (int32_t)get32(c, CO_FIRSTLINE) != e->firstline ||
+        get64(c, CO_QUALNAME) != e->qualname || get64(c, CO_FILENAME) != e->filename ||
+        get64(c, CO_LINETABLE) != e->linetable)
+        return 0;
+    return str_same(e->qualname, e->qualname_len, e->qualname_state, PY_CODES_NAME_MAX, 0, q) &&
+           str_same(e->filename, e->filename_len, e->filename_state, PY_CODES_FILE_MAX, 1, f) &&
+           lines_same(e->linetable, e->linetable_len, l, nl);
+}
+
+uint32_t py_ident_plain(py_ident_work *w, uint64_t code)
+{
+    unsigned slot = cache_index(code);
+    if (w->code[slot] == code && plain_holds(code, w->id[slot]))
+        return w->id[slot];
+    uint32_t id = py_ident_code(code, 0);
+    w->code[slot] = id != PY_CODES_NONE ? code : 0;
+    w->id[slot] = id;
+    return id;
+}
+
 void py_ident_codes(py_ident_work *w, const uint64_t *codes, int n, uint32_t *ids)
 {
     for (int i = 0; i < n; i += PY_IDENT_BATCH)

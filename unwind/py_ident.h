@@ -45,4 +45,10 @@ typedef struct py_ident_work {
 /* ids[i] = py_ident_code(codes[i], 1) for n distinct code objects. */
 void py_ident_codes(py_ident_work *w, const uint64_t *codes, int n, uint32_t *ids);
 
+/* py_ident_code(code, 0), an MPI call's: the entry the cache knows for
+ * that address when the live object still matches its print and copies
+ * (its fields, the names' characters, the line table's first bytes),
+ * compared in place without digesting. */
+uint32_t py_ident_plain(py_ident_work *w, uint64_t code);
+
 #endif

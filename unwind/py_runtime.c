@@ -218,7 +218,7 @@ void py_runtime_keys(py_thread *pt, uint64_t *keys, int safe)
         py_ident_codes(&pt->ident, pt->distinct, nd, pt->ids);
     } else {
         for (int d = 0; d < nd; d++)
-            pt->ids[d] = py_ident_code(pt->distinct[d], 0);
+            pt->ids[d] = py_ident_plain(&pt->ident, pt->distinct[d]);
     }
     for (int j = 0; j < pt->nkept; j++) {
         uint32_t id = pt->kept_code[j] ? pt->ids[pt->kept_which[j]] : PY_CODES_LEFT_OUT;

@@ -5,13 +5,13 @@
  * a busy machine or with costly walks, that time can reach the interval
  * itself, and then the thread does little but take samples (mpi4py at
  * 5-10 kHz never finished). Over each window of PACE_WINDOW counted
- * samples the handler's time, less its longest (one sample preempted on a
- * busy machine says nothing of the cost), is set against the time that
- * passed: above PACE_MOST of it in two windows in a row, the thread's
- * timer period doubles (to a second at most); below a quarter of that,
- * it halves again, back to the rate asked for. Sample weights are
- * measured intervals, so a slower rate changes no total, only the
- * resolution. Async-signal-safe.
+ * samples the handler's time, as its middle sample's times PACE_WINDOW
+ * (samples preempted inside the handler on a busy machine say nothing of
+ * its cost), is set against the time that passed: above PACE_MOST of it
+ * in two windows in a row, the thread's timer period doubles (to a
+ * second at most); below a quarter of that, it halves again, back to the
+ * rate asked for. Sample weights are measured intervals, so a slower rate
+ * changes no total, only the resolution. Async-signal-safe.
  */
 #ifndef HPROF_SAMPLE_PACE_H
 #define HPROF_SAMPLE_PACE_H
@@ -26,7 +26,8 @@
 typedef struct sample_pace {
     uint64_t nominal_ns, period_ns;  /* the period asked for; the one in force */
     uint64_t longest_ns;             /* the longest that was in force */
-    uint64_t window_start_ns, window_spent_ns, window_longest_ns;
+    uint64_t window_start_ns;
+    uint64_t window_spent_ns[PACE_WINDOW]; /* each sample's time in the handler */
     uint32_t window_samples;
     int over;                        /* the last window was over PACE_MOST */
 } sample_pace;

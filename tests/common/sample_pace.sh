@@ -2,7 +2,7 @@
 # sample_pace: lib/runtime/sample_pace.c, which holds a thread's sampling
 # rate to what its handler can afford (issue 30: mpi4py at 5-10 kHz never
 # ended), on made-up sample costs: the rate kept while the handler takes
-# little, or one sample in a window is long (preempted); halved after two
+# little, or some samples of a window are long (preempted); halved after two
 # windows over a quarter of the time; down until it fits when the handler
 # takes longer than the interval (the livelock), never below 1 Hz; back to
 # the rate asked for when the handler is cheap again.

@@ -43,6 +43,9 @@ int main(void)
     feed(&p, &now, 400, 10 * us, PACE_WINDOW, 50 * 1000 * us);
     expect("one sample preempted for 50 ms in each window keeps the rate", p.period_ns == nominal, p.period_ns, nominal);
 
+    feed(&p, &now, 400, 10 * us, 3, 20 * 1000 * us);
+    expect("three in eight preempted for 20 ms keep the rate", p.period_ns == nominal, p.period_ns, nominal);
+
     feed(&p, &now, PACE_WINDOW, 90 * us, 0, 0);
     expect("one costly window keeps the rate", p.period_ns == nominal, p.period_ns, nominal);
 

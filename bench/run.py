@@ -239,7 +239,7 @@ def python_job(depth, work, hprof):
 def per_sample_python(lines):
     lines.append("\n## 2b. Per-sample cost with Python frames, one rank (Open MPI, Debian's python3)\n")
     lines.append("bench/pydepth.py: pure-Python work at the bottom of a recursion of the given depth, its CPU time "
-                 "as the process measures it (the handler's included): sampling off, 1000 Hz with "
+                 "as its thread measures it (the handler's included): sampling off, 1000 Hz with "
                  "HPROF_PYTHON=0 (the interpreter's C frames) and with Python frames named. Cost per sample: "
                  "the fastest run's CPU time above the fastest with sampling off, over its samples (the fastest: "
                  "the one the machine's load hit least).\n")

@@ -297,6 +297,10 @@ static void ident_some(py_ident_work *w, const uint64_t *codes, int n, uint32_t 
             ids[i] = w->id[slot];
             continue;
         }
+        if (w->new_left-- <= 0) {
+            ids[i] = PY_CODES_NONE; /* the walk's budget: a later sample reads it */
+            continue;
+        }
         ids[i] = py_ident_code(codes[i], 1);
         w->code[slot] = ids[i] != PY_CODES_NONE ? codes[i] : 0;
         w->id[slot] = ids[i];

@@ -34,6 +34,7 @@ uint32_t py_ident_code(uint64_t code, int safe);
 #define PY_IDENT_CACHE 1024  /* a power of two */
 #define PY_IDENT_BATCH 100   /* code objects checked by one system call (5 reads each) */
 typedef struct py_ident_work {
+    int new_left;        /* code objects this walk may still read piece by piece */
     uint64_t code[PY_IDENT_CACHE];
     uint32_t id[PY_IDENT_CACHE];
     py_batch batch;
@@ -42,7 +43,9 @@ typedef struct py_ident_work {
     unsigned char room[PY_IDENT_BATCH * 1280];
 } py_ident_work;
 
-/* ids[i] = py_ident_code(codes[i], 1) for n distinct code objects. */
+/* ids[i] = py_ident_code(codes[i], 1) for n distinct code objects, of
+ * which at most w->new_left (counted down) are read piece by piece: the
+ * others are PY_CODES_NONE for this walk. */
 void py_ident_codes(py_ident_work *w, const uint64_t *codes, int n, uint32_t *ids);
 
 /* py_ident_code(code, 0), an MPI call's: the entry the cache knows for

@@ -82,6 +82,7 @@ void py_runtime_walk_start(py_thread *pt, int safe, uint64_t top_frame)
 {
     py_blocks_start(&pt->blocks, safe ? PY_WALK_READS : 0, top_frame + FR_END);
     pt->frames_left = safe ? PY_WALK_FRAMES : FRAMES_MAX;
+    pt->ident.new_left = PY_WALK_NEW;
     pt->nkept = 0;
 }
 

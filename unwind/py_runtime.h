@@ -19,11 +19,13 @@
  *
  * A walk's cost is bounded: in a signal handler it reads at most
  * PY_WALK_FRAMES frames with at most PY_WALK_READS system calls for them
- * (a deeper chain keeps its C frames in that sample), and each code object
- * of the chain is checked with one system call for all of them
- * (py_ident.h). A chain of more than PY_KEYS_MAX frames keeps its
- * outermost and innermost frames, with one "(python frames left out)"
- * frame between them.
+ * (a deeper chain keeps its C frames in that sample), the code objects of
+ * the chain are checked with one system call for all of them
+ * (py_ident.h), and at most PY_WALK_NEW code objects new to the thread are
+ * read (an activation with more keeps its C frames in that sample; the
+ * next reads the next ones). A chain of more than PY_KEYS_MAX frames
+ * keeps its outermost and innermost frames, with one "(python frames left
+ * out)" frame between them.
  */
 #ifndef HPROF_PY_RUNTIME_H
 #define HPROF_PY_RUNTIME_H
@@ -34,6 +36,7 @@
 #define PY_KEYS_MAX    512    /* Python frames on one path */
 #define PY_WALK_FRAMES 8192   /* frames one sample reads at most */
 #define PY_WALK_READS  64     /* system calls for them (16 KiB each) */
+#define PY_WALK_NEW    16     /* code objects new to the thread it reads (8 system calls each) */
 
 /* Set once by py_runtime_init: Python frames are read (on) in MPI calls,
  * and in signal handlers (samples_on: process_vm_readv works here). */

@@ -10,7 +10,7 @@ prints and never fails because the machine is slow.
 and replaces it in bench/RESULTS.md.
 
 Environment: BENCH_RUNS (rounds, default 5), BENCH_MPI (openmpi), BENCH_ONLY
-(a comma list of sections: percall, thunks, unwind, threads, sample, papi,
+(a comma list of sections: percall, thunks, unwind, threads, sample, python, papi,
 dilation, hpccfloor, instrumentation, finalize, million; the others keep their text in
 RESULTS.md), and for
 sections 4-6: BENCH_DROPS_STEPS (60), BENCH_LAMMPS_STEPS (1500),
@@ -224,6 +224,39 @@ def per_sample(exe, lines):
                      (costs[10]["floor"] * 1e4, costs[50]["floor"] * 1e4),
                      ((costs[10]["cost"] - costs[10]["floor"]) * 1e4, (costs[50]["cost"] - costs[50]["floor"]) * 1e4))
                      for v in pair))
+
+# ---- Python frames (issue 30) ----------------------------------------------------
+
+def python_job(depth, work, hprof):
+    def job():
+        _, out, err = mpi_job(1, ["/usr/bin/python3", os.path.join(ROOT, "bench", "pydepth.py"), depth, work],
+                              hprof, mpi="openmpi")
+        d = {"work": float(re.search(r"work ([0-9.]+)", out).group(1))}
+        handler_stats(d, err)
+        return d
+    return job
+
+def per_sample_python(lines):
+    lines.append("\n## 2b. Per-sample cost with Python frames, one rank (Open MPI, Debian's python3)\n")
+    lines.append("bench/pydepth.py: pure-Python work at the bottom of a recursion of the given depth, its CPU time "
+                 "as its thread measures it (the handler's included): sampling off, 1000 Hz with "
+                 "HPROF_PYTHON=0 (the interpreter's C frames) and with Python frames named. Cost per sample: "
+                 "the fastest run's CPU time above the fastest with sampling off, over its samples (the fastest: "
+                 "the one the machine's load hit least).\n")
+    lines.append("| depth | work, sampling off | 1000 Hz, C frames | 1000 Hz, Python frames | samples | "
+                 "per sample, C frames | per sample, Python frames |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for depth in (10, 100, 400):
+        res = alternate([("off", python_job(depth, 20000000, {"HPROF_SAMPLING_HZ": "0"})),
+                         ("c", python_job(depth, 20000000, {"HPROF_SAMPLING_HZ": "1000", "HPROF_PYTHON": "0",
+                                                             "HPROF_VERBOSE": "1"})),
+                         ("py", python_job(depth, 20000000, {"HPROF_SAMPLING_HZ": "1000", "HPROF_VERBOSE": "1"}))])
+        off = min(col(res, "off", "work"))
+        fastest = {k: min(res[k], key=lambda d: d["work"]) for k in ("c", "py")}
+        per = {k: (d["work"] - off) / max(d.get("samples", 0), 1) * 1e6 for k, d in fastest.items()}
+        lines.append("| %d | %s | %s | %s | %d | %.1f us | %.1f us |" % (
+            depth, fmt_s(col(res, "off", "work")), fmt_s(col(res, "c", "work")), fmt_s(col(res, "py", "work")),
+            statistics.median([d.get("samples", 0) for d in res["py"]]), per["c"], per["py"]))
 
 # ---- PAPI counters (issue 6) ------------------------------------------------------
 
@@ -869,7 +902,8 @@ def main():
     only = [s for s in os.environ.get("BENCH_ONLY", "").split(",") if s]
     sections = (("percall", lambda: per_call(exe, lines)), ("thunks", lambda: thunks(exe, lines)),
                 ("unwind", lambda: unwind_speed(exe, lines)), ("threads", lambda: per_call_threads(exe, lines)),
-                ("sample", lambda: per_sample(exe, lines)), ("papi", lambda: papi_cost(lines)),
+                ("sample", lambda: per_sample(exe, lines)), ("python", lambda: guarded(per_sample_python, lines)),
+                ("papi", lambda: papi_cost(lines)),
                 ("dilation", lambda: guarded(dilation, lines)),
                 ("hpccfloor", lambda: guarded(hpcc_floor, lines)),
                 ("instrumentation", lambda: guarded(instrumentation, lines)),

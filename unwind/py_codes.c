@@ -9,9 +9,13 @@
 #include "cct.h"
 #include "py_lines.h"
 
-#define CODES_MAX  16384u            /* entries; a power of two */
-#define ROOM_BYTES (16u << 20)       /* for the copies: names, file names, line tables */
-#define PROBES     64
+#define SLOTS  (2 * PY_CODES_MAX) /* a power of two: at most half full, probes stay short */
+#define PROBES 512
+#define NAMES_ROOM ((size_t)PY_CODES_MAX * (PY_CODES_NAME_MAX + 1 + PY_CODES_FILE_MAX + 1))
+
+_Static_assert((SLOTS & (SLOTS - 1)) == 0, "slots: a power of two");
+_Static_assert(PY_CODES_LEFT_OUT >= SLOTS && PY_CODES_LEFT_OUT <= CCT_KEY_PY_ENTRY_MAX,
+               "entry ids and the marker must fit the keys");
 
 enum { FREE, CLAIMED, READY };
 
@@ -25,27 +29,34 @@ typedef struct code_entry {
 } code_entry;
 
 static code_entry *codes;
+static uint32_t taken, refused, lines_refused;
 static uint64_t interp_lo, interp_hi;
-static char *room;
-static size_t room_used;
+static char *names;
+static uint8_t *lines_room;
+static size_t names_used, lines_used;
+
+static void *reserve(size_t len)
+{
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
 
 int py_codes_init(void)
 {
     if (codes)
         return 0;
-    /* CODES_MAX fits the keys' entry field (cct.h) */
-    _Static_assert(CODES_MAX - 1 <= CCT_KEY_PY_ENTRY_MAX, "entry ids must fit the keys");
-    void *t = mmap(NULL, CODES_MAX * sizeof(code_entry), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    void *r = mmap(NULL, ROOM_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (t == MAP_FAILED || r == MAP_FAILED) {
-        if (t != MAP_FAILED)
-            munmap(t, CODES_MAX * sizeof(code_entry));
-        if (r != MAP_FAILED)
-            munmap(r, ROOM_BYTES);
+    void *t = reserve(SLOTS * sizeof(code_entry)), *n = reserve(NAMES_ROOM), *l = reserve(PY_CODES_LINES_ROOM);
+    if (!t || !n || !l) {
+        if (t)
+            munmap(t, SLOTS * sizeof(code_entry));
+        if (n)
+            munmap(n, NAMES_ROOM);
+        if (l)
+            munmap(l, PY_CODES_LINES_ROOM);
         return -1;
     }
-    room = r;
+    names = n;
+    lines_room = l;
     __atomic_store_n(&codes, (code_entry *)t, __ATOMIC_RELEASE);
     return 0;
 }
@@ -63,8 +74,32 @@ int py_codes_in_interpreter(uint64_t pc)
 
 static int same_print(const py_code_print *a, const py_code_print *b)
 {
-    return a->code == b->code && a->qualname == b->qualname && a->filename == b->filename &&
-           a->linetable == b->linetable && a->firstline == b->firstline;
+    return a->code == b->code && a->digest == b->digest && a->qualname == b->qualname &&
+           a->filename == b->filename && a->linetable == b->linetable && a->firstline == b->firstline &&
+           a->units == b->units && a->qualname_len == b->qualname_len && a->filename_len == b->filename_len &&
+           a->qualname_state == b->qualname_state && a->filename_state == b->filename_state &&
+           a->linetable_len == b->linetable_len;
+}
+
+/* A slot from the whole print: code objects that take turns at one
+ * address spread over the table like any others. */
+static uint32_t first_slot(const py_code_print *p)
+{
+    uint64_t h = (p->code ^ p->digest) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 40);
+}
+
+/* Counts a new entry in: 0, or -1 when PY_CODES_MAX are taken. */
+static int take_one(void)
+{
+    uint32_t n = __atomic_load_n(&taken, __ATOMIC_RELAXED);
+    do {
+        if (n >= PY_CODES_MAX) {
+            __atomic_store_n(&refused, 1, __ATOMIC_RELAXED);
+            return -1;
+        }
+    } while (!__atomic_compare_exchange_n(&taken, &n, n + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    return 0;
 }
 
 uint32_t py_codes_lookup(const py_code_print *p, int *fresh)
@@ -73,41 +108,82 @@ uint32_t py_codes_lookup(const py_code_print *p, int *fresh)
     code_entry *t = __atomic_load_n(&codes, __ATOMIC_ACQUIRE);
     if (!t || !p->code)
         return PY_CODES_NONE;
-    uint64_t h = (p->code >> 4) * 0x9E3779B97F4A7C15ull;
-    uint32_t i = (uint32_t)(h >> 40);
+    uint32_t i = first_slot(p);
     for (int k = 0; k < PROBES; k++, i++) {
-        code_entry *e = &t[i & (CODES_MAX - 1)];
+        code_entry *e = &t[i & (SLOTS - 1)];
         uint64_t c = __atomic_load_n(&e->code, __ATOMIC_ACQUIRE);
         if (c == 0) {
+            if (take_one() != 0)
+                return PY_CODES_NONE;
             uint64_t expected = 0;
-            if (!__atomic_compare_exchange_n(&e->code, &expected, p->code, 0, __ATOMIC_ACQ_REL,
-                                             __ATOMIC_ACQUIRE)) {
-                c = expected;
-            } else {
+            if (__atomic_compare_exchange_n(&e->code, &expected, p->code, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
                 e->print = *p;
                 __atomic_store_n(&e->state, CLAIMED, __ATOMIC_RELEASE);
                 *fresh = 1;
-                return i & (CODES_MAX - 1);
+                return i & (SLOTS - 1);
             }
+            __atomic_fetch_sub(&taken, 1, __ATOMIC_RELAXED); /* another context took this slot */
+            c = expected;
         }
         if (c == p->code && __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == READY && same_print(&e->print, p))
-            return i & (CODES_MAX - 1);
+            return i & (SLOTS - 1);
     }
     return PY_CODES_NONE;
 }
 
-char *py_codes_room(size_t len)
+static const code_entry *ready_entry(uint32_t id)
 {
-    if (!room)
+    if (!codes || id >= SLOTS)
         return NULL;
-    size_t at = __atomic_fetch_add(&room_used, len, __ATOMIC_RELAXED);
-    return at + len <= ROOM_BYTES ? room + at : NULL;
+    const code_entry *e = &codes[id];
+    return __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == READY ? e : NULL;
+}
+
+const py_code_print *py_codes_print(uint32_t id)
+{
+    const code_entry *e = ready_entry(id);
+    return e ? &e->print : NULL;
+}
+
+int py_codes_copies(uint32_t id, const char **qualname, const char **filename, const uint8_t **lines,
+                    uint32_t *lines_len)
+{
+    const code_entry *e = ready_entry(id);
+    if (!e)
+        return -1;
+    *qualname = e->qualname;
+    *filename = e->filename;
+    *lines = e->lines;
+    *lines_len = e->lines_len;
+    return 0;
+}
+
+char *py_codes_name_room(size_t len)
+{
+    if (!names)
+        return NULL;
+    size_t at = __atomic_fetch_add(&names_used, len, __ATOMIC_RELAXED);
+    return at + len <= NAMES_ROOM ? names + at : NULL;
+}
+
+uint8_t *py_codes_lines_room(size_t len)
+{
+    if (!lines_room || len > PY_CODES_LINES_ROOM)
+        return NULL;
+    size_t at = __atomic_load_n(&lines_used, __ATOMIC_RELAXED);
+    do { /* claimed only when it fits: a long table that does not leaves room for short ones */
+        if (at + len > PY_CODES_LINES_ROOM) {
+            __atomic_store_n(&lines_refused, 1, __ATOMIC_RELAXED);
+            return NULL;
+        }
+    } while (!__atomic_compare_exchange_n(&lines_used, &at, at + len, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    return lines_room + at;
 }
 
 void py_codes_publish(uint32_t id, const char *qualname, const char *filename, const uint8_t *lines,
                       uint32_t lines_len)
 {
-    if (!codes || id >= CODES_MAX)
+    if (!codes || id >= SLOTS)
         return;
     code_entry *e = &codes[id];
     e->qualname = qualname;
@@ -117,16 +193,14 @@ void py_codes_publish(uint32_t id, const char *qualname, const char *filename, c
     __atomic_store_n(&e->state, READY, __ATOMIC_RELEASE);
 }
 
-static const code_entry *ready_entry(uint32_t id)
-{
-    if (!codes || id >= CODES_MAX)
-        return NULL;
-    const code_entry *e = &codes[id];
-    return __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == READY ? e : NULL;
-}
-
 int py_codes_info(uint32_t id, const char **qualname, const char **filename, int *firstline)
 {
+    if (id == PY_CODES_LEFT_OUT) {
+        *qualname = "(python frames left out)";
+        *filename = NULL;
+        *firstline = -1;
+        return 0;
+    }
     const code_entry *e = ready_entry(id);
     if (!e)
         return -1;
@@ -143,4 +217,19 @@ int py_codes_line(uint32_t id, uint32_t unit)
         return -1;
     int line = e->lines ? py_line_at(e->lines, e->lines_len, e->print.firstline, unit) : -1;
     return line >= 0 ? line : e->print.firstline;
+}
+
+uint32_t py_codes_count(void)
+{
+    return __atomic_load_n(&taken, __ATOMIC_RELAXED);
+}
+
+int py_codes_full(void)
+{
+    return __atomic_load_n(&refused, __ATOMIC_RELAXED);
+}
+
+int py_codes_lines_full(void)
+{
+    return __atomic_load_n(&lines_refused, __ATOMIC_RELAXED);
 }

@@ -12,6 +12,11 @@
  * walk (no stack pointers), the return addresses into the loop's
  * function, matched in order when there are as many as activations.
  * Anything that does not add up leaves the C frames as they are.
+ *
+ * A path holds at most PY_PATH_KEYS Python frames: the outermost
+ * activations are read first, so a deep path keeps its base (main,
+ * <module>) and loses frames in the middle of a long chain, then whole
+ * inner activations (which keep their C frames).
  * Allocates nothing, takes no lock; async-signal-safe with safe set.
  */
 #ifndef HPROF_PY_SPLICE_H
@@ -22,9 +27,10 @@
 #include "cct.h"
 #include "py_runtime.h"
 
-#define PY_PATH_KEYS 512
+#define PY_PATH_KEYS PY_KEYS_MAX
 
 typedef struct py_path {
+    py_thread *pt;                               /* whose walk (its record of the last path) */
     int nact;                                    /* frames replaced */
     int frame[PY_ACTS_MAX];                      /* their index in the walk, ascending */
     int first[PY_ACTS_MAX], count[PY_ACTS_MAX];  /* their keys in keys[], outermost first */
@@ -34,17 +40,21 @@ typedef struct py_path {
 
 /* A recipe walk: frames 0..last of n are new; slots[j] is where ips[j]
  * was read (j >= 1), so frame j's stack is [slots[j] + 8, slots[j + 1] + 8)
- * (the last one's ends at stack_hi) and frame 0's starts at sp0. */
-void py_path_by_stack(py_path *p, uint64_t *const *slots, int n, int last, uint64_t sp0, uint64_t stack_hi,
-                      int safe);
+ * (the last one's ends at stack_hi) and frame 0's starts at sp0. pt: the
+ * thread's room (py_runtime.h; NULL: no Python frames). */
+void py_path_by_stack(py_path *p, py_thread *pt, uint64_t *const *slots, int n, int last, uint64_t sp0,
+                      uint64_t stack_hi, int safe);
 
 /* A whole path from libunwind (ips[0] the interrupted pc when sample). */
-void py_path_by_address(py_path *p, const uint64_t *ips, int n, int sample, uint64_t sp, uint64_t stack_hi,
-                        int safe);
+void py_path_by_address(py_path *p, py_thread *pt, const uint64_t *ips, int n, int sample, uint64_t sp,
+                        uint64_t stack_hi, int safe);
 
 /* tree_path_add (tree_path.h) with the replaced frames' Python keys in
  * place of their C keys: nodes[j] of a replaced frame is its innermost
- * Python frame's node. The caller reserved n + p->nkeys nodes. */
+ * Python frame's node. The caller reserved n + p->nkeys nodes. The
+ * thread's last path's Python steps are remembered: where this one takes
+ * the same steps from the same nodes (a deep stack sampled again), its
+ * nodes are not looked up again. */
 uint32_t py_path_add(cct *tree, uint32_t parent, const uint64_t *ips, int from, const py_path *p,
                      uint32_t *nodes);
 

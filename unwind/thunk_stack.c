@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "interpose.h"
+#include "py_runtime.h"
 #include "unwind.h"
 #include "unwind_check.h"
 
@@ -113,6 +114,7 @@ void unwind_thread_end(void)
     uw_self = NULL;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     hprof_thunk_tab = NULL;
+    py_thread_free(st->py);
     munmap(st, sizeof *st);
 }
 #endif

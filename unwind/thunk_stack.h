@@ -44,8 +44,11 @@ static inline const struct site *site_find(const struct site *sites, uint64_t ra
     return NULL;
 }
 
+struct py_thread;
+
 typedef struct uw_thread {
     uint64_t stack_lo, stack_hi;  /* the thread's stack; hi = 0: unknown */
+    struct py_thread *py;         /* room for reading Python frames (py_runtime.h), or NULL */
     int thunks;                   /* this thread may patch */
     int unknown;                  /* thunks were dropped: the next walk cannot tell new
                                    * frames from old ones (no visits) */

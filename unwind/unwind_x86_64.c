@@ -48,12 +48,21 @@
 
 /* ---- set-up ---------------------------------------------------------------- */
 
+/* The thread's room for reading Python frames, made outside signal
+ * handlers (its first MPI call or sampled start) once Python is found. */
+static uw_thread *python_room(uw_thread *st)
+{
+    if (st && !st->py && py_runtime_on)
+        st->py = py_thread_create();
+    return st;
+}
+
 void unwind_thread_init(void)
 {
     void *buf[4];
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     hprof_real_unw_backtrace(buf, 4);
-    thunk_stack_get();
+    python_room(thunk_stack_get());
 }
 
 void unwind_process_start(void)
@@ -498,11 +507,12 @@ int unwind_site_needs_bp(const void *wrapper_frame)
  * the self-check (it compares C frames with libunwind's). */
 static void python_of_walk(const uw_thread *st, const walk *w, py_path *py, uint64_t sp0, int safe)
 {
+    py->pt = NULL;
     py->nact = py->nkeys = 0;
     if (!py_runtime_on || uw_check_mode > 0 || (w->status != WK_OK && w->status != WK_END))
         return;
     int last = w->status == WK_OK ? w->n - 2 : w->n - 1;
-    py_path_by_stack(py, w->slots, w->n, last, sp0, st->stack_hi, safe);
+    py_path_by_stack(py, st->py, w->slots, w->n, last, sp0, st->stack_hi, safe);
 }
 
 /* The same for a whole path from libunwind, from the root; room for it
@@ -512,9 +522,10 @@ static uint32_t python_path_from_root(const uw_thread *st, cct *tree, uint64_t *
                                       uint64_t sp, int reserve)
 {
     py_path py;
+    py.pt = NULL;
     py.nact = py.nkeys = 0;
     if (py_runtime_on && uw_check_mode <= 0 && st)
-        py_path_by_address(&py, ips, n, sample, sp, st->stack_hi, sample);
+        py_path_by_address(&py, st->py, ips, n, sample, sp, st->stack_hi, sample);
     if (reserve && cct_reserve(tree, (uint32_t)n + 1 + (uint32_t)py.nkeys) != 0)
         return CCT_NONE;
     if (sample)
@@ -525,7 +536,7 @@ static uint32_t python_path_from_root(const uw_thread *st, cct *tree, uint64_t *
 uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
 {
     *failed = 0;
-    uw_thread *st = thunk_stack_get();
+    uw_thread *st = python_room(thunk_stack_get());
     learner_drain(0);
     if (st)
         st->foreign = 0; /* a foreign walk ended before any MPI call (unwind.h) */

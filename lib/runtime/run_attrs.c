@@ -11,12 +11,13 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "log.h"
 #include "sampler.h"
 #include "thread.h"
 
 #define NHIST (SAMPLER_HIST_BUCKETS + 1)
 
-enum { ST_COUNTED, ST_IN_MPI, ST_BUSY, ST_FAILED, ST_FULL, NSTATS };
+enum { ST_COUNTED, ST_IN_MPI, ST_BUSY, ST_FAILED, ST_FULL, ST_SLOWED, ST_LONGEST_NS, NSTATS };
 
 static void add(run_attrs *a, const char *key, const char *value)
 {
@@ -69,9 +70,29 @@ static void local_stats(unsigned long long *stats, unsigned long long *hist)
         stats[ST_BUSY] += s->busy;
         stats[ST_FAILED] += s->failed;
         stats[ST_FULL] += s->full;
+        if (s->pace.longest_ns > s->pace.nominal_ns) { /* sample_pace.h */
+            stats[ST_SLOWED]++;
+            if (s->pace.longest_ns > stats[ST_LONGEST_NS])
+                stats[ST_LONGEST_NS] = s->pace.longest_ns;
+        }
         for (int i = 0; i < NHIST; i++)
             hist[i] += s->hist[i];
     }
+}
+
+/* Threads whose sampling rate went down at times (sample_pace.h): in the
+ * profile, and said once for the run. */
+static void add_slowed(run_attrs *a, unsigned long long threads, unsigned long long longest_ns)
+{
+    if (!threads || !longest_ns)
+        return;
+    char buf[64];
+    double hz = 1e9 / (double)longest_ns;
+    snprintf(buf, sizeof buf, "%.6g", hz);
+    add_u64(a, "hprof::sampling_slowed_threads", threads);
+    add(a, "hprof::sampling_lowest_hz", buf);
+    hprof_say("sampling slowed down on %llu thread(s), to %s Hz at the lowest: taking samples cost them more than "
+              "a quarter of their time at HPROF_SAMPLING_HZ=%d", threads, buf, hprof_config.sampling_hz);
 }
 
 static void add_sampling(run_attrs *a, MPI_Comm comm, int rank, int size)
@@ -79,6 +100,7 @@ static void add_sampling(run_attrs *a, MPI_Comm comm, int rank, int size)
     unsigned long long stats[NSTATS], total[NSTATS], hist[NHIST], hist_sum[NHIST];
     local_stats(stats, hist);
     PMPI_Reduce(stats, total, NSTATS, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+    PMPI_Reduce(&stats[ST_LONGEST_NS], &total[ST_LONGEST_NS], 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
     PMPI_Reduce(hist, hist_sum, NHIST, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
     int nranks = size < RUN_ATTRS_MAX_RANK_HISTOGRAMS ? size : RUN_ATTRS_MAX_RANK_HISTOGRAMS;
     MPI_Comm first;
@@ -96,6 +118,7 @@ static void add_sampling(run_attrs *a, MPI_Comm comm, int rank, int size)
     add_u64(a, "hprof::samples_in_mpi", total[ST_IN_MPI]);
     add_u64(a, "hprof::samples_dropped", total[ST_BUSY] + total[ST_FULL]);
     add_u64(a, "hprof::samples_unwind_failed", total[ST_FAILED]);
+    add_slowed(a, total[ST_SLOWED], total[ST_LONGEST_NS]);
     add(a, "hprof::interval_histogram::buckets",
         "effective interval / nominal interval in steps of 1/8: [0,1/8), [1/8,2/8), ..., [39/8,5), >=5");
     char buf[NHIST * 24], key[64];

@@ -138,6 +138,9 @@ static void report_window(const hprof_thread *t)
                   (double)sampler_handler_median_ns(s) * 1e-3,
                   s->counted ? (double)s->handler_ns * 1e-3 / (double)s->counted : 0.0,
                   (double)s->handler_max_ns * 1e-3);
+    if (s->pace.longest_ns > s->pace.nominal_ns)
+        hprof_verbose(1, "thread %d: sampled at %.6g Hz at the lowest (the handler's time passed a quarter of the "
+                         "thread's; sample_pace.h)", t->index, 1e9 / (double)s->pace.longest_ns);
     if (t->polls_grouped)
         hprof_verbose(1, "thread %d: %llu polls timed in groups, %llu groups (one clock read per %d to %d polls)",
                       t->index, (unsigned long long)t->polls_grouped, (unsigned long long)t->poll_credits,
@@ -170,6 +173,7 @@ static void stop_sampling(void)
     }
     for (hprof_thread *t = hprof_thread_list(); t; t = t->next)
         report_window(t);
+    py_runtime_finish();
 }
 
 /* The rank's threads' histograms summed, at the widest thread's width. */

@@ -104,6 +104,14 @@ static uint64_t signal_lateness_ns(const hprof_sampling *s, const siginfo_t *inf
     return overruns * period + (period > left ? period - left : 0);
 }
 
+/* The timer's period from now on (timer_settime: async-signal-safe). */
+static void set_period(hprof_sampling *s, uint64_t ns)
+{
+    struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+    struct itimerspec its = { ts, ts };
+    timer_settime(s->timer, 0, &its, NULL);
+}
+
 static void on_sample(int sig, siginfo_t *info, void *ucontext)
 {
     if (info->si_code != SI_TIMER || info->si_value.sival_ptr != (void *)&timer_marker) {
@@ -154,7 +162,11 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
     s->counted++;
     s->last_node = node;
     histogram_add(s, weight);
-    record_handler_time(s, hprof_now_ns() - entry);
+    uint64_t end = hprof_now_ns();
+    record_handler_time(s, end - entry);
+    uint64_t period = sample_pace_after(&s->pace, end - entry, end);
+    if (period)
+        set_period(s, period);
     errno = saved_errno;
 }
 
@@ -219,12 +231,11 @@ void sampler_thread_start(hprof_thread *t, uint64_t window_start_ns)
         hprof_say("cannot create a sampling timer (%s); this thread is not sampled", strerror(errno));
         return;
     }
-    long period = 1000000000L / hprof_config.sampling_hz;
-    struct itimerspec its = { { period / 1000000000L, period % 1000000000L },
-                              { period / 1000000000L, period % 1000000000L } };
+    uint64_t period = 1000000000u / (uint64_t)hprof_config.sampling_hz;
+    sample_pace_start(&s->pace, period, hprof_now_ns());
     s->has_timer = 1;
     s->on = 1;
-    timer_settime(s->timer, 0, &its, NULL);
+    set_period(s, period);
 }
 
 void sampler_thread_stop(hprof_thread *t, uint64_t now_ns, uint32_t node)

@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "sample_pace.h"
+
 #define SAMPLER_HIST_BUCKETS 40   /* effective interval / nominal, in steps of 1/8 up to 5x */
 #define SAMPLER_HANDLER_BUCKETS 256 /* time in the handler, in steps of SAMPLER_HANDLER_STEP_NS */
 #define SAMPLER_HANDLER_STEP_NS 100
@@ -44,6 +46,9 @@ typedef struct hprof_sampling {
     uint64_t handler_max_ns;     /* the longest of them */
     uint32_t handler_hist[SAMPLER_HANDLER_BUCKETS + 1]; /* for the median; last bucket: longer */
     uint64_t hist[SAMPLER_HIST_BUCKETS + 1];  /* last bucket: longer */
+    sample_pace pace;
+    uint64_t busy_cpu_ns;
+    uint32_t ncpu, cpu[65536];            /* the timer's period under the handler's cost */
 } hprof_sampling;
 
 /* Installs the handler once per process; 0 if sampling can run. */

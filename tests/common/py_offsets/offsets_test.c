@@ -1,4 +1,4 @@
-/* py_offsets: unwind/py_runtime.c's CPython 3.11 offsets (its #defines,
+/* py_offsets: unwind/py_layout.h's CPython 3.11 offsets (its #defines,
  * pasted in by py_offsets.sh as offsets.h) against the interpreter's own
  * headers. Prints one ok/not ok line. */
 #define Py_BUILD_CORE 1
@@ -15,7 +15,7 @@ static char first[200];
 static void same(const char *what, size_t header, size_t ours)
 {
     if (header != ours && bad++ == 0)
-        snprintf(first, sizeof first, "%s is at %zu in the headers, %zu in py_runtime.c", what, header, ours);
+        snprintf(first, sizeof first, "%s is at %zu in the headers, %zu in py_layout.h", what, header, ours);
 }
 
 #define SAME(type, field, ours) same(#type "." #field, offsetof(type, field), ours)
@@ -26,6 +26,7 @@ int main(void)
     SAME(PyThreadState, thread_id, TS_THREAD_ID);
     SAME(_PyCFrame, current_frame, CF_CURRENT);
     SAME(_PyCFrame, previous, CF_PREVIOUS);
+    same("_PyCFrame's size", sizeof(_PyCFrame), CF_END);
     SAME(_PyInterpreterFrame, f_code, FR_CODE);
     SAME(_PyInterpreterFrame, previous, FR_PREVIOUS);
     SAME(_PyInterpreterFrame, prev_instr, FR_PREV_INSTR);
@@ -33,6 +34,7 @@ int main(void)
     same("_PyInterpreterFrame.is_entry's end", offsetof(_PyInterpreterFrame, is_entry) + 1 <= FR_END ? FR_END : 0,
          FR_END);
     SAME(PyObject, ob_type, OB_TYPE);
+    SAME(PyVarObject, ob_size, OB_SIZE);
     SAME(PyCodeObject, co_firstlineno, CO_FIRSTLINE);
     SAME(PyCodeObject, co_filename, CO_FILENAME);
     SAME(PyCodeObject, co_qualname, CO_QUALNAME);
@@ -56,6 +58,6 @@ int main(void)
     if (bad)
         printf("not ok - py_offsets: %d offsets differ from CPython 3.11's headers; first: %s\n", bad, first);
     else
-        printf("ok - py_offsets: unwind/py_runtime.c's offsets are CPython %s's (its headers)\n", PY_VERSION);
+        printf("ok - py_offsets: unwind/py_layout.h's offsets are CPython %s's (its headers)\n", PY_VERSION);
     return 0;
 }

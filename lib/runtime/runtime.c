@@ -51,7 +51,13 @@ static int fn_index(const char *name)
 
 void hprof_runtime_record_init(int fn, uint64_t start_ns)
 {
-    hprof_thread *t = hprof_active ? hprof_thread_get() : NULL;
+    if (!hprof_active)
+        return;
+    /* A thread met here first (its own session, opened while another
+     * thread's opened the measurement) has its window from its init call. */
+    hprof_thread *t = hprof_self;
+    if (!t && (t = hprof_thread_get()) != NULL)
+        sampler_thread_start(t, start_ns);
     if (!t || t->depth > 0)
         return;
     hprof_call call = { .start_ns = start_ns, .fn = fn, .measured = 1,

@@ -209,6 +209,7 @@ void hprof_runtime_stop(void)
     }
     hprof_thread_freeze(1); /* threads that end from now on keep their records */
     stop_sampling();
+    abandon_merge_begins(); /* an MPI_Abort or a kill from now on: partial profiles */
     hprof_active = 0;
     run_attrs attrs;
     run_attrs_collect(&attrs, run_comm);
@@ -219,6 +220,7 @@ void hprof_runtime_stop(void)
                         hprof_config.time_buckets > 0 ? hprof_config.time_paths : 0 };
     info.nphases = timeline_phases(&info.phases);
     hprof_merge_and_write(&info);
+    abandon_merge_ended();
     timeline_free(&rank_timeline);
     run_attrs_free(&attrs);
     PMPI_Comm_free(&run_comm);

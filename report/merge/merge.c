@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cube_writer.h"
+#include "cw_tmpfile.h"
 #include "collect.h"
 #include "defs.h"
 #include "defs_reduce.h"
@@ -286,4 +287,9 @@ int hprof_merge_and_write(const merge_info *info)
     local_profile_free(lp);
     PMPI_Comm_free(&comm);
     return rc;
+}
+
+void hprof_merge_drop_output(void)
+{
+    cw_tmp_drop_open();
 }

@@ -22,6 +22,7 @@
 #include "papi_events.h"
 #include "poll_run.h"
 #include "py_runtime.h"
+#include "quiet.h"
 #include "run_attrs.h"
 #include "run_marks.h"
 #include "sampler.h"
@@ -186,7 +187,7 @@ static void rank_timeline_sum(hprof_timeline *sum)
  * ends the waiting ranks, as it would without hprof. */
 static int all_ranks_here(void)
 {
-    return PMPI_Barrier(run_comm) == MPI_SUCCESS;
+    return quiet_barrier(run_comm) == MPI_SUCCESS; /* asleep: ranks still computing keep the cores */
 }
 
 void hprof_runtime_stop(void)
@@ -198,9 +199,11 @@ void hprof_runtime_stop(void)
      * no call), not walk the MPI library's progress code (where a walk can
      * fail: seen at 10 kHz in UCX's). */
     hprof_thread *self = hprof_self;
+    double t0 = PMPI_Wtime();
     if (self)
         self->depth++;
     int here = all_ranks_here();
+    double t_here = PMPI_Wtime();
     if (self)
         self->depth--;
     if (!here) {
@@ -213,6 +216,7 @@ void hprof_runtime_stop(void)
     hprof_active = 0;
     run_attrs attrs;
     run_attrs_collect(&attrs, run_comm);
+    double t_attrs = PMPI_Wtime();
     hprof_timeline rank_timeline;
     rank_timeline_sum(&rank_timeline);
     merge_info info = { run_comm, hprof_config.output, attrs.keys, attrs.values, attrs.count,
@@ -224,4 +228,7 @@ void hprof_runtime_stop(void)
     timeline_free(&rank_timeline);
     run_attrs_free(&attrs);
     PMPI_Comm_free(&run_comm);
+    /* where MPI_Finalize's time goes, beside the merge's own phases */
+    hprof_verbose(1, "finalize: waiting for every rank %.3f s, run attributes %.3f s, merge and write %.3f s",
+                  t_here - t0, t_attrs - t_here, PMPI_Wtime() - t_attrs);
 }

@@ -1,6 +1,8 @@
 /* quiet.c - test, then sleep a little longer each time. */
 #include "quiet.h"
 
+#include <sched.h>
+#include <stdlib.h>
 #include <time.h>
 
 #define FIRST_NS 20000L
@@ -14,14 +16,21 @@ static void nap(long *ns)
         *ns = *ns * 2 < MOST_NS ? *ns * 2 : MOST_NS;
 }
 
-void quiet_wait(MPI_Request *req)
+/* quiet_wait with the request's result. */
+static int finish(MPI_Request *req)
 {
     long ns = FIRST_NS;
     for (int done = 0;;) {
-        if (PMPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done)
-            return;
+        int rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || done)
+            return rc;
         nap(&ns);
     }
+}
+
+void quiet_wait(MPI_Request *req)
+{
+    finish(req);
 }
 
 void quiet_bcast_ints(int *v, int n, MPI_Comm comm)
@@ -42,4 +51,134 @@ void quiet_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         nap(&ns);
     }
     PMPI_Probe(source, tag, comm, status);
+}
+
+int quiet_recv(void *buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm comm)
+{
+    MPI_Request req;
+    int rc = PMPI_Irecv(buf, n, type, source, tag, comm, &req);
+    return rc == MPI_SUCCESS ? finish(&req) : rc;
+}
+
+int quiet_recv_soon(void *buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm comm)
+{
+    MPI_Request req;
+    int rc = PMPI_Irecv(buf, n, type, source, tag, comm, &req);
+    for (int done = 0; rc == MPI_SUCCESS;) {
+        rc = PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            break;
+        sched_yield();
+    }
+    return rc;
+}
+
+int quiet_send(const void *buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    MPI_Request req;
+    int rc = PMPI_Isend(buf, n, type, dest, tag, comm, &req);
+    return rc == MPI_SUCCESS ? finish(&req) : rc;
+}
+
+int quiet_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    MPI_Request req;
+    int rc = PMPI_Iallreduce(in, out, n, type, op, comm, &req);
+    return rc == MPI_SUCCESS ? finish(&req) : rc;
+}
+
+int quiet_reduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
+{
+    MPI_Request req;
+    int rc = PMPI_Ireduce(in, out, n, type, op, root, comm, &req);
+    return rc == MPI_SUCCESS ? finish(&req) : rc;
+}
+
+int quiet_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    MPI_Request req;
+    int rc = PMPI_Ibcast(buf, n, type, root, comm, &req);
+    return rc == MPI_SUCCESS ? finish(&req) : rc;
+}
+
+/* Gathers go straight to the root, each rank's part a message of its own
+ * (tag TAG_GATHER; messages between two ranks keep their order, so one
+ * gather cannot take another's): MPICH's non-blocking gather goes through
+ * a tree whose inner ranks move the data on only when they test, a nap
+ * per level and message (0.2 s for a time line at 64 ranks); here the
+ * senders wait side by side. The root holds every part either way. */
+#define TAG_GATHER 4715
+
+int quiet_gatherv(const void *in, int nin, MPI_Datatype tin, void *out, const int *counts,
+                  const int *displs, MPI_Datatype tout, int root, MPI_Comm comm)
+{
+    int rank, size, rc = MPI_SUCCESS;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    if (rank != root)
+        return quiet_send(in, nin, tin, root, TAG_GATHER, comm);
+    MPI_Aint lb, extent;
+    MPI_Request *reqs = malloc(sizeof *reqs * (size_t)(size + 1));
+    if (!reqs || PMPI_Type_get_extent(tout, &lb, &extent) != MPI_SUCCESS) {
+        free(reqs);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int r = 0; r < size; r++) {
+        reqs[r] = MPI_REQUEST_NULL;
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Irecv((char *)out + (MPI_Aint)displs[r] * extent, counts[r], tout, r, TAG_GATHER, comm,
+                            &reqs[r]);
+    }
+    reqs[size] = MPI_REQUEST_NULL;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Isend(in, nin, tin, root, TAG_GATHER, comm, &reqs[size]);
+    for (int r = 0; r <= size; r++) { /* all posted are waited for, whatever failed */
+        int rr = reqs[r] != MPI_REQUEST_NULL ? finish(&reqs[r]) : MPI_SUCCESS;
+        if (rc == MPI_SUCCESS)
+            rc = rr;
+    }
+    free(reqs);
+    return rc;
+}
+
+int quiet_gather(const void *in, int nin, MPI_Datatype tin, void *out, int nout, MPI_Datatype tout,
+                 int root, MPI_Comm comm)
+{
+    int rank, size;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    if (rank != root)
+        return quiet_send(in, nin, tin, root, TAG_GATHER, comm);
+    int *counts = malloc(sizeof *counts * (size_t)size), *displs = malloc(sizeof *displs * (size_t)size);
+    int rc = MPI_ERR_NO_MEM;
+    if (counts && displs) {
+        for (int r = 0; r < size; r++)
+            counts[r] = nout, displs[r] = r * nout;
+        rc = quiet_gatherv(in, nin, tin, out, counts, displs, tout, root, comm);
+    }
+    free(counts);
+    free(displs);
+    return rc;
+}
+
+int quiet_scatter(const void *in, int nin, MPI_Datatype tin, void *out, int nout, MPI_Datatype tout,
+                  int root, MPI_Comm comm)
+{
+    MPI_Request req;
+    int rc = PMPI_Iscatter(in, nin, tin, out, nout, tout, root, comm, &req);
+    return rc == MPI_SUCCESS ? finish(&req) : rc;
+}
+
+int quiet_barrier(MPI_Comm comm)
+{
+    MPI_Request req;
+    int rc = PMPI_Ibarrier(comm, &req);
+    return rc == MPI_SUCCESS ? finish(&req) : rc;
+}
+
+int quiet_comm_dup(MPI_Comm comm, MPI_Comm *dup)
+{
+    MPI_Request req;
+    int rc = PMPI_Comm_idup(comm, dup, &req);
+    return rc == MPI_SUCCESS ? finish(&req) : rc;
 }

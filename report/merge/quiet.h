@@ -3,9 +3,10 @@
  * works. MPI libraries poll while they wait (Open MPI, oversubscribed,
  * yields the core between polls and takes it straight back); the waits of
  * the merge are long ones, mostly for rank 0 writing the file, and where
- * ranks outnumber cores every polling rank slows the one that works. These
- * test and sleep instead (20 us, doubling up to 1 ms: a wait costs at most
- * a millisecond more than it lasts).
+ * ranks outnumber cores every polling rank slows the one that works (MPICH
+ * polls in every blocking call). These test and sleep instead (20 us,
+ * doubling up to 1 ms, and up to 4 ms once a wait has lasted 50 ms: a wait
+ * costs at most that much more than it lasts).
  */
 #ifndef HPROF_QUIET_H
 #define HPROF_QUIET_H
@@ -26,9 +27,10 @@ int quiet_send(const void *buf, int n, MPI_Datatype type, int dest, int tag, MPI
  * receive held the core the answer needed until its time slice ended). */
 int quiet_recv_soon(void *buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm comm);
 
-/* The collectives of the merge, as their non-blocking forms and a quiet
+/* The collectives of the finalize, as their non-blocking forms and a quiet
  * wait (MPICH's blocking ones poll: at 32 ranks on 2 cores each took
- * about 0.1 s, and the merge makes dozens). Same arguments and result as
+ * about 0.1 s, and the finalize made dozens); gathers as one message a
+ * rank to the root (quiet.c says why). Same arguments and result as
  * PMPI_<name>. */
 int quiet_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 int quiet_reduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm);
@@ -37,8 +39,6 @@ int quiet_gather(const void *in, int nin, MPI_Datatype tin, void *out, int nout,
                  int root, MPI_Comm comm);
 int quiet_gatherv(const void *in, int nin, MPI_Datatype tin, void *out, const int *counts,
                   const int *displs, MPI_Datatype tout, int root, MPI_Comm comm);
-int quiet_scatter(const void *in, int nin, MPI_Datatype tin, void *out, int nout, MPI_Datatype tout,
-                  int root, MPI_Comm comm);
 int quiet_barrier(MPI_Comm comm);
 int quiet_comm_dup(MPI_Comm comm, MPI_Comm *dup);
 

@@ -202,19 +202,20 @@ static void say_not_sampled(int index)
                   "is not attributed to its functions; its MPI calls are measured)", index, sample_signal);
 }
 
-/* A window on the wall clock that no sample reached in 20 periods: the
- * thread blocked the signal after its start (pthread_sigmask). */
+/* A timer on the wall clock that sent no sample in 20 periods (samples in
+ * MPI count): the thread blocked the signal after its start
+ * (pthread_sigmask). The window may begin earlier (at MPI_Init's entry). */
 static void check_samples_came(const hprof_thread *t)
 {
     const hprof_sampling *s = &t->sampling;
     uint64_t period = 1000000000ull / (uint64_t)hprof_config.sampling_hz;
     if (hprof_config.sampling_clock != HPROF_CLOCK_WALL || s->counted + s->in_mpi + s->busy > 0 ||
-        s->window_end_ns < s->window_start_ns + 20 * period ||
+        s->window_end_ns < s->armed_ns + 20 * period ||
         __atomic_exchange_n(&said_not_sampled, 1, __ATOMIC_RELAXED))
         return;
-    hprof_say("thread %d: no sample arrived in its %.2f s window (it blocked signal %d, hprof's sampling "
-              "signal?): its computation is not attributed to its functions", t->index,
-              (double)(s->window_end_ns - s->window_start_ns) * 1e-9, sample_signal);
+    hprof_say("thread %d: no sample arrived in %.2f s (it blocked signal %d, hprof's sampling signal?): "
+              "its computation is not attributed to its functions", t->index,
+              (double)(s->window_end_ns - s->armed_ns) * 1e-9, sample_signal);
 }
 
 /* The sampling signal: SIGPROF, unless the program uses it or the thread
@@ -348,6 +349,7 @@ void sampler_thread_start(hprof_thread *t, uint64_t window_start_ns)
     if (thread_blocks(sample_signal))
         say_not_sampled(t->index);
     s->on = 1;
+    s->armed_ns = hprof_now_ns();
     if (arm_timer(s, (pid_t)syscall(SYS_gettid)) != 0) {
         s->on = 0;
         hprof_say("cannot create a sampling timer (%s); this thread is not sampled", strerror(errno));

@@ -251,7 +251,8 @@ static packet pack_columns(const collector *c)
     char *x = (char *)p.w + head;
     for (int m = 0; m < c->ncols; m++) {
         p.w[m] = c->cols[m].n;
-        memcpy(x, c->cols[m].cells, c->cols[m].n * sizeof(cell));
+        if (c->cols[m].n)
+            memcpy(x, c->cols[m].cells, c->cols[m].n * sizeof(cell));
         x += c->cols[m].n * sizeof(cell);
     }
     return p;

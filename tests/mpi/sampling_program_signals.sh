@@ -64,7 +64,7 @@ for mode in prof all late; do
     case $mode in
     prof) say='the program blocks SIGPROF; sampling on signal [0-9]* instead' ;;
     all)  say='thread 0 blocks SIGPROF and signal [0-9]*: it is not sampled' ;;
-    late) say='thread 0: no sample arrived in its .* window (it blocked signal [0-9]*' ;;
+    late) say='thread 0: no sample arrived in [0-9.]* s (it blocked signal [0-9]*' ;;
     esac
     n=$(grep -c "^hprof: $say" $mode.err)
     [ "$n" -eq 1 ] && ok "blocked $mode: one line says so: $(grep "^hprof: $say" $mode.err | cut -c1-160)" \

@@ -231,7 +231,7 @@ static void free_buffers(collector *c)
  * then the cells, metric after metric. One message a rank instead of two
  * collectives a metric: each collective waits for the slowest rank to be
  * scheduled, 0.2 s at 64 ranks on 2 cores under MPICH. */
-#define TAG_VALUES 4716
+#define TAG_VALUES 4722 /* and 4723: quiet_gather_blobs */
 
 typedef struct packet {
     uint64_t *w;      /* ncols counts, then the cells */
@@ -258,37 +258,6 @@ static packet pack_columns(const collector *c)
     return p;
 }
 
-/* Rank 0: the other ranks' packets, into packets[rank] (whichever comes
- * first; packets NULL: none kept); 0 or -1 (every message is taken all
- * the same: no rank is left waiting). */
-static int receive_packets(const collect_job *j, packet *packets)
-{
-    MPI_Request *reqs = packets ? malloc(sizeof *reqs * (size_t)j->nprocs) : NULL;
-    int rc = reqs ? 0 : -1;
-    for (int r = 0; reqs && r < j->nprocs; r++)
-        reqs[r] = MPI_REQUEST_NULL;
-    for (int k = 1; k < j->nprocs; k++) {
-        MPI_Status st;
-        int bytes = 0;
-        quiet_probe(MPI_ANY_SOURCE, TAG_VALUES, j->comm, &st);
-        PMPI_Get_count(&st, MPI_BYTE, &bytes);
-        packet *p = reqs ? &packets[st.MPI_SOURCE] : NULL;
-        if (!p || !(p->w = malloc((size_t)(bytes > 0 ? bytes : 0) + 1))) {
-            char none;
-            PMPI_Recv(&none, 0, MPI_BYTE, st.MPI_SOURCE, TAG_VALUES, j->comm, MPI_STATUS_IGNORE); /* truncated */
-            rc = -1;
-            continue;
-        }
-        p->bytes = bytes > 0 ? (size_t)bytes : 0;
-        PMPI_Irecv(p->w, bytes, MPI_BYTE, st.MPI_SOURCE, TAG_VALUES, j->comm, &reqs[st.MPI_SOURCE]);
-    }
-    for (int r = 0; reqs && r < j->nprocs; r++)
-        if (reqs[r] != MPI_REQUEST_NULL)
-            quiet_wait(&reqs[r]);
-    free(reqs);
-    return rc;
-}
-
 /* Rank 0: metric m's cells of each rank's packet (a packet too short for
  * what it says: none). */
 static int metric_cells(collector *c, const packet *packets, int m)
@@ -313,16 +282,22 @@ static void collect_at_once(collector *c)
 {
     const collect_job *j = c->job;
     packet mine = pack_columns(c);
-    if (j->rank != 0) {
-        quiet_send(mine.w, (int)mine.bytes, MPI_BYTE, 0, TAG_VALUES, j->comm);
-        free(mine.w);
-        return;
-    }
-    packet *packets = calloc((size_t)j->nprocs, sizeof *packets);
-    if (receive_packets(j, packets) != 0 || !packets)
+    void **blobs = j->rank == 0 ? calloc((size_t)j->nprocs, sizeof *blobs) : NULL;
+    size_t *bytes = j->rank == 0 ? calloc((size_t)j->nprocs, sizeof *bytes) : NULL;
+    packet *packets = j->rank == 0 ? calloc((size_t)j->nprocs, sizeof *packets) : NULL;
+    if (j->rank == 0 && !(blobs && bytes && packets)) { /* the others' are taken all the same */
+        free(blobs), free(bytes), free(packets);
+        blobs = NULL, bytes = NULL, packets = NULL;
         c->w = NULL;
-    if (packets)
-        packets[0] = mine;
+    }
+    if (quiet_gather_blobs(mine.w, mine.bytes, blobs, bytes, 0, TAG_VALUES, j->comm) != 0 && j->rank == 0)
+        c->w = NULL;
+    free(mine.w);
+    if (j->rank != 0)
+        return;
+    for (int r = 0; packets && r < j->nprocs; r++)
+        packets[r] = (packet){ blobs[r], blobs[r] ? bytes[r] : 0 };
+    free(blobs), free(bytes);
     for (int m = 0; c->w && m < metrics_count(); m++) {
         if (metrics_defs()[m].inclusive || cube_writer_metric_begin(c->w, m) != 0) {
             c->w = NULL; /* rows of an INCLUSIVE metric would not be in file id order */
@@ -334,8 +309,6 @@ static void collect_at_once(collector *c)
     }
     for (int r = 0; packets && r < j->nprocs; r++)
         free(packets[r].w);
-    if (!packets)
-        free(mine.w);
     free(packets);
 }
 

@@ -2,7 +2,9 @@
 #include "quiet.h"
 
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define FIRST_NS 20000L
@@ -181,4 +183,87 @@ int quiet_comm_dup(MPI_Comm comm, MPI_Comm *dup)
     MPI_Request req;
     int rc = PMPI_Comm_idup(comm, dup, &req);
     return rc == MPI_SUCCESS ? finish(&req) : rc;
+}
+
+static size_t pieces_of(size_t bytes) { return (bytes + QUIET_PIECE - 1) / QUIET_PIECE; }
+
+static int send_blob(const void *mine, size_t bytes, int root, int tag, MPI_Comm comm)
+{
+    uint64_t head = bytes;
+    size_t n = pieces_of(bytes);
+    MPI_Request *reqs = malloc(sizeof *reqs * (n + 1));
+    if (!reqs) { /* say none, rather than leave the root waiting */
+        head = 0;
+        return quiet_send(&head, 1, MPI_UINT64_T, root, tag, comm);
+    }
+    int rc = PMPI_Isend(&head, 1, MPI_UINT64_T, root, tag, comm, &reqs[0]);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = bytes - i * QUIET_PIECE < QUIET_PIECE ? bytes - i * QUIET_PIECE : QUIET_PIECE;
+        reqs[i + 1] = MPI_REQUEST_NULL;
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Isend((const char *)mine + i * QUIET_PIECE, (int)len, MPI_BYTE, root, tag + 1, comm,
+                            &reqs[i + 1]);
+    }
+    for (size_t i = 0; i <= n; i++)
+        if (reqs[i] != MPI_REQUEST_NULL)
+            finish(&reqs[i]);
+    free(reqs);
+    return rc;
+}
+
+int quiet_gather_blobs(const void *mine, size_t bytes, void **blobs, size_t *sizes, int root, int tag,
+                       MPI_Comm comm)
+{
+    int rank, size, rc = 0;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    if (rank != root)
+        return send_blob(mine, bytes, root, tag, comm) == MPI_SUCCESS ? 0 : -1;
+    size_t nreqs = 0, cap = 0;
+    MPI_Request *reqs = NULL;
+    int keep = blobs && sizes; /* else every blob is taken and dropped */
+    for (int r = 0; keep && r < size; r++)
+        blobs[r] = NULL, sizes[r] = 0;
+    if (keep && (blobs[root] = malloc(bytes + 1)) != NULL) {
+        if (bytes)
+            memcpy(blobs[root], mine, bytes);
+        sizes[root] = bytes;
+    }
+    /* whichever comes first: a rank not yet there holds up none of the others */
+    for (int k = 1; k < size; k++) {
+        MPI_Status st;
+        uint64_t head = 0;
+        quiet_probe(MPI_ANY_SOURCE, tag, comm, &st);
+        int r = st.MPI_SOURCE;
+        PMPI_Recv(&head, 1, MPI_UINT64_T, r, tag, comm, MPI_STATUS_IGNORE);
+        size_t n = pieces_of(head);
+        char *blob = keep ? malloc(head + 1) : NULL;
+        if (blob && nreqs + n > cap) {
+            size_t more = cap * 2 > nreqs + n ? cap * 2 : nreqs + n + 64;
+            MPI_Request *grown = realloc(reqs, sizeof *reqs * more);
+            if (grown) {
+                reqs = grown, cap = more;
+            } else {
+                free(blob);
+                blob = NULL;
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t len = head - i * QUIET_PIECE < QUIET_PIECE ? head - i * QUIET_PIECE : QUIET_PIECE;
+            if (blob) {
+                PMPI_Irecv(blob + i * QUIET_PIECE, (int)len, MPI_BYTE, r, tag + 1, comm, &reqs[nreqs++]);
+            } else { /* no memory: the piece is taken and dropped (truncated) */
+                char none;
+                PMPI_Recv(&none, 0, MPI_BYTE, r, tag + 1, comm, MPI_STATUS_IGNORE);
+            }
+        }
+        if (blob)
+            blobs[r] = blob, sizes[r] = head;
+        else
+            rc = -1;
+    }
+    for (size_t i = 0; i < nreqs; i++)
+        finish(&reqs[i]);
+    free(reqs);
+    return keep && blobs[root] ? rc : -1;
 }

@@ -54,7 +54,7 @@ static uint64_t *common_row(const hprof_timeline *mine, uint32_t n, uint32_t shi
     return (uint64_t *)tl.bucket;
 }
 
-#define TAG_ALIGN 4712
+#define TAG_ALIGN 4713
 #define ALIGN_TRIES 5
 #define ALIGN_GOOD_NS 100000   /* a round trip this short needs no other */
 
@@ -136,7 +136,7 @@ static void shift_buckets(uint64_t *v, uint32_t n, long long k, size_t count, si
  * the slowest to be scheduled, a third of a second at 64 ranks on 2 cores
  * under MPICH. */
 enum { HEAD_OFFSET, HEAD_NPHASES, HEAD_SPILLED, HEAD_WORDS };
-#define TAG_PART 4714
+#define TAG_PART 4720   /* and 4721: quiet_gather_blobs */
 
 typedef struct part {
     uint64_t *w;
@@ -167,40 +167,6 @@ static part pack(const uint64_t *row, size_t cells, long long offset, const time
     else if (pcells) /* no memory for the series: zeros */
         memset(x, 0, sizeof *x * pcells);
     return p;
-}
-
-/* Rank 0: the other ranks' parts, into parts[rank] (parts NULL: none
- * kept); 0, or -1 when out of memory (every message is taken all the
- * same: no rank is left waiting). */
-static int receive_parts(MPI_Comm comm, int size, part *parts)
-{
-    MPI_Request *reqs = parts ? malloc(sizeof *reqs * (size_t)size) : NULL;
-    int rc = reqs ? 0 : -1;
-    for (int r = 0; r < size; r++)
-        if (reqs)
-            reqs[r] = MPI_REQUEST_NULL;
-    /* whichever comes first: a rank not yet there holds up none of the others */
-    for (int k = 1; k < size; k++) {
-        MPI_Status st;
-        int count = 0;
-        quiet_probe(MPI_ANY_SOURCE, TAG_PART, comm, &st);
-        PMPI_Get_count(&st, MPI_UINT64_T, &count);
-        int r = st.MPI_SOURCE;
-        part *p = reqs ? &parts[r] : NULL;
-        if (!p || !(p->w = malloc(sizeof *p->w * ((size_t)(count > 0 ? count : 0) + 1)))) {
-            uint64_t none;
-            PMPI_Recv(&none, 0, MPI_UINT64_T, r, TAG_PART, comm, MPI_STATUS_IGNORE); /* truncated: dropped */
-            rc = -1;
-            continue;
-        }
-        p->n = count > 0 ? (size_t)count : 0;
-        PMPI_Irecv(p->w, count, MPI_UINT64_T, r, TAG_PART, comm, &reqs[r]);
-    }
-    for (int r = 0; reqs && r < size; r++)
-        if (reqs[r] != MPI_REQUEST_NULL)
-            quiet_wait(&reqs[r]);
-    free(reqs);
-    return rc;
 }
 
 static const uint64_t *rows_of(const part *p) { return p->n ? p->w + HEAD_WORDS : NULL; }
@@ -298,18 +264,23 @@ char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
     part me = pack(row, cells, offset, phases, nphases, prow, pcells, spilled);
     free(row);
     free(prow);
-    if (rank != 0) {
-        quiet_send(me.w, (int)me.n, MPI_UINT64_T, 0, TAG_PART, comm);
-        free(me.w);
-        return NULL;
-    }
-    part *parts = calloc((size_t)size, sizeof *parts);
+    void **blobs = rank == 0 ? calloc((size_t)size, sizeof *blobs) : NULL;
+    size_t *bytes = rank == 0 ? calloc((size_t)size, sizeof *bytes) : NULL;
+    part *parts = rank == 0 ? calloc((size_t)size, sizeof *parts) : NULL;
     text t = { 0 };
-    t.failed = receive_parts(comm, size, parts) != 0 || me.n == 0 || !parts;
-    if (parts)
-        parts[0] = me;
-    else
-        free(me.w);
+    if (rank == 0 && (!blobs || !bytes || !parts)) { /* the others' parts are taken all the same */
+        free(blobs), free(bytes), free(parts);
+        blobs = NULL, bytes = NULL, parts = NULL;
+        t.failed = 1;
+    }
+    int got = quiet_gather_blobs(me.w, me.n * sizeof *me.w, blobs, bytes, 0, TAG_PART, comm);
+    free(me.w);
+    if (rank != 0)
+        return NULL;
+    t.failed |= got != 0 || me.n == 0;
+    for (int r = 0; parts && r < size; r++)
+        parts[r] = (part){ blobs[r], blobs[r] ? bytes[r] / sizeof(uint64_t) : 0 };
+    free(blobs), free(bytes);
     if (!t.failed) {
         put(&t, "hprof-timeline 1\nwidth_ns %llu\nbuckets %u\nranks %d\n", 1ull << common[1], n, size);
         put(&t, "fields mpi_ns comp_ns visits bytes_sent bytes_received\n");

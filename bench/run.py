@@ -780,6 +780,8 @@ def finalize_cost(lines):
             min(d["bytes"] for d in v), max(d["bytes"] for d in v), statistics.median([d["paths"] for d in v]),
             fmt_s([d["wall"] for d in v])))
     finalize_cost.headline = {n: statistics.median([d["merge"] for d in res[n]]) for n in counts}
+    if 64 in counts:
+        finalize_mpis(lines, reps)
 
     lines.append("\nProfile size against run length: `drops_mini STEPS 8` on 2 ranks. The calling context "
                  "tree holds one node per call path, whatever the run's length: with sampling off (MPI call "
@@ -812,6 +814,57 @@ def finalize_cost(lines):
                                          100.0 * (sizes["0"][-1] / sizes["0"][0] - 1),
                                          100.0 * (sizes["100"][-1] / sizes["100"][0] - 1)))
 finalize_cost.headline = None
+
+MERGE_PHASES = re.compile(r"hprof: merge: .* values ([0-9.]+) s, time line ([0-9.]+) s")
+
+def finalize_mpis(lines, reps):
+    """Issue 30.8: MPICH's finalize against Open MPI's at 64 ranks oversubscribed, with the
+    time line (the default) and without it."""
+    print("bench: finalize at 64 ranks, Open MPI and MPICH", flush=True)
+    variants = [(mpi, b) for mpi in ("openmpi", "mpich") for b in ("256", "0")]
+    exes = {}
+    for mpi in ("openmpi", "mpich"):
+        if not os.path.exists(os.path.join(BUILD, mpi, "libhprof.so")):
+            lines.append("\nThe 64-rank comparison of the two MPI libraries needs both builds; %s is missing."
+                         % mpi)
+            return
+        exes[mpi] = os.path.join(OUT, "finalize_time." + mpi)
+        sh(["mpicc." + mpi, "-O2", "-g", os.path.join(ROOT, "bench", "finalize_time.c"), "-o", exes[mpi]])
+    res = {v: [] for v in variants}
+    plain = {mpi: [] for mpi in exes}
+    for _ in range(reps):
+        for mpi, b in variants:
+            el, out, err = mpi_job(64, [exes[mpi]], {"HPROF_SAMPLING_HZ": "100", "HPROF_VERBOSE": "1",
+                                                     "HPROF_TIME_BUCKETS": b,
+                                                     "HPROF_OUTPUT": os.path.join(OUT, "finalize64.cubex")},
+                                   mpi=mpi)
+            m, p, f = WROTE.search(err), MERGE_PHASES.search(err), re.search(r"finalize_time: .*, ([0-9.]+) s", out)
+            if not (m and p and f):
+                raise RuntimeError("%s, HPROF_TIME_BUCKETS=%s: no 'wrote', 'merge:' or finalize_time line: %s"
+                                   % (mpi, b, (err + out)[-300:]))
+            res[(mpi, b)].append({"merge": float(m.group(5)), "timeline": float(p.group(2)),
+                                  "finalize": float(f.group(1)), "wall": el})
+        for mpi in exes:
+            el, out, err = mpi_job(64, [exes[mpi]], None, mpi=mpi)
+            f = re.search(r"finalize_time: .*, ([0-9.]+) s", out)
+            if f:
+                plain[mpi].append(float(f.group(1)))
+    lines.append("\nThe two MPI libraries at 64 ranks oversubscribed on %d cores (bench/finalize_time.c: "
+                 "call trees that differ by rank, 100 Hz, HPROF_VERBOSE=1), %d rounds alternated. MPI_Finalize: "
+                 "as rank 0 timed it, merge and write included; time line: the merge's phase that writes "
+                 "the profile over time (HPROF_TIME_BUCKETS=0 turns it off).\n" % (os.cpu_count(), reps))
+    lines.append("| MPI | HPROF_TIME_BUCKETS | merge+write | time line phase | MPI_Finalize | without hprof |")
+    lines.append("|---|---|---|---|---|---|")
+    for mpi, b in variants:
+        v = res[(mpi, b)]
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            "Open MPI" if mpi == "openmpi" else "MPICH", b, fmt_s([d["merge"] for d in v]),
+            fmt_s([d["timeline"] for d in v]), fmt_s([d["finalize"] for d in v]),
+            fmt_s(plain[mpi]) if plain[mpi] and b == "256" else ""))
+    med = lambda mpi, key: statistics.median([d[key] for d in res[(mpi, "256")]])
+    lines.append("\nWith the time line, MPICH / Open MPI: merge+write %.2fx, MPI_Finalize %.2fx."
+                 % (med("mpich", "merge") / med("openmpi", "merge"),
+                    med("mpich", "finalize") / med("openmpi", "finalize")))
 
 MILLION_DEPTH = 18   # limits mixed 18: 983,044 call paths in the file
 

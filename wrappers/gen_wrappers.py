@@ -449,7 +449,7 @@ def general_c_wrapper(fn, sig, head, frame):
                 'if (call.measured && %s == MPI_STATUS_IGNORE) %s = &hprof_st_%s;' % (sp.name, sp.name, sp.name)]
     if fn.get('session') == 'init':   # the first session opens the measurement (wrap_support.h)
         pre += ['uint64_t hprof_t0 = call.measured ? call.start_ns : hprof_clock_anchor();']
-        post += ['hprof_w_session_init(%s, hprof_t0);' % fn.id]
+        post += ['hprof_w_session_init(%s, hprof_t0, call.measured);' % fn.id]
     if fn.get('spawn') == 'one':
         pre += ['hprof_spawn hprof_sp;   /* the children get hprof too (lib/runtime/spawn.h) */',
                 'hprof_spawn_prepare(&hprof_sp, &command, &argv);']
@@ -667,7 +667,7 @@ def gen_f_wrapper(fn, f08=None):
                 post_any += ['hprof_w_lifecycle_leave();']
             if fn.get('session') == 'init':
                 pre.insert(0, 'uint64_t hprof_t0 = call.measured ? call.start_ns : hprof_clock_anchor();')
-                post += ['hprof_w_session_init(%s, hprof_t0);' % fn.id]
+                post += ['hprof_w_session_init(%s, hprof_t0, call.measured);' % fn.id]
             if fn.get('spawn') == 'multiple':
                 pre += ['hprof_spawn_multiple_note();']
         if fn.get('session') == 'finalize':

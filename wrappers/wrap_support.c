@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 uint64_t hprof_w_tsize(MPI_Datatype dt)
 {
@@ -443,6 +444,9 @@ void hprof_w_req_forget(MPI_Request r)
 
 /* ---- lifecycle ----------------------------------------------------------- */
 
+/* lifecycle_started: 0, then STARTING while the thread that opens the
+ * measurement opens it, then STARTED (measured or refused). */
+enum { STARTING = 1, STARTED = 2 };
 static int lifecycle_started, lifecycle_stopped, lifecycle_nest;
 /* The two ways into MPI: the World model (between hprof's MPI_Init and
  * MPI_Finalize wrappers) and the program's sessions open through hprof's
@@ -458,15 +462,37 @@ void hprof_w_phase(int level)
 void hprof_w_lifecycle_enter(void) { __atomic_add_fetch(&lifecycle_nest, 1, __ATOMIC_SEQ_CST); }
 void hprof_w_lifecycle_leave(void) { __atomic_sub_fetch(&lifecycle_nest, 1, __ATOMIC_SEQ_CST); }
 
-void hprof_w_started(int fn, uint64_t t0)
+/* 1 if this call opens the measurement (it must then call started()). An
+ * init call on another thread meanwhile waits until the measurement is
+ * open: its thread's calls right after it would be lost (seen: the second
+ * of two threads opening their own sessions lost all of its calls in 3 of
+ * 5 runs, as the first was still deriving hprof's communicator). */
+static int opens(void)
 {
     int expect = 0;
+    if (__atomic_compare_exchange_n(&lifecycle_started, &expect, STARTING, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        return 1;
+    struct timespec tenth_ms = { 0, 100000 };   /* the opening takes collectives: no spinning */
+    while (__atomic_load_n(&lifecycle_started, __ATOMIC_SEQ_CST) != STARTED)
+        nanosleep(&tenth_ms, NULL);
+    return 0;
+}
+
+static void started(void)
+{
+    __atomic_store_n(&lifecycle_started, STARTED, __ATOMIC_SEQ_CST);
+}
+
+void hprof_w_started(int fn, uint64_t t0)
+{
     if (__atomic_load_n(&lifecycle_nest, __ATOMIC_SEQ_CST) > 0) return;
     __atomic_store_n(&world_open, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_compare_exchange_n(&lifecycle_started, &expect, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+    if (opens()) {
         hprof_runtime_start(fn, t0, MPI_COMM_WORLD);
-    else
+        started();
+    } else {
         hprof_runtime_record_init(fn, t0);   /* a session opened the measurement */
+    }
 }
 
 void hprof_w_unmeasured(void)
@@ -500,14 +526,16 @@ static void log_rank_from_launcher(void)
     }
 }
 
-void hprof_w_session_init(int fn, uint64_t t0)
+void hprof_w_session_init(int fn, uint64_t t0, int measured)
 {
-    int expect = 0;
     if (__atomic_load_n(&lifecycle_nest, __ATOMIC_SEQ_CST) > 0)
         return;   /* the C call inside a Fortran wrapper: counted by that one */
     __atomic_add_fetch(&sessions_open, 1, __ATOMIC_SEQ_CST);
-    if (!__atomic_compare_exchange_n(&lifecycle_started, &expect, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-        return;   /* MPI_Init or an earlier session opened the measurement */
+    if (!opens()) {   /* MPI_Init or an earlier session opened the measurement */
+        if (!measured)   /* it began before the measurement was open */
+            hprof_runtime_record_init(fn, t0);
+        return;
+    }
     const char *why = "";
     MPI_Comm comm = hprof_session_open(&why);
     if (comm == MPI_COMM_NULL) {
@@ -516,10 +544,12 @@ void hprof_w_session_init(int fn, uint64_t t0)
         snprintf(how, sizeof how, "it uses MPI sessions (MPI_Session_init) without MPI_Init, and "
                  "hprof could not derive a communicator over all processes from a session (%s)", why);
         run_marks_foreign_init(how);
+        started();
         return;
     }
     __atomic_store_n(&session_owned, 1, __ATOMIC_SEQ_CST);
     hprof_runtime_start(fn, t0, comm);
+    started();
 }
 
 /* Stops the measurement once (merges and writes the profile); a measurement

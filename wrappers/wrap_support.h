@@ -103,10 +103,12 @@ void hprof_w_lifecycle_leave(void);
  * MPI_Init opened it: a session never reopens it), and the last one to
  * end closes it, unless MPI_Finalize is still to come.
  * After a successful MPI_Session_init (C and Fortran; fn and t0 describe
- * the call): counts the session, opens the measurement if it is the first;
- * where the library refuses a communicator, says in one line that this
- * process is not measured (run_marks.h). */
-void hprof_w_session_init(int fn, uint64_t t0);
+ * the call, measured: whether its wrapper measures it): counts the
+ * session, opens the measurement if it is the first; where the library
+ * refuses a communicator, says in one line that this process is not
+ * measured (run_marks.h). An init on another thread while the first opens
+ * the measurement waits until it is open, and is recorded. */
+void hprof_w_session_init(int fn, uint64_t t0, int measured);
 /* At the entry of MPI_Session_finalize: counts the session as ended; 1 if
  * it was the last one and closed the measurement (merged and wrote the
  * profile): the wrapper then only passes the call on. */

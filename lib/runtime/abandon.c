@@ -13,6 +13,7 @@
 #include "config.h"
 #include "fallback.h"
 #include "log.h"
+#include "merge.h"
 #include "run_attrs.h"
 #include "runtime.h"
 #include "sampler.h"
@@ -21,6 +22,7 @@
 
 static int my_rank, my_nranks;
 static volatile int abandoning;
+static volatile int merging; /* MPI_Finalize's merge runs: the measurement is over, its profile not written */
 
 static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 #define NFATAL (int)(sizeof fatal_signals / sizeof fatal_signals[0])
@@ -51,14 +53,14 @@ static void write_in_background(const char *reason)
     /* A folder that certainly cannot take the profile (full, read-only) is
      * said here: the writer cannot tell anyone once the rank is gone. */
     char err[512];
+    const char *what = merging ? "MPI_Finalize's merge did not end" : "MPI_Finalize not reached";
     if (fallback_check_room(hprof_config.output, err, sizeof err) != 0) {
-        hprof_say("%s: MPI_Finalize not reached; no partial profile written for this rank: %s", reason, err);
+        hprof_say("%s: %s; no partial profile written for this rank: %s", reason, what, err);
         return;
     }
     pid_t child = fork();
     if (child < 0) {
-        hprof_say("%s: MPI_Finalize not reached; no partial profile written for this rank: fork failed",
-                  reason);
+        hprof_say("%s: %s; no partial profile written for this rank: fork failed", reason, what);
         return;
     }
     if (child > 0) {
@@ -70,9 +72,11 @@ static void write_in_background(const char *reason)
          * what came of it. */
         while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
             ;
-        hprof_say("%s: MPI_Finalize not reached; each rank that got this far tries to write its own "
+        hprof_say("%s: %s; each rank that got this far tries to write its own "
                   "partial profile (.rank%d.cubex for this one) in the background; a write that fails "
-                  "leaves none (HPROF_VERBOSE=1 says why)", reason, my_rank);
+                  "leaves none (HPROF_VERBOSE=1 says why)", reason,
+                  merging ? "MPI_Finalize's merge did not end, no profile of all ranks is written"
+                          : "MPI_Finalize not reached", my_rank);
         return;
     }
     setsid();
@@ -95,15 +99,29 @@ static void write_in_background(const char *reason)
 
 void abandon_measurement(const char *reason)
 {
-    if (!hprof_active || __atomic_exchange_n(&abandoning, 1, __ATOMIC_SEQ_CST))
+    if (!(hprof_active || merging) || __atomic_exchange_n(&abandoning, 1, __ATOMIC_SEQ_CST))
         return;
-    hprof_active = 0;
-    hprof_thread_freeze(0);
-    for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
-        t->depth++; /* no more samples anywhere */
-        hprof_thread_close(t, sampler_clock_ns());
+    if (merging) {
+        hprof_merge_drop_output(); /* never half a profile; every thread is closed already */
+    } else {
+        hprof_active = 0;
+        hprof_thread_freeze(0);
+        for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
+            t->depth++; /* no more samples anywhere */
+            hprof_thread_close(t, sampler_clock_ns());
+        }
     }
     write_in_background(reason);
+}
+
+void abandon_merge_begins(void)
+{
+    __atomic_store_n(&merging, 1, __ATOMIC_SEQ_CST);
+}
+
+void abandon_merge_ended(void)
+{
+    __atomic_store_n(&merging, 0, __ATOMIC_SEQ_CST);
 }
 
 static void at_exit(void)

@@ -12,7 +12,16 @@
 /* Arms the exit, fork and fatal-signal hooks; called at MPI_Init. */
 void abandon_arm(int rank, int nranks);
 
-/* Writes this rank's fallback profile if the measurement still runs. */
+/* Writes this rank's fallback profile if the measurement still runs, or
+ * if MPI_Finalize's merge has begun and not ended. */
 void abandon_measurement(const char *reason);
+
+/* Around MPI_Finalize's merge and write: an MPI_Abort (from another
+ * thread) or a fatal signal (the launcher ending the job after another
+ * rank aborted) that comes meanwhile ends the merge before it wrote
+ * anything; each rank that gets there writes its own partial profile
+ * then, as before MPI_Finalize. */
+void abandon_merge_begins(void);
+void abandon_merge_ended(void);
 
 #endif

@@ -39,14 +39,12 @@
  * MPI_Abort, a thread's first call, MPI calls made inside a wrapper. */
 static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread *t)
 {
+    if (call->fn == hprof_abort_fn)
+        abandon_measurement("MPI_Abort"); /* also from another thread during MPI_Finalize's merge */
     if (!hprof_active) {
         hprof_w_unmeasured();
         return;
     }
-    if (call->fn == hprof_abort_fn)
-        abandon_measurement("MPI_Abort");
-    if (!hprof_active)
-        return;
     if (!t && !(t = hprof_thread_enter()))
         return;
     call->thread = t;

@@ -107,8 +107,9 @@ void hprof_w_unmeasured(void);
  * over comm). */
 void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm);
 void hprof_runtime_stop(void);
-/* An init call (MPI_Init after a session opened the measurement, or the
- * opening call itself) recorded like any MPI call: from start_ns to now. */
+/* An init call (MPI_Init after a session opened the measurement, a session
+ * opened while another thread's opened it, or the opening call itself)
+ * recorded like any MPI call: from start_ns to now. */
 void hprof_runtime_record_init(int fn, uint64_t start_ns);
 
 #endif

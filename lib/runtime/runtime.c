@@ -24,6 +24,7 @@
 #include "poll_run.h"
 #include "program_agree.h"
 #include "py_runtime.h"
+#include "quiet.h"
 #include "run_attrs.h"
 #include "run_marks.h"
 #include "sampler.h"
@@ -59,7 +60,13 @@ static int fn_index(const char *name)
 
 void hprof_runtime_record_init(int fn, uint64_t start_ns)
 {
-    hprof_thread *t = hprof_active ? hprof_thread_get() : NULL;
+    if (!hprof_active)
+        return;
+    /* A thread met here first (its own session, opened while another
+     * thread's opened the measurement) has its window from its init call. */
+    hprof_thread *t = hprof_self;
+    if (!t && (t = hprof_thread_get()) != NULL)
+        sampler_thread_start(t, start_ns);
     if (!t || t->depth > 0)
         return;
     hprof_call call = { .start_ns = start_ns, .fn = fn, .measured = 1,
@@ -197,7 +204,7 @@ static void rank_timeline_sum(hprof_timeline *sum)
  * ends the waiting ranks, as it would without hprof. */
 static int all_ranks_here(void)
 {
-    return PMPI_Barrier(run_comm) == MPI_SUCCESS;
+    return quiet_barrier(run_comm) == MPI_SUCCESS; /* asleep: ranks still computing keep the cores */
 }
 
 void hprof_runtime_stop(void)
@@ -209,9 +216,11 @@ void hprof_runtime_stop(void)
      * no call), not walk the MPI library's progress code (where a walk can
      * fail: seen at 10 kHz in UCX's). */
     hprof_thread *self = hprof_self;
+    double t0 = PMPI_Wtime();
     if (self)
         self->depth++;
     int here = all_ranks_here();
+    double t_here = PMPI_Wtime();
     if (self)
         self->depth--;
     if (!here) {
@@ -220,10 +229,12 @@ void hprof_runtime_stop(void)
     }
     hprof_thread_freeze(1); /* threads that end from now on keep their records */
     stop_sampling();
+    abandon_merge_begins(); /* an MPI_Abort or a kill from now on: partial profiles */
     hprof_active = 0;
     program_agree(run_comm); /* one root for the programs of an MPMD launch */
     run_attrs attrs;
     run_attrs_collect(&attrs, run_comm);
+    double t_attrs = PMPI_Wtime();
     hprof_timeline rank_timeline;
     rank_timeline_sum(&rank_timeline);
     merge_info info = { run_comm, hprof_config.output, attrs.keys, attrs.values, attrs.count,
@@ -232,7 +243,11 @@ void hprof_runtime_stop(void)
                         timeline_phases_dropped() };
     info.nphases = timeline_phases(&info.phases);
     hprof_merge_and_write(&info);
+    abandon_merge_ended();
     timeline_free(&rank_timeline);
     run_attrs_free(&attrs);
     PMPI_Comm_free(&run_comm);
+    /* where MPI_Finalize's time goes, beside the merge's own phases */
+    hprof_verbose(1, "finalize: waiting for every rank %.3f s, run attributes %.3f s, merge and write %.3f s",
+                  t_here - t0, t_attrs - t_here, PMPI_Wtime() - t_attrs);
 }

@@ -12,6 +12,7 @@
 #include "sampler.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -29,7 +30,7 @@
 #include "thread.h"
 #include "unwind.h"
 
-static int sample_signal = SIGPROF;
+static int sample_signal = SIGPROF;      /* new timers' signal; moves once at most */
 static struct sigaction previous;
 static int installed;
 static const int timer_marker; /* its address tells our timer's signals from others */
@@ -112,12 +113,8 @@ static void set_period(hprof_sampling *s, uint64_t ns)
     timer_settime(s->timer, 0, &its, NULL);
 }
 
-static void on_sample(int sig, siginfo_t *info, void *ucontext)
+static void take_sample(siginfo_t *info, void *ucontext)
 {
-    if (info->si_code != SI_TIMER || info->si_value.sival_ptr != (void *)&timer_marker) {
-        signal_chain_forward(sig, info, ucontext); /* the program's, not ours */
-        return;
-    }
     int saved_errno = errno;
     hprof_thread *t = hprof_self;
     hprof_sampling *s = t ? &t->sampling : NULL;
@@ -170,6 +167,20 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
     errno = saved_errno;
 }
 
+static void move_timer(hprof_sampling *s);
+
+static void on_sample(int sig, siginfo_t *info, void *ucontext)
+{
+    if (info->si_code != SI_TIMER || info->si_value.sival_ptr != (void *)&timer_marker) {
+        signal_chain_forward(sig, info, ucontext); /* the program's, not ours */
+        return;
+    }
+    hprof_thread *t = hprof_self;
+    if (t && t->sampling.signal != __atomic_load_n(&sample_signal, __ATOMIC_ACQUIRE))
+        move_timer(&t->sampling);
+    take_sample(info, ucontext);
+}
+
 /* Does the program time itself with SIGPROF (a handler, or ITIMER_PROF as
  * gprof's -pg does)? Then we sample on a real-time signal instead. */
 static int program_uses_sigprof(void)
@@ -181,16 +192,140 @@ static int program_uses_sigprof(void)
     return getitimer(ITIMER_PROF, &it) == 0 && (it.it_value.tv_sec || it.it_value.tv_usec);
 }
 
+static int thread_blocks(int sig)
+{
+    sigset_t mask;
+    return pthread_sigmask(SIG_BLOCK, NULL, &mask) == 0 && sigismember(&mask, sig) == 1;
+}
+
+/* A thread that blocks the sampling signal is never sampled: its time
+ * outside MPI goes, unnamed, to its last interval. Said once a process. */
+static int said_not_sampled;
+
+static void say_not_sampled(int index)
+{
+    if (__atomic_exchange_n(&said_not_sampled, 1, __ATOMIC_RELAXED))
+        return;
+    if (sample_signal == SIGPROF)
+        hprof_say("thread %d blocks SIGPROF and signal %d: it is not sampled (its computation is not "
+                  "attributed to its functions; its MPI calls are measured)", index, SIGRTMIN + 3);
+    else
+        hprof_say("thread %d blocks signal %d, hprof's sampling signal: it is not sampled (its computation "
+                  "is not attributed to its functions; its MPI calls are measured)", index, sample_signal);
+}
+
+/* A timer on the wall clock that sent no sample in 20 periods (samples in
+ * MPI count): the thread blocked the signal after its start
+ * (pthread_sigmask). The window may begin earlier (at MPI_Init's entry). */
+static void check_samples_came(const hprof_thread *t)
+{
+    const hprof_sampling *s = &t->sampling;
+    uint64_t period = 1000000000ull / (uint64_t)hprof_config.sampling_hz;
+    if (hprof_config.sampling_clock != HPROF_CLOCK_WALL || s->counted + s->in_mpi + s->busy > 0 ||
+        s->window_end_ns < s->armed_ns + 20 * period ||
+        __atomic_exchange_n(&said_not_sampled, 1, __ATOMIC_RELAXED))
+        return;
+    hprof_say("thread %d: no sample arrived in %.2f s (it blocked signal %d, hprof's sampling signal?): "
+              "its computation is not attributed to its functions", t->index,
+              (double)(s->window_end_ns - s->armed_ns) * 1e-9, sample_signal);
+}
+
+/* The sampling signal: SIGPROF, unless the program uses it or the thread
+ * that starts the measurement blocks it, and the real-time one is free. */
+static void choose_signal(void)
+{
+    int alternative = SIGRTMIN + 3;
+    if (program_uses_sigprof()) {
+        sample_signal = alternative;
+        hprof_say("the program uses SIGPROF; sampling on signal %d instead", sample_signal);
+    } else if (thread_blocks(SIGPROF) && !thread_blocks(alternative)) {
+        sample_signal = alternative;
+        hprof_say("the program blocks SIGPROF; sampling on signal %d instead", sample_signal);
+    }
+}
+
+/* A timer that sends the sampling signal to thread tid at the rate, into
+ * s->timer; async-signal-safe (SIGEV_THREAD_ID: system calls only). */
+static int arm_timer(hprof_sampling *s, pid_t tid)
+{
+    int sig = __atomic_load_n(&sample_signal, __ATOMIC_ACQUIRE);
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = sig;
+    ev.sigev_value.sival_ptr = (void *)&timer_marker;
+    ev._sigev_un._tid = tid;
+    clockid_t clock = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? CLOCK_MONOTONIC
+                                                                       : CLOCK_THREAD_CPUTIME_ID;
+    timer_t timer;
+    if (timer_create(clock, &ev, &timer) != 0)
+        return -1;
+    s->timer = timer;
+    s->signal = sig;
+    set_period(s, s->pace.period_ns); /* a moved timer keeps the pace in force */
+    return 0;
+}
+
+/* This thread's timer onto the signal hprof samples on now; in its own
+ * handler, or with that timer's signal blocked. A window that closed
+ * meanwhile (MPI_Finalize on another thread) gets no new timer. */
+static void move_timer(hprof_sampling *s)
+{
+    if (!s->has_timer || !s->on)
+        return;
+    timer_t old = s->timer;
+    if (arm_timer(s, (pid_t)syscall(SYS_gettid)) != 0)
+        return; /* the old one goes on */
+    timer_delete(old);
+    if (!s->on)
+        timer_delete(s->timer);
+}
+
+/* The program installs a handler of its own for the signal hprof samples
+ * on (a Python profiler does after mpi4py's import ran MPI_Init): hprof
+ * moves to the real-time signal, as where the program had one before
+ * MPI_Init. Sharing SIGPROF, a tick of the program's ITIMER_PROF due with
+ * one of hprof's went to another thread (the main thread blocked SIGPROF in
+ * hprof's handler, and the kernel hands a pending process-directed signal
+ * on as a thread blocks it), and CPython, whose Python handlers run only
+ * for a signal the main thread took, lost it: half of a Python profiler's
+ * 5 ms ticks at hprof's 100 Hz (issue 30). This thread's timer moves now;
+ * the others' at their next sample. */
+static void move_off(int sig)
+{
+    int alternative = SIGRTMIN + 3;
+    struct sigaction cur, sa;
+    if (sig != SIGPROF || sample_signal != SIGPROF || real_sigaction(alternative, NULL, &cur) != 0 ||
+        cur.sa_handler != SIG_DFL || (cur.sa_flags & SA_SIGINFO))
+        return; /* moved already, or the program has the other one too: share SIGPROF */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sample;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (real_sigaction(alternative, &sa, &cur) != 0)
+        return;
+    signal_chain_take(alternative, &cur);
+    __atomic_store_n(&sample_signal, alternative, __ATOMIC_RELEASE);
+    hprof_verbose(1, "the program installed a SIGPROF handler; sampling moves to signal %d", alternative);
+    hprof_thread *t = hprof_self;
+    if (!t)
+        return;
+    sigset_t prof, before;
+    sigemptyset(&prof);
+    sigaddset(&prof, SIGPROF);
+    pthread_sigmask(SIG_BLOCK, &prof, &before);
+    if (t->sampling.signal == SIGPROF)
+        move_timer(&t->sampling);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+}
+
 int sampler_process_start(void)
 {
     if (hprof_config.sampling_hz <= 0)
         return -1;
     if (installed)
         return 0;
-    if (program_uses_sigprof()) {
-        sample_signal = SIGRTMIN + 3;
-        hprof_say("the program uses SIGPROF; sampling on signal %d instead", sample_signal);
-    }
+    choose_signal();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_sample;
@@ -201,6 +336,7 @@ int sampler_process_start(void)
         return -1;
     }
     signal_chain_take(sample_signal, &previous);
+    signal_chain_on_program_handler(move_off);
     signal_route_start(); /* our timers leave signals pending: route the program's */
     unwind_process_start();
     installed = 1;
@@ -219,23 +355,17 @@ void sampler_thread_start(hprof_thread *t, uint64_t window_start_ns)
     if (!installed)
         return;
     unwind_thread_init();
-    struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_THREAD_ID;
-    ev.sigev_signo = sample_signal;
-    ev.sigev_value.sival_ptr = (void *)&timer_marker;
-    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-    clockid_t clock = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? CLOCK_MONOTONIC
-                                                                       : CLOCK_THREAD_CPUTIME_ID;
-    if (timer_create(clock, &ev, &s->timer) != 0) {
+    if (thread_blocks(sample_signal))
+        say_not_sampled(t->index);
+    s->on = 1;
+    s->armed_ns = hprof_now_ns();
+    sample_pace_start(&s->pace, 1000000000u / (uint64_t)hprof_config.sampling_hz, s->armed_ns);
+    if (arm_timer(s, (pid_t)syscall(SYS_gettid)) != 0) {
+        s->on = 0;
         hprof_say("cannot create a sampling timer (%s); this thread is not sampled", strerror(errno));
         return;
     }
-    uint64_t period = 1000000000u / (uint64_t)hprof_config.sampling_hz;
-    sample_pace_start(&s->pace, period, hprof_now_ns());
     s->has_timer = 1;
-    s->on = 1;
-    set_period(s, period);
 }
 
 void sampler_thread_stop(hprof_thread *t, uint64_t now_ns, uint32_t node)
@@ -249,6 +379,7 @@ void sampler_thread_stop(hprof_thread *t, uint64_t now_ns, uint32_t node)
     if (s->has_timer) {
         timer_delete(s->timer);
         s->has_timer = 0;
+        check_samples_came(t);
     }
     if (!installed)
         return; /* sampling off: no computation time is attributed at all */

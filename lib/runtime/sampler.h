@@ -36,6 +36,8 @@ typedef struct hprof_sampling {
     int ended;                   /* the window is closed */
     int has_timer;
     timer_t timer;
+    int signal;                  /* the signal the timer sends */
+    uint64_t armed_ns;           /* when this thread's first timer started (wall clock) */
     uint64_t window_start_ns;
     uint64_t window_end_ns;      /* set when the window closes (wall clock) */
     uint64_t last_ns;            /* clock reading at the last counted sample (or window start) */

@@ -8,8 +8,12 @@
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
-static int owned_signal;                 /* 0: none */
-static struct sigaction program_action;  /* what the program asked for */
+/* hprof's signals: the one it samples on and, once the program takes that
+ * one, the one it moved to (0: a free slot). */
+#define CHAIN_MAX 2
+static int owned[CHAIN_MAX];
+static struct sigaction program_action[CHAIN_MAX]; /* what the program asked for */
+static void (*program_handles)(int sig);
 
 int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
@@ -23,20 +27,43 @@ int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
     return real(sig, act, old);
 }
 
+static int slot_of(int sig)
+{
+    for (int i = 0; sig != 0 && i < CHAIN_MAX; i++)
+        if (__atomic_load_n(&owned[i], __ATOMIC_ACQUIRE) == sig)
+            return i;
+    return -1;
+}
+
 void signal_chain_take(int sig, const struct sigaction *action)
 {
-    program_action = *action;
-    __atomic_store_n(&owned_signal, sig, __ATOMIC_RELEASE);
+    int i = slot_of(sig);
+    for (int k = 0; i < 0 && k < CHAIN_MAX; k++)
+        if (__atomic_load_n(&owned[k], __ATOMIC_ACQUIRE) == 0)
+            i = k;
+    if (i < 0)
+        return;
+    program_action[i] = *action;
+    __atomic_store_n(&owned[i], sig, __ATOMIC_RELEASE);
+}
+
+void signal_chain_on_program_handler(void (*moved)(int sig))
+{
+    program_handles = moved;
 }
 
 void signal_chain_release(void)
 {
-    __atomic_store_n(&owned_signal, 0, __ATOMIC_RELEASE);
+    for (int i = 0; i < CHAIN_MAX; i++)
+        __atomic_store_n(&owned[i], 0, __ATOMIC_RELEASE);
 }
 
 void signal_chain_forward(int sig, siginfo_t *info, void *ucontext)
 {
-    struct sigaction a = program_action;
+    int i = slot_of(sig);
+    if (i < 0)
+        return;
+    struct sigaction a = program_action[i];
     if (a.sa_handler == SIG_IGN)
         return;
     if (a.sa_handler == SIG_DFL && !(a.sa_flags & SA_SIGINFO)) {
@@ -51,17 +78,26 @@ void signal_chain_forward(int sig, siginfo_t *info, void *ucontext)
         a.sa_handler(sig);
 }
 
+static int is_handler(const struct sigaction *a)
+{
+    return (a->sa_flags & SA_SIGINFO) ? a->sa_sigaction != NULL
+                                       : a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN;
+}
+
 __attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
                                                      struct sigaction *old)
 {
-    if (sig != 0 && sig == __atomic_load_n(&owned_signal, __ATOMIC_ACQUIRE)) {
-        if (old)
-            *old = program_action;
-        if (act)
-            program_action = *act;
-        return 0;
+    int i = slot_of(sig);
+    if (i < 0)
+        return signal_route_sigaction(sig, act, old);
+    if (old)
+        *old = program_action[i];
+    if (act) {
+        program_action[i] = *act;
+        if (is_handler(act) && program_handles)
+            program_handles(sig);
     }
-    return signal_route_sigaction(sig, act, old);
+    return 0;
 }
 
 /* glibc's signal() does not go through sigaction's PLT entry. */

@@ -14,11 +14,16 @@
 /* libc's own sigaction, for hprof's internal use. */
 int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
-/* From now on sig is hprof's; program_action is what the program had. */
+/* From now on sig is hprof's (at most two signals); program_action is what
+ * the program had. */
 void signal_chain_take(int sig, const struct sigaction *program_action);
 
-/* Gives the signal back to plain libc handling (a child that is no longer
- * measured). */
+/* moved(sig) is called (in the program's thread, at its sigaction() call)
+ * when the program installs a handler of its own for a signal hprof owns. */
+void signal_chain_on_program_handler(void (*moved)(int sig));
+
+/* Gives the signals back to plain libc handling (a child that is no
+ * longer measured). */
 void signal_chain_release(void);
 
 /* Delivers a signal that is not hprof's to the program's action. */

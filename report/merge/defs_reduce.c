@@ -49,7 +49,7 @@ static void reduce_defs(MPI_Comm comm, int rank, int size, defs *mine, reduction
                 len = 0; /* send nothing rather than leave the parent waiting */
             red->nsent = len ? mine->ncnodes : 0;
             red->parent = rank - step;
-            PMPI_Send(buf, (int)len, MPI_BYTE, rank - step, TAG_DEFS, comm);
+            quiet_send(buf, (int)len, MPI_BYTE, rank - step, TAG_DEFS, comm); /* the parent may be absorbing another child */
             free(buf);
             return;
         }
@@ -122,7 +122,7 @@ static int *ids_down(MPI_Comm comm, int rank, defs *mine, reduction *red, int *n
             kn = 0;
         for (int i = 0; i < kn; i++)
             kid_ids[i] = red->kid_map[k][i] >= 0 ? ids[red->kid_map[k][i]] : -1;
-        PMPI_Send(kid_ids, kn, MPI_INT, red->kid_rank[k], TAG_IDS, comm);
+        quiet_send(kid_ids, kn, MPI_INT, red->kid_rank[k], TAG_IDS, comm);
         free(kid_ids);
         free(red->kid_map[k]);
     }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cube_writer.h"
+#include "cw_tmpfile.h"
 #include "collect.h"
 #include "config.h"
 #include "defs.h"
@@ -81,7 +82,7 @@ static void gather_thread_names(MPI_Comm comm, int rank, int size, const local_p
         lens = calloc((size_t)size, sizeof(int));
         displs = calloc((size_t)size, sizeof(int));
     }
-    PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
+    quiet_gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
     if (rank == 0 && lens && displs) {
         for (int r = 0; r < size; r++) {
             displs[r] = total;
@@ -89,7 +90,7 @@ static void gather_thread_names(MPI_Comm comm, int rank, int size, const local_p
         }
         l->names = malloc((size_t)total + 1);
     }
-    PMPI_Gatherv(mine, len, MPI_CHAR, l->names, lens, displs, MPI_CHAR, 0, comm);
+    quiet_gatherv(mine, len, MPI_CHAR, l->names, lens, displs, MPI_CHAR, 0, comm);
     free(mine);
     if (rank == 0 && l->names && lens && displs)
         split_thread_names(l, lens, displs);
@@ -112,11 +113,11 @@ static int gather_layout(MPI_Comm comm, int rank, int size, int process_rank, co
         l->node_names = calloc((size_t)size, sizeof(char *));
         l->procs = calloc((size_t)size, sizeof(cube_process_def));
     }
-    PMPI_Gather(&nthreads, 1, MPI_INT, l->nthreads, 1, MPI_INT, 0, comm);
+    quiet_gather(&nthreads, 1, MPI_INT, l->nthreads, 1, MPI_INT, 0, comm);
     /* The process numbers: MPI_COMM_WORLD's ranks, also where comm holds
      * only the parts of an MPMD launch that measure. */
-    PMPI_Gather(&process_rank, 1, MPI_INT, process_ranks, 1, MPI_INT, 0, comm);
-    PMPI_Gather(host, HOST_LEN, MPI_CHAR, l->hosts, HOST_LEN, MPI_CHAR, 0, comm);
+    quiet_gather(&process_rank, 1, MPI_INT, process_ranks, 1, MPI_INT, 0, comm);
+    quiet_gather(host, HOST_LEN, MPI_CHAR, l->hosts, HOST_LEN, MPI_CHAR, 0, comm);
     gather_thread_names(comm, rank, size, lp, l);
     if (rank != 0)
         return 0;
@@ -240,7 +241,7 @@ static void write_timeline(MPI_Comm comm, int rank, cube_writer *w, const merge_
 int hprof_merge_and_write(const merge_info *info)
 {
     MPI_Comm comm;
-    if (PMPI_Comm_dup(info->comm, &comm) != MPI_SUCCESS)
+    if (quiet_comm_dup(info->comm, &comm) != MPI_SUCCESS)
         return -1;
     /* An MPI error in the merge (a message that no longer fits after a
      * failed allocation) must not abort the program: hprof checks instead. */
@@ -259,7 +260,7 @@ int hprof_merge_and_write(const merge_info *info)
     double t_local = PMPI_Wtime(), c_local = cpu_seconds();
     /* Every PAPI event some rank counted becomes a metric on all ranks. */
     unsigned long long events = metrics_local_events(), all_events = 0;
-    PMPI_Allreduce(&events, &all_events, 1, MPI_UNSIGNED_LONG_LONG, MPI_BOR, comm);
+    quiet_allreduce(&events, &all_events, 1, MPI_UNSIGNED_LONG_LONG, MPI_BOR, comm);
     metrics_set_events(all_events);
     value_columns *columns = collect_columns(lp); /* frees the dense values */
     /* The other ranks' definitions join this rank's: its own cnodes keep
@@ -280,12 +281,14 @@ int hprof_merge_and_write(const merge_info *info)
     quiet_bcast_ints(&defined, 1, comm); /* while rank 0 writes the definitions */
     double t_defined = PMPI_Wtime(), c_defined = cpu_seconds();
     rc = defined ? write_values(comm, rank, w, &l, columns, ids, nlocal, nglobal) : -1;
-    hprof_verbose(1, "merge: local profile %.3f s, unified definitions %.3f s, written %.3f s, values %.3f s"
-                  " (this rank's CPU time %.3f, %.3f, %.3f, %.3f s)",
-                  t_local - t0, t_unified - t_local, t_defined - t_unified, PMPI_Wtime() - t_defined,
-                  c_local - c0, c_unified - c_local, c_defined - c_unified, cpu_seconds() - c_defined);
+    double t_values = PMPI_Wtime(), c_values = cpu_seconds();
     if (defined)
         write_timeline(comm, rank, w, info, lp, ids, nglobal, &rc);
+    hprof_verbose(1, "merge: local profile %.3f s, unified definitions %.3f s, written %.3f s, values %.3f s,"
+                  " time line %.3f s (this rank's CPU time %.3f, %.3f, %.3f, %.3f, %.3f s)",
+                  t_local - t0, t_unified - t_local, t_defined - t_unified, t_values - t_defined,
+                  PMPI_Wtime() - t_values, c_local - c0, c_unified - c_local, c_defined - c_unified,
+                  c_values - c_defined, cpu_seconds() - c_values);
     if (rank == 0 && opened)
         rc = finish_output(w, defined && rc == 0, path, nglobal, size, t0);
     int written = rc == 0;
@@ -296,4 +299,9 @@ int hprof_merge_and_write(const merge_info *info)
     local_profile_free(lp);
     PMPI_Comm_free(&comm);
     return rc;
+}
+
+void hprof_merge_drop_output(void)
+{
+    cw_tmp_drop_open();
 }

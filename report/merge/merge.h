@@ -32,4 +32,8 @@ typedef struct merge_info {
  * program: failures are reported in one line on rank 0. */
 int hprof_merge_and_write(const merge_info *info);
 
+/* The merge will not end (MPI_Abort or a fatal signal meanwhile): the
+ * profile it may be writing is removed. Async-signal-safe. */
+void hprof_merge_drop_output(void);
+
 #endif

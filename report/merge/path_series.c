@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quiet.h"
+
 #define NEARLY_ALL 0.99   /* a child with this share of a path stands for it */
 
 /* This rank's exclusive time (MPI + computation) per unified cnode. */
@@ -75,24 +77,26 @@ static int choose(const timeline_paths *tp, double *incl, int max, int *ids)
 
 void path_series_select(MPI_Comm comm, int rank, timeline_paths *tp, int max)
 {
-    int on = tp->lp && tp->lp->paths_on && tp->global_of && max > 0, any = 0;
+    enum { CAP = (int)(sizeof tp->ids / sizeof tp->ids[0]) };
+    int on = tp->lp && tp->lp->paths_on && tp->global_of && max > 0;
     int n = tp->nglobal;
     tp->k = 0;
-    PMPI_Allreduce(&on, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (!any)
-        return;
-    if (max > (int)(sizeof tp->ids / sizeof tp->ids[0]))
-        max = (int)(sizeof tp->ids / sizeof tp->ids[0]);
+    if (max > CAP)
+        max = CAP;
     double *mine = on ? exclusive_times(tp, n) : calloc((size_t)n + 1, sizeof(double));
     double *sum = rank == 0 ? calloc((size_t)n + 1, sizeof *sum) : NULL;
-    int ok = mine != NULL && (rank != 0 || sum), all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (all_ok) {
-        PMPI_Reduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, 0, comm);
+    /* one agreement (each collective waits for the slowest rank): does
+     * any rank keep path logs, and did every rank get its memory */
+    int mine_flags[2] = { on, !mine || (rank == 0 && !sum) }, flags[2] = { 0, 1 };
+    quiet_allreduce(mine_flags, flags, 2, MPI_INT, MPI_MAX, comm);
+    if (flags[0] && !flags[1]) {
+        int chosen[1 + CAP] = { 0 }; /* k, then the ids */
+        quiet_reduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, 0, comm);
         if (rank == 0)
-            tp->k = choose(tp, sum, max, tp->ids);
-        PMPI_Bcast(&tp->k, 1, MPI_INT, 0, comm);
-        PMPI_Bcast(tp->ids, tp->k, MPI_INT, 0, comm);
+            chosen[0] = choose(tp, sum, max, chosen + 1);
+        quiet_bcast(chosen, 1 + CAP, MPI_INT, 0, comm);
+        tp->k = chosen[0] >= 0 && chosen[0] <= CAP ? chosen[0] : 0;
+        memcpy(tp->ids, chosen + 1, sizeof(int) * (size_t)tp->k);
     }
     free(mine), free(sum);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "program_id.h"
+#include "quiet.h"
 
 #define ID_LEN 4096   /* "basename\ncommand line" of one rank */
 #define JOINED_LEN 4096
@@ -60,7 +61,7 @@ static char *gather_distinct(MPI_Comm comm, int rank, int size, const char *mine
     int *lens = rank == 0 ? calloc((size_t)size, sizeof(int)) : NULL;
     int *displs = rank == 0 ? calloc((size_t)size, sizeof(int)) : NULL;
     char *ids = NULL, *joined = NULL;
-    PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
+    quiet_gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
     int total = 0;
     if (rank == 0 && lens && displs) {
         for (int r = 0; r < size; r++) {
@@ -69,7 +70,7 @@ static char *gather_distinct(MPI_Comm comm, int rank, int size, const char *mine
         }
         ids = malloc((size_t)total + 1);
     }
-    PMPI_Gatherv(mine, len, MPI_CHAR, ids, lens, displs, MPI_CHAR, 0, comm);
+    quiet_gatherv(mine, len, MPI_CHAR, ids, lens, displs, MPI_CHAR, 0, comm);
     if (rank == 0 && ids) {
         static char names[JOINED_LEN], cmds[JOINED_LEN];
         join_ids(ids, total, names, cmds);
@@ -101,9 +102,9 @@ void program_agree(MPI_Comm comm)
     PMPI_Comm_size(comm, &size);
     own_id(mine);
     unsigned long long h = digest(mine), first = h;
-    PMPI_Bcast(&first, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+    quiet_bcast(&first, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
     int differs = first != h, any = 0;
-    PMPI_Allreduce(&differs, &any, 1, MPI_INT, MPI_MAX, comm);
+    quiet_allreduce(&differs, &any, 1, MPI_INT, MPI_MAX, comm);
     if (!any)
         return; /* one command: every rank's root is its own, the same */
     static char text[2 * JOINED_LEN + 2];
@@ -114,10 +115,10 @@ void program_agree(MPI_Comm comm)
         len = (int)strlen(text) + 1;
     }
     free(joined);
-    PMPI_Bcast(&len, 1, MPI_INT, 0, comm);
+    quiet_bcast(&len, 1, MPI_INT, 0, comm);
     if (len <= 0)
         return; /* rank 0 ran out of memory: each keeps its own */
-    PMPI_Bcast(text, len, MPI_CHAR, 0, comm);
+    quiet_bcast(text, len, MPI_CHAR, 0, comm);
     text[len - 1] = '\0';
     char *nl = strchr(text, '\n');
     if (nl) {

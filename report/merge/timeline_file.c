@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "quiet.h"
 
 static const char *const field_names[TL_NFIELDS] = {
     "mpi_ns", "comp_ns", "visits", "bytes_sent", "bytes_received",
@@ -54,18 +55,7 @@ static uint64_t *common_row(const hprof_timeline *mine, uint32_t n, uint32_t shi
     return (uint64_t *)tl.bucket;
 }
 
-static void put_rows(text *t, const uint64_t *all, int size, uint32_t n)
-{
-    for (int r = 0; r < size; r++)
-        for (int f = 0; f < TL_NFIELDS; f++) {
-            put(t, "rank %d %s", r, field_names[f]);
-            for (uint32_t b = 0; b < n; b++)
-                put(t, " %llu", (unsigned long long)all[((size_t)r * n + b) * TL_NFIELDS + f]);
-            put(t, "\n");
-        }
-}
-
-#define TAG_ALIGN 4712
+#define TAG_ALIGN 4713
 #define ALIGN_TRIES 5
 #define ALIGN_GOOD_NS 100000   /* a round trip this short needs no other */
 
@@ -76,39 +66,45 @@ static long long elapsed_ns(void) { return (long long)(hprof_now_ns() - timeline
  * own start; the answer stands for the middle of the round trip on rank
  * 0's clock, and of up to ALIGN_TRIES round trips (until one is shorter
  * than ALIGN_GOOD_NS) the shortest counts: a rank descheduled in between
- * makes a long one. A negative question ends a rank's turn. Only each
- * rank's own elapsed time is read: hosts' clocks need not agree. */
+ * makes a long one. Only each rank's own elapsed time is read: hosts'
+ * clocks need not agree. Messages from rank 0 are pairs (what, value). */
+enum { ASK, DONE, WAKE };
+
 static long long start_offset(MPI_Comm comm, int rank, int size)
 {
-    long long offset = 0, *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
-    int ok = rank != 0 || all != NULL, all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok) {
-        free(all);
-        return 0;
-    }
     for (int r = 1; r < size && rank == 0; r++) {
-        long long best_rtt = -1, e, stop = -1;
+        long long best_rtt = -1, e, offset = 0, m[2] = { WAKE, 0 };
+        /* the next rank wakes meanwhile, and is ready when its turn comes */
+        if (r + 1 < size)
+            PMPI_Send(m, 2, MPI_LONG_LONG, r + 1, TAG_ALIGN, comm);
         for (int k = 0; k < ALIGN_TRIES && !(best_rtt >= 0 && best_rtt < ALIGN_GOOD_NS); k++) {
             long long a = elapsed_ns();
-            PMPI_Send(&a, 1, MPI_LONG_LONG, r, TAG_ALIGN, comm);
-            PMPI_Recv(&e, 1, MPI_LONG_LONG, r, TAG_ALIGN, comm, MPI_STATUS_IGNORE);
+            m[0] = ASK, m[1] = a;
+            PMPI_Send(m, 2, MPI_LONG_LONG, r, TAG_ALIGN, comm);
+            quiet_recv_soon(&e, 1, MPI_LONG_LONG, r, TAG_ALIGN, comm);
             long long b = elapsed_ns();
             if (best_rtt < 0 || b - a < best_rtt)
-                best_rtt = b - a, all[r] = a + (b - a) / 2 - e;
+                best_rtt = b - a, offset = a + (b - a) / 2 - e;
         }
-        PMPI_Send(&stop, 1, MPI_LONG_LONG, r, TAG_ALIGN, comm);
+        m[0] = DONE, m[1] = offset;
+        PMPI_Send(m, 2, MPI_LONG_LONG, r, TAG_ALIGN, comm);
     }
-    for (long long q = 0; rank != 0;) {
-        PMPI_Recv(&q, 1, MPI_LONG_LONG, 0, TAG_ALIGN, comm, MPI_STATUS_IGNORE);
-        if (q < 0)
-            break;
-        long long e = elapsed_ns();
-        PMPI_Send(&e, 1, MPI_LONG_LONG, 0, TAG_ALIGN, comm);
+    /* A rank waits for its turn asleep, then for the next question
+     * yielding its core (MPICH's blocking calls poll: ranks waiting so took
+     * the cores from the two that talk, 13 s at 32 ranks on 2 cores). */
+    for (long long m[2], turn = 0; rank != 0; turn = 1) {
+        if (turn)
+            quiet_recv_soon(m, 2, MPI_LONG_LONG, 0, TAG_ALIGN, comm);
+        else
+            quiet_recv(m, 2, MPI_LONG_LONG, 0, TAG_ALIGN, comm);
+        if (m[0] == DONE)
+            return m[1];
+        if (m[0] == ASK) {
+            long long e = elapsed_ns();
+            PMPI_Send(&e, 1, MPI_LONG_LONG, 0, TAG_ALIGN, comm);
+        }
     }
-    PMPI_Scatter(all, 1, MPI_LONG_LONG, &offset, 1, MPI_LONG_LONG, 0, comm);
-    free(all);
-    return offset;
+    return 0;
 }
 
 /* Moves series of n buckets (count of them, bucket b of series s at
@@ -132,63 +128,95 @@ static void shift_buckets(uint64_t *v, uint32_t n, long long k, size_t count, si
     }
 }
 
-/* Every rank's start offset (start_offset) to rank 0. */
-static void put_offsets(text *t, MPI_Comm comm, int rank, int size, long long offset)
-{
-    long long *all = rank == 0 ? malloc(sizeof *all * (size_t)size) : NULL;
-    PMPI_Gather(&offset, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, 0, comm);
-    for (int r = 0; all && r < size; r++)
-        put(t, "offset %d %lld\n", r, all[r]);
-    free(all);
-}
+/* ---- one message a rank ------------------------------------------------------ */
 
-/* Every rank's MPI_Pcontrol marks, as (ns, level) pairs, to rank 0, on
- * rank 0's time line (offset). */
-static void put_phases(text *t, MPI_Comm comm, int rank, int size,
-                       const timeline_phase_mark *phases, int nphases, long long offset)
+/* A rank's part of the member, as it travels to rank 0 (64-bit words): a
+ * head, its rows (cells), its MPI_Pcontrol marks (ns, level pairs, on rank
+ * 0's time line), its chosen paths' series (pcells). One message a rank
+ * instead of a collective a field: each collective let every rank wait for
+ * the slowest to be scheduled, a third of a second at 64 ranks on 2 cores
+ * under MPICH. */
+enum { HEAD_OFFSET, HEAD_NPHASES, HEAD_SPILLED, HEAD_DROPPED, HEAD_WORDS };
+#define TAG_PART 4720   /* and 4721: quiet_gather_blobs */
+
+typedef struct part {
+    uint64_t *w;
+    size_t n;       /* words; 0: the rank had no memory (zeros, no marks) */
+} part;
+
+static part pack(const uint64_t *row, size_t cells, long long offset, const timeline_phase_mark *phases,
+                 int nphases, unsigned long long dropped, const uint64_t *prow, size_t pcells,
+                 uint64_t spilled)
 {
-    long long *mine = malloc(sizeof *mine * 2 * (size_t)(nphases + 1));
-    int count = mine ? 2 * nphases : 0;
-    for (int i = 0; i < nphases && mine; i++) {
+    part p = { NULL, HEAD_WORDS + cells + 2 * (size_t)nphases + pcells };
+    if (!row || !(p.w = malloc(sizeof *p.w * p.n))) {
+        p.n = 0;
+        return p;
+    }
+    p.w[HEAD_OFFSET] = (uint64_t)offset;
+    p.w[HEAD_NPHASES] = (uint64_t)nphases;
+    p.w[HEAD_SPILLED] = spilled;
+    p.w[HEAD_DROPPED] = dropped;
+    uint64_t *x = p.w + HEAD_WORDS;
+    memcpy(x, row, sizeof *x * cells);
+    x += cells;
+    for (int i = 0; i < nphases; i++) {
         long long ns = (long long)phases[i].ns + offset;
-        mine[2 * i] = ns > 0 ? ns : 0;
-        mine[2 * i + 1] = phases[i].level;
+        *x++ = (uint64_t)(ns > 0 ? ns : 0);
+        *x++ = (uint64_t)(long long)phases[i].level;
     }
-    int *counts = rank == 0 ? calloc((size_t)size, sizeof *counts) : NULL;
-    int *displs = rank == 0 ? calloc((size_t)size, sizeof *displs) : NULL;
-    PMPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
-    long long *all = NULL;
-    if (rank == 0 && counts && displs) {
-        int total = 0;
-        for (int r = 0; r < size; r++)
-            displs[r] = total, total += counts[r];
-        all = malloc(sizeof *all * (size_t)(total + 1));
-    }
-    PMPI_Gatherv(mine, count, MPI_LONG_LONG, all, counts, displs, MPI_LONG_LONG, 0, comm);
-    for (int r = 0; all && r < size; r++)
-        for (int i = 0; i < counts[r]; i += 2)
-            put(t, "phase %d %lld %lld\n", r, all[displs[r] + i], all[displs[r] + i + 1]);
-    free(all), free(counts), free(displs), free(mine);
+    if (pcells && prow)
+        memcpy(x, prow, sizeof *x * pcells);
+    else if (pcells) /* no memory for the series: zeros */
+        memset(x, 0, sizeof *x * pcells);
+    return p;
 }
 
-/* The marks each rank could not keep (its table holds TIMELINE_MAX_PHASES),
- * to rank 0: a line each in the member, and one line for the user. */
-static void put_phases_dropped(text *t, MPI_Comm comm, int rank, int size, unsigned long long dropped)
+static const uint64_t *rows_of(const part *p) { return p->n ? p->w + HEAD_WORDS : NULL; }
+
+/* rank R FIELD v0 ... (zeros for a rank that had no memory) */
+static void put_rows(text *t, const part *parts, int size, uint32_t n)
 {
-    unsigned long long *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
-    PMPI_Gather(&dropped, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+    for (int r = 0; r < size; r++)
+        for (int f = 0; f < TL_NFIELDS; f++) {
+            const uint64_t *row = rows_of(&parts[r]);
+            put(t, "rank %d %s", r, field_names[f]);
+            for (uint32_t b = 0; b < n; b++)
+                put(t, " %llu", row ? (unsigned long long)row[(size_t)b * TL_NFIELDS + (size_t)f] : 0ull);
+            put(t, "\n");
+        }
+}
+
+static void put_offsets_and_phases(text *t, const part *parts, int size, size_t cells)
+{
+    for (int r = 0; r < size; r++)
+        put(t, "offset %d %lld\n", r, parts[r].n ? (long long)parts[r].w[HEAD_OFFSET] : 0ll);
+    for (int r = 0; r < size; r++) {
+        const part *p = &parts[r];
+        uint64_t np = p->n ? p->w[HEAD_NPHASES] : 0;
+        const uint64_t *x = p->n ? p->w + HEAD_WORDS + cells : NULL;
+        for (uint64_t i = 0; i < np; i++)
+            put(t, "phase %d %lld %lld\n", r, (long long)x[2 * i], (long long)x[2 * i + 1]);
+    }
+}
+
+/* The marks each rank could not keep (its table holds TIMELINE_MAX_PHASES):
+ * a line each in the member, and one line for the user. */
+static void put_phases_dropped(text *t, const part *parts, int size)
+{
     unsigned long long sum = 0;
     int ranks = 0;
-    for (int r = 0; all && r < size; r++)
-        if (all[r]) {
-            put(t, "phases_dropped %d %llu\n", r, all[r]);
-            sum += all[r], ranks++;
+    for (int r = 0; r < size; r++) {
+        unsigned long long dropped = parts[r].n ? parts[r].w[HEAD_DROPPED] : 0;
+        if (dropped) {
+            put(t, "phases_dropped %d %llu\n", r, dropped);
+            sum += dropped, ranks++;
         }
+    }
     if (sum)
         hprof_say("MPI_Pcontrol: %llu marks on %d of %d ranks not kept, past the first %d of a rank; "
                   "the time line's phases end at each rank's last kept mark", sum, ranks, size,
                   TIMELINE_MAX_PHASES);
-    free(all);
 }
 
 /* n values, a run of zeros as 0*COUNT (most paths are idle most of the
@@ -197,46 +225,36 @@ static void put_series(text *t, const uint64_t *v, uint32_t n)
 {
     for (uint32_t b = 0; b < n;) {
         uint32_t z = 0;
-        while (b + z < n && v[b + z] == 0)
+        while (b + z < n && (!v || v[b + z] == 0))
             z++;
         if (z > 1)
             put(t, " 0*%u", z), b += z;
         else
-            put(t, " %llu", (unsigned long long)v[b]), b++;
+            put(t, " %llu", v ? (unsigned long long)v[b] : 0ull), b++;
     }
 }
 
-/* The chosen paths' series of every rank, gathered to rank 0. */
-static void put_paths(text *t, MPI_Comm comm, int rank, int size, const timeline_paths *tp,
-                      uint32_t shift, uint32_t n, long long kshift)
+/* The chosen paths' series of every rank. */
+static void put_paths(text *t, const part *parts, int size, const timeline_paths *tp, size_t cells, uint32_t n)
 {
     static const char *const fields[2] = { "mpi_ns", "comp_ns" };
-    size_t cells = (size_t)tp->k * 2 * n;
-    uint64_t *mine = path_series_rows(tp, shift, n);
-    shift_buckets(mine, n, kshift, (size_t)tp->k * 2, n, 1);
-    uint64_t *send = mine ? mine : calloc(cells + 1, sizeof *send);
-    uint64_t *all = rank == 0 ? malloc(sizeof *all * (cells * (size_t)size + 1)) : NULL;
-    unsigned long long spilled = tp->lp ? tp->lp->path_spilled[0] + tp->lp->path_spilled[1] : 0, spilled_all = 0;
-    PMPI_Reduce(&spilled, &spilled_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
-    PMPI_Gather(send, (int)cells, MPI_UINT64_T, all, (int)cells, MPI_UINT64_T, 0, comm);
-    free(send);
-    if (rank == 0 && !all)
-        t->failed = 1;
-    if (rank != 0 || !all)
-        return;
+    unsigned long long spilled = 0;
     put(t, "paths %d\n", tp->k);
     for (int k = 0; k < tp->k; k++)
         put(t, "path %d %d\n", k, tp->ids[k]);
     for (int k = 0; k < tp->k; k++)
         for (int r = 0; r < size; r++)
             for (int f = 0; f < 2; f++) {
-                const uint64_t *v = all + (size_t)r * cells + ((size_t)k * 2 + (size_t)f) * n;
+                const part *p = &parts[r];
+                const uint64_t *v = p->n ? p->w + HEAD_WORDS + cells + 2 * p->w[HEAD_NPHASES] +
+                                            ((size_t)k * 2 + (size_t)f) * n : NULL;
                 put(t, "path_series %d %d %s", k, r, fields[f]);
                 put_series(t, v, n);
                 put(t, "\n");
             }
-    put(t, "paths_spilled_ns %llu\n", spilled_all);
-    free(all);
+    for (int r = 0; r < size; r++)
+        spilled += parts[r].n ? parts[r].w[HEAD_SPILLED] : 0;
+    put(t, "paths_spilled_ns %llu\n", spilled);
 }
 
 char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
@@ -251,37 +269,54 @@ char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
     /* a path log folded past the histogram widens the whole timeline */
     if (paths && paths->k > 0 && paths->lp && paths->lp->path_shift > local[1])
         local[1] = paths->lp->path_shift;
-    PMPI_Allreduce(local, common, 2, MPI_UNSIGNED, MPI_MAX, comm);
+    quiet_allreduce(local, common, 2, MPI_UNSIGNED, MPI_MAX, comm);
     if (common[0] == 0)
         return NULL;
-    uint64_t *row = common_row(mine, common[0], common[1]);
-    size_t cells = (size_t)common[0] * TL_NFIELDS;
+    uint32_t n = common[0];
+    uint64_t *row = common_row(mine, n, common[1]);
+    size_t cells = (size_t)n * TL_NFIELDS;
     /* bucket 0 is rank 0's start on every rank, to the nearest bucket */
     long long offset = start_offset(comm, rank, size), width = 1ll << common[1];
     long long kshift = (offset >= 0 ? offset + width / 2 : offset - width / 2) / width;
-    shift_buckets(row, common[0], kshift, TL_NFIELDS, 1, TL_NFIELDS);
-    uint64_t *all = rank == 0 ? malloc(sizeof *all * cells * (size_t)size) : NULL;
-    /* A rank without memory sends zeros rather than leave the others waiting. */
-    uint64_t *send = row ? row : calloc(cells, sizeof *send);
-    PMPI_Gather(send, (int)cells, MPI_UINT64_T, all, (int)cells, MPI_UINT64_T, 0, comm);
-    free(send);
+    shift_buckets(row, n, kshift, TL_NFIELDS, 1, TL_NFIELDS);
+    int with_paths = paths && paths->k > 0;
+    size_t pcells = with_paths ? (size_t)paths->k * 2 * n : 0;
+    uint64_t *prow = with_paths ? path_series_rows(paths, common[1], n) : NULL;
+    shift_buckets(prow, n, kshift, (size_t)(with_paths ? paths->k : 0) * 2, n, 1);
+    uint64_t spilled = with_paths && paths->lp ? paths->lp->path_spilled[0] + paths->lp->path_spilled[1] : 0;
+    part me = pack(row, cells, offset, phases, nphases, phases_dropped, prow, pcells, spilled);
+    free(row);
+    free(prow);
+    void **blobs = rank == 0 ? calloc((size_t)size, sizeof *blobs) : NULL;
+    size_t *bytes = rank == 0 ? calloc((size_t)size, sizeof *bytes) : NULL;
+    part *parts = rank == 0 ? calloc((size_t)size, sizeof *parts) : NULL;
     text t = { 0 };
-    if (rank == 0) {
-        put(&t, "hprof-timeline 1\nwidth_ns %llu\nbuckets %u\nranks %d\n", 1ull << common[1],
-            common[0], size);
-        put(&t, "fields mpi_ns comp_ns visits bytes_sent bytes_received\n");
-        if (all)
-            put_rows(&t, all, size, common[0]);
-        else
-            t.failed = 1;
+    if (rank == 0 && (!blobs || !bytes || !parts)) { /* the others' parts are taken all the same */
+        free(blobs), free(bytes), free(parts);
+        blobs = NULL, bytes = NULL, parts = NULL;
+        t.failed = 1;
     }
-    put_offsets(&t, comm, rank, size, offset);
-    put_phases(&t, comm, rank, size, phases, nphases, offset);
-    put_phases_dropped(&t, comm, rank, size, phases_dropped);
-    if (paths && paths->k > 0)
-        put_paths(&t, comm, rank, size, paths, common[1], common[0], kshift);
-    free(all);
-    if (rank != 0 || t.failed) {
+    int got = quiet_gather_blobs(me.w, me.n * sizeof *me.w, blobs, bytes, 0, TAG_PART, comm);
+    free(me.w);
+    if (rank != 0)
+        return NULL;
+    t.failed |= got != 0 || me.n == 0;
+    for (int r = 0; parts && r < size; r++)
+        parts[r] = (part){ blobs[r], blobs[r] ? bytes[r] / sizeof(uint64_t) : 0 };
+    free(blobs), free(bytes);
+    if (!t.failed) {
+        put(&t, "hprof-timeline 1\nwidth_ns %llu\nbuckets %u\nranks %d\n", 1ull << common[1], n, size);
+        put(&t, "fields mpi_ns comp_ns visits bytes_sent bytes_received\n");
+        put_rows(&t, parts, size, n);
+        put_offsets_and_phases(&t, parts, size, cells);
+        put_phases_dropped(&t, parts, size);
+        if (with_paths)
+            put_paths(&t, parts, size, paths, cells, n);
+    }
+    for (int r = 0; parts && r < size; r++)
+        free(parts[r].w);
+    free(parts);
+    if (t.failed) {
         free(t.s);
         return NULL;
     }

@@ -76,6 +76,25 @@ static int check_target(const char *path, int overwrite_ok, char *err, size_t er
     return 0;
 }
 
+/* The temporary being written (one at a time), for cw_tmp_drop_open(). */
+static char open_tmp[4096];
+static volatile int have_open_tmp;
+
+static void note_open(const char *tmp)
+{
+    have_open_tmp = 0;
+    if (tmp && strlen(tmp) < sizeof open_tmp) {
+        memcpy(open_tmp, tmp, strlen(tmp) + 1);
+        __atomic_store_n(&have_open_tmp, 1, __ATOMIC_RELEASE);
+    }
+}
+
+void cw_tmp_drop_open(void)
+{
+    if (__atomic_exchange_n(&have_open_tmp, 0, __ATOMIC_ACQ_REL))
+        unlink(open_tmp);
+}
+
 int cw_tmp_create(cw_tmpfile *t, const char *path, int overwrite_ok, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
@@ -91,8 +110,10 @@ int cw_tmp_create(cw_tmpfile *t, const char *path, int overwrite_ok, char *err, 
         if (!t->tmp)
             break;
         t->fd = open(t->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (t->fd >= 0)
+        if (t->fd >= 0) {
+            note_open(t->tmp);
             return 0;
+        }
         e = errno;
         if (e != EEXIST)    /* EEXIST: a name collision, draw again */
             break;
@@ -201,6 +222,7 @@ static int move_into_place(cw_tmpfile *t)
 int cw_tmp_commit(cw_tmpfile *t, char *err, size_t errlen)
 {
     int rc = 0;
+    note_open(NULL); /* from here on the file is complete */
     if (fsync(t->fd) != 0)
         rc = errf(err, errlen, "write failed: %s%s", strerror(errno), "");
     if (close(t->fd) != 0 && rc == 0)
@@ -222,6 +244,7 @@ int cw_tmp_commit(cw_tmpfile *t, char *err, size_t errlen)
 
 void cw_tmp_discard(cw_tmpfile *t)
 {
+    note_open(NULL);
     if (t->fd >= 0)
         close(t->fd);
     if (t->tmp)

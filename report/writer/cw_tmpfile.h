@@ -44,5 +44,11 @@ int cw_tmp_commit(cw_tmpfile *t, char *err, size_t errlen);
 void cw_tmp_report_name_to(char *buf, size_t len);
 /* Closes and removes the temporary (safe to call twice). */
 void cw_tmp_discard(cw_tmpfile *t);
+/* Removes the temporary being written, if any, from any thread or a
+ * signal handler (unlink only): a process that dies while it writes (an
+ * MPI_Abort during MPI_Finalize's merge) leaves nothing behind. The writer
+ * then fails at its commit; a file already being committed is complete
+ * and stays. */
+void cw_tmp_drop_open(void);
 
 #endif

@@ -91,6 +91,28 @@ if run_mode late; then
     csv_check "sessions late" late.csv $E $NP --strict-paths --no-failed --ranks
 fi
 
+# two threads open a session each, at once: neither loses its calls (the
+# second waits until the first has opened the measurement; before, it ran
+# on unmeasured while the first derived hprof's communicator)
+if run_mode threads; then
+    E=threads.expect; : > $E
+    S='thread_main;on_session'
+    t "both threads' sessions" 'thread_main;MPI_Session_init' '*' visits == 2
+    t "both threads' sessions" 'thread_main;MPI_Session_finalize' '*' visits == 1
+    t "both threads' calls" "$S;reduce_loop;MPI_Allreduce" '*' visits == $((2 * NRED))
+    t "both threads' calls" "$S;MPI_Comm_create_from_group" '*' visits == 2
+    t "both threads' calls" "$S;exchange;MPI_Send" 0 visits == $((2 * NMSG))
+    t "both threads' calls" "$S;exchange;MPI_Recv" 1 visits == $((2 * NMSG))
+    t "allowed" "glob:$S;*" '*' visits allow
+    t "allowed" 'glob:(not unwound);*' '*' visits allow
+    t "allowed" 'glob:thread_main;MPI_Info_*' '*' visits allow
+    csv_check "sessions threads" threads.csv $E $NP --strict-paths --no-failed --ranks
+    per_thread=$(awk -F, '$4 == "visits" && $1 ~ /;MPI_Allreduce$/ { v[$2 " " $3] += $5 }
+                          END { for (k in v) printf "%s:%d ", k, v[k] }' threads.csv)
+    n=$(tr ' ' '\n' <<<"$per_thread" | grep -c ":$NRED\$")
+    check "sessions threads: $NRED MPI_Allreduce on each of the 4 threads" "per rank, thread: $per_thread" test "$n" -eq 4
+fi
+
 # Fortran, `use mpi` and `use mpi_f08`: the library's Fortran binding calls
 # the C MPI_Session_init/finalize, and each session still counts once
 for v in f f08; do

@@ -7,8 +7,11 @@
  *                  MPI_COMM_WORLD; the session ends before MPI_Finalize
  *   session late   one session first, then MPI_Init and MPI_Finalize; the
  *                  session ends last
+ *   session threads  two threads each open a session of their own (thread
+ *                  level MPI_THREAD_MULTIPLE) at once, and use it
  * Prints "session: done <sum>" on rank 0. */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,14 +40,15 @@ static void exchange(MPI_Comm c, int rank)
     }
 }
 
-/* The session's part: a communicator over mpi://WORLD, used and freed. */
-static double on_session(MPI_Session s)
+/* The session's part: a communicator over mpi://WORLD (tag: its string
+ * tag), used and freed. */
+static double on_session(MPI_Session s, const char *tag)
 {
     MPI_Group g;
     MPI_Comm c;
     int rank;
     if (MPI_Group_from_session_pset(s, "mpi://WORLD", &g) != MPI_SUCCESS ||
-        MPI_Comm_create_from_group(g, "hprof.test.session", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c) != MPI_SUCCESS)
+        MPI_Comm_create_from_group(g, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c) != MPI_SUCCESS)
         return -1;
     MPI_Comm_rank(c, &rank);
     double y = reduce_loop(c);
@@ -52,6 +56,25 @@ static double on_session(MPI_Session s)
     MPI_Comm_free(&c);
     MPI_Group_free(&g);
     return rank == 0 ? y : 0;
+}
+
+/* threads mode: each thread's own session, opened as the other opens its */
+static const char *const thread_tags[2] = { "hprof.test.thread0", "hprof.test.thread1" };
+static double thread_sum[2];
+
+static void *thread_main(void *arg)
+{
+    int i = (int)(long)arg;
+    MPI_Info info;
+    MPI_Session s;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "thread_level", "MPI_THREAD_MULTIPLE");
+    if (MPI_Session_init(info, MPI_ERRORS_RETURN, &s) == MPI_SUCCESS) {
+        thread_sum[i] = on_session(s, thread_tags[i]);
+        MPI_Session_finalize(&s);
+    }
+    MPI_Info_free(&info);
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -62,7 +85,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "mixed") == 0) {
         MPI_Init(&argc, &argv);
         if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s) != MPI_SUCCESS) return 3;
-        y = on_session(s);
+        y = on_session(s, "hprof.test.session");
         for (int i = 0; i < NBAR; i++)
             MPI_Barrier(MPI_COMM_WORLD);
         MPI_Session_finalize(&s);
@@ -73,12 +96,19 @@ int main(int argc, char **argv)
         for (int i = 0; i < NBAR; i++)
             MPI_Barrier(MPI_COMM_WORLD);
         MPI_Finalize();
-        y = on_session(s);
+        y = on_session(s, "hprof.test.session");
         MPI_Session_finalize(&s);
+    } else if (strcmp(mode, "threads") == 0) {
+        pthread_t t[2];
+        for (long i = 0; i < 2; i++)
+            pthread_create(&t[i], NULL, thread_main, (void *)i);
+        for (int i = 0; i < 2; i++)
+            pthread_join(t[i], NULL);
+        y = thread_sum[0] == thread_sum[1] ? thread_sum[0] : -1;
     } else {
         if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s) != MPI_SUCCESS ||
             MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s2) != MPI_SUCCESS) return 3;
-        y = on_session(s);
+        y = on_session(s, "hprof.test.session");
         MPI_Session_finalize(&s2);
         MPI_Session_finalize(&s);
     }

@@ -61,7 +61,7 @@ static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread 
         call->bytes[i] = 0;
     call->measured = 1;
     if (hprof_config.sampling_clock == HPROF_CLOCK_CPU)
-        call->start_cpu_ns = sampler_clock_ns();
+        call->start_cpu_ns = sampler_cpu_read(&call->start_cpu_cost_ns);
     call->start_ns = hprof_now_ns();
     if (hprof_papi_nevents)
         hprof_papi_call_begin(&t->papi); /* after the clock: its cost is MPI time */
@@ -247,10 +247,9 @@ static void record(hprof_thread *t, hprof_call *call)
         poll_run_open(t, call->frame, end, ns);
     }
     COST_MARK(3);
-    /* The sampler subtracts MPI time on its own clock. */
-    if (__builtin_expect(hprof_config.sampling_clock == HPROF_CLOCK_CPU, 0))
-        sampler_add_mpi_time(&t->sampling, sampler_clock_ns() - call->start_cpu_ns);
-    else
+    /* The sampler subtracts MPI time on its own clock (on the CPU clock at
+     * the end of the bookkeeping, below). */
+    if (__builtin_expect(hprof_config.sampling_clock != HPROF_CLOCK_CPU, 1))
         sampler_add_mpi_time(&t->sampling, ns);
     /* At the tree's cap the call still counts, under (call tree full). */
     cct_node *n = &t->tree.nodes[cct_or_full(&t->tree, node)];
@@ -261,6 +260,14 @@ static void record(hprof_thread *t, hprof_call *call)
     uint32_t bucket = timeline_add_call(&t->timeline, end, ns, call->bytes[HPROF_BYTES_SENT],
                                         call->bytes[HPROF_BYTES_RECEIVED]);
     path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, cct_or_full(&t->tree, node), end, ns);
+    /* On the CPU clock the call's time runs from the read at its entry to
+     * this one, the last of its bookkeeping, plus the parts of the two
+     * reads outside them (about one read's cost, sampler.h): all of it
+     * hprof's or MPI's, none of it the program's computation. */
+    if (__builtin_expect(hprof_config.sampling_clock == HPROF_CLOCK_CPU, 0)) {
+        uint64_t cost, cpu = sampler_cpu_read(&cost);
+        sampler_add_mpi_time(&t->sampling, cpu - call->start_cpu_ns + (call->start_cpu_cost_ns + cost) / 2);
+    }
     COST_MARK(5);
 }
 

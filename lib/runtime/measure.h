@@ -48,6 +48,7 @@ typedef struct hprof_call {
     int chained;     /* private: start_ns is the previous poll's end (measure.c) */
     int poll;        /* set by a test or probe wrapper that completed nothing */
     uint64_t start_cpu_ns; /* private: on the cpu sampling clock only */
+    uint64_t start_cpu_cost_ns; /* private: that read's cost (sampler_cpu_read) */
     uint64_t bytes[HPROF_NBYTES];
 } hprof_call;
 

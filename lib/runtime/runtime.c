@@ -55,7 +55,7 @@ void hprof_runtime_record_init(int fn, uint64_t start_ns)
     if (!t || t->depth > 0)
         return;
     hprof_call call = { .start_ns = start_ns, .fn = fn, .measured = 1,
-                        .start_cpu_ns = sampler_clock_ns() };
+                        .start_cpu_ns = sampler_clock_ns(), .start_cpu_cost_ns = sampler_clock_read_cost_ns() };
     t->depth++;
     hprof_record_call(&call);
     t->depth--;
@@ -125,6 +125,9 @@ static void report_window(const hprof_thread *t)
                   (double)sampler_handler_median_ns(s) * 1e-3,
                   s->counted ? (double)s->handler_ns * 1e-3 / (double)s->counted : 0.0,
                   (double)s->handler_max_ns * 1e-3);
+    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU && t->index == 0)
+        hprof_verbose(1, "a read of the thread's CPU clock costs %.3f us (added to each MPI call's CPU time)",
+                      (double)sampler_clock_read_cost_ns() * 1e-3);
     if (t->polls_grouped)
         hprof_verbose(1, "thread %d: %llu polls timed in groups, %llu groups (one clock read per %d to %d polls)",
                       t->index, (unsigned long long)t->polls_grouped, (unsigned long long)t->poll_credits,

@@ -43,6 +43,43 @@ uint64_t sampler_clock_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t clock_read_cost_ns; /* sampler_clock_read_cost_ns */
+
+/* One read's cost on the thread's CPU clock: the median of batches of
+ * back-to-back reads (from one reading to the next is one whole read). */
+static void calibrate_read_cost(void)
+{
+    enum { BATCHES = 7, READS = 8 };
+    uint64_t per[BATCHES];
+    for (int b = 0; b < BATCHES; b++) {
+        uint64_t first = sampler_clock_ns(), last = first;
+        for (int i = 0; i < READS; i++)
+            last = sampler_clock_ns();
+        per[b] = (last - first) / READS;
+    }
+    for (int i = 1; i < BATCHES; i++) /* insertion sort: seven values */
+        for (int j = i; j > 0 && per[j] < per[j - 1]; j--) {
+            uint64_t x = per[j];
+            per[j] = per[j - 1];
+            per[j - 1] = x;
+        }
+    clock_read_cost_ns = per[BATCHES / 2];
+}
+
+uint64_t sampler_clock_read_cost_ns(void)
+{
+    return clock_read_cost_ns;
+}
+
+uint64_t sampler_cpu_read(uint64_t *cost)
+{
+    uint64_t before = hprof_now_ns();
+    uint64_t cpu = sampler_clock_ns();
+    uint64_t took = hprof_now_ns() - before;
+    *cost = took <= 4 * clock_read_cost_ns ? took : clock_read_cost_ns;
+    return cpu;
+}
+
 static void histogram_add(hprof_sampling *s, uint64_t weight)
 {
     uint64_t nominal = 1000000000ull / (uint64_t)hprof_config.sampling_hz;
@@ -199,6 +236,8 @@ void sampler_thread_start(hprof_thread *t, uint64_t window_start_ns)
 {
     hprof_papi_thread_start(&t->papi);
     hprof_sampling *s = &t->sampling;
+    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU && installed && !clock_read_cost_ns)
+        calibrate_read_cost(); /* once, before the window's first reading; racing threads write alike */
     s->window_start_ns = window_start_ns;
     s->last_ns = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? window_start_ns : sampler_clock_ns();
     s->last_node = CCT_NONE;

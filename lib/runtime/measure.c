@@ -10,9 +10,9 @@
  * node in the thread's leaf memo, with no walk and no tree lookup: loops of
  * MPI calls cost two clock reads and a few adds.
  *
- * Polling loops read the clock once per group of polls (poll_run.h): a
- * poll that completes nothing from the frame of the thread's polling run
- * costs a visit and no clock read.
+ * Polling loops time one poll in N (poll_run.h): a poll that completes
+ * nothing from the frame of the thread's polling run costs a count and no
+ * clock read.
  */
 #include "measure.h"
 
@@ -68,7 +68,7 @@ static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread 
 }
 
 /* A call's record as its wrapper starts: measured on thread t (NULL: not
- * yet known), chained: 1 for a poll timed with its run. */
+ * yet known), chained: a poll of the thread's run, 1 not timed, 2 timed. */
 static inline void call_start(hprof_call *call, int fn, void *frame, hprof_thread *t, int chained)
 {
     call->fn = fn;
@@ -77,6 +77,7 @@ static inline void call_start(hprof_call *call, int fn, void *frame, hprof_threa
     call->nested = 0;
     call->poll = 0;
     call->chained = chained;
+    call->poll_end_ns = 0;
     call->thread = t;
 }
 
@@ -97,23 +98,24 @@ void hprof_call_begin(hprof_call *call, int fn, void *frame)
     for (int i = 0; i < HPROF_NBYTES; i++)
         call->bytes[i] = 0;
     COST_MARK(0);
-    if (__builtin_expect(poll_run_joins(t, frame), 0) && (hprof_fn_table[fn].flags & HPROF_FN_POLL)) {
-        call->chained = 1; /* timed with its run (poll_run.h) */
-    } else {
-        call->start_ns = hprof_now_ns();
-        if (__builtin_expect(t->poll.frame != NULL, 0))
+    call->start_ns = hprof_now_ns();
+    if (__builtin_expect(t->poll.frame != NULL, 0)) {
+        if (poll_run_joins(t, frame) && (hprof_fn_table[fn].flags & HPROF_FN_POLL))
+            call->chained = 2; /* a poll of the run, timed (poll_run.h) */
+        else
             poll_run_close(t, call->start_ns);
     }
     COST_MARK(1);
 }
 
-static void add_call(cct_node *n, const hprof_call *call, uint64_t ns)
+/* exact: ns was measured, not estimated (a poll of a run not timed) */
+static void add_call(cct_node *n, const hprof_call *call, uint64_t ns, int exact)
 {
     n->counter[CCT_VISITS]++;
     n->counter[CCT_MPI_TIME_NS] += ns;
-    if (ns < n->counter[CCT_MIN_NS] && call->chained != 2) /* 2: duration unknown */
+    if (ns < n->counter[CCT_MIN_NS] && exact)
         n->counter[CCT_MIN_NS] = ns;
-    if (ns > n->counter[CCT_MAX_NS])
+    if (ns > n->counter[CCT_MAX_NS] && exact)
         n->counter[CCT_MAX_NS] = ns;
     for (int i = 0; i < HPROF_NBYTES; i++)
         n->counter[CCT_BYTES_SENT + i] += call->bytes[i];
@@ -220,7 +222,12 @@ static void record(hprof_thread *t, hprof_call *call)
     if (__builtin_expect(call->chained, 0) && call->poll && cached && node != CCT_NONE && counter < 0) {
         int i = poll_run_enter(t, node, site, call->fn, call->frame);
         if (i >= 0) {
-            poll_run_add_recorded(t);
+            if (call->chained == 2) {
+                t->poll.tallied++; /* counted above */
+                poll_run_timed(t, i, call->start_ns, call->poll_end_ns ? call->poll_end_ns : hprof_now_ns());
+            } else {
+                poll_run_add_recorded(t);
+            }
             return;
         }
     }
@@ -232,17 +239,16 @@ static void record(hprof_thread *t, hprof_call *call)
      * the sampler attributes to the code around the call. */
     uint64_t end = hprof_now_ns();
     uint64_t ns = end - call->start_ns;
+    int exact = 1;
     if (__builtin_expect(call->chained, 0)) {
-        /* the run ends; with its frame's activation changed, this call's
-         * span is not the run's: it stays computation */
-        if (cached) {
-            ns = poll_run_finish(t, end);
-        } else {
-            poll_run_close(t, end);
-            ns = 0;
+        /* the run ends (a poll that completed something, or whose path
+         * changed): a poll not timed gets the run's mean */
+        if (call->chained == 1) {
+            ns = poll_run_estimate(t, -1, end);
+            exact = 0;
         }
-        call->chained = 2;
-    } else if (call->poll && cached && node != CCT_NONE && hprof_config.poll_gap_ns &&
+        poll_run_finish(t, end, ns);
+    } else if (call->poll && cached && node != CCT_NONE && hprof_config.poll_stride_us &&
                hprof_config.sampling_clock == HPROF_CLOCK_WALL && !hprof_papi_nevents) {
         poll_run_open(t, call->frame, end, ns);
     }
@@ -253,7 +259,7 @@ static void record(hprof_thread *t, hprof_call *call)
         sampler_add_mpi_time(&t->sampling, ns);
     /* At the tree's cap the call still counts, under (call tree full). */
     cct_node *n = &t->tree.nodes[cct_or_full(&t->tree, node)];
-    add_call(n, call, ns);
+    add_call(n, call, ns, exact);
     if (counter >= 0)
         n->counter[counter]++;
     COST_MARK(4);
@@ -273,9 +279,12 @@ static void record(hprof_thread *t, hprof_call *call)
 
 /* ---- polls in the thread's polling run (measure.h, poll_run.h) ---------- */
 
-void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame)
+void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame, uint64_t start_ns)
 {
-    call_start(call, fn, frame, t, 1);
+    uint64_t end = start_ns ? hprof_now_ns() : 0; /* a timed poll's end first */
+    call_start(call, fn, frame, t, start_ns ? 2 : 1);
+    call->start_ns = start_ns;
+    call->poll_end_ns = end;
     for (int i = 0; i < HPROF_NBYTES; i++)
         call->bytes[i] = 0;
 }

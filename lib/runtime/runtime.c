@@ -128,10 +128,11 @@ static void report_window(const hprof_thread *t)
     if (hprof_config.sampling_clock == HPROF_CLOCK_CPU && t->index == 0)
         hprof_verbose(1, "a read of the thread's CPU clock costs %.3f us (added to each MPI call's CPU time)",
                       (double)sampler_clock_read_cost_ns() * 1e-3);
-    if (t->polls_grouped)
-        hprof_verbose(1, "thread %d: %llu polls timed in groups, %llu groups (one clock read per %d to %d polls)",
-                      t->index, (unsigned long long)t->polls_grouped, (unsigned long long)t->poll_credits,
-                      POLL_RUN_GROUP, POLL_RUN_GROUP_MAX);
+    if (t->polls_in_runs)
+        hprof_verbose(1, "thread %d: %llu polls in polling loops, %llu of them timed; %llu reads of the CPU clock, "
+                         "%.6f s of MPI time for time off the CPU",
+                      t->index, (unsigned long long)t->polls_in_runs, (unsigned long long)t->polls_timed,
+                      (unsigned long long)t->poll_cpu_reads, (double)t->polls_off_cpu_ns * 1e-9);
     if (t->polls_repeated)
         hprof_verbose(1, "thread %d: %llu polls that completed nothing added to the previous call's record without a walk",
                       t->index, (unsigned long long)t->polls_repeated);

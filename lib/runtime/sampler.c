@@ -127,20 +127,6 @@ static uint32_t sample_node(hprof_thread *t, void *ucontext, int *failed, int *i
     return unwind_signal_node(&t->tree, ucontext, failed, inside);
 }
 
-/* How long after its timer expired a sample's signal came: more than the
- * signal's latency when the thread was not running then (descheduled).
- * A system call; only where a polling loop asks. */
-static uint64_t signal_lateness_ns(const hprof_sampling *s, const siginfo_t *info)
-{
-    struct itimerspec its;
-    if (timer_gettime(s->timer, &its) != 0)
-        return 0;
-    uint64_t period = (uint64_t)its.it_interval.tv_sec * 1000000000u + (uint64_t)its.it_interval.tv_nsec;
-    uint64_t left = (uint64_t)its.it_value.tv_sec * 1000000000u + (uint64_t)its.it_value.tv_nsec;
-    uint64_t overruns = info->si_overrun > 0 ? (uint64_t)info->si_overrun : 0;
-    return overruns * period + (period > left ? period - left : 0);
-}
-
 static void on_sample(int sig, siginfo_t *info, void *ucontext)
 {
     if (info->si_code != SI_TIMER || info->si_value.sival_ptr != (void *)&timer_marker) {
@@ -165,8 +151,10 @@ static void on_sample(int sig, siginfo_t *info, void *ucontext)
     uint64_t entry = hprof_now_ns();
     int failed, inside;
     uint32_t node = sample_node(t, ucontext, &failed, &inside);
-    if (poll_run_open_now(t))
-        poll_run_sampled(t, node, inside, signal_lateness_ns(s, info));
+    /* between two polls of a polling loop: the polls so far are MPI time
+     * of this interval (poll_run.h) */
+    if (!inside && poll_run_open_now(t))
+        poll_run_sampled(t);
     if (inside) {
         s->in_mpi++;
         errno = saved_errno;

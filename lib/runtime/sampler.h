@@ -57,6 +57,14 @@ void sampler_thread_stop(struct hprof_thread *t, uint64_t now_ns, uint32_t node)
 /* Called by the wrappers' bookkeeping: MPI time measured on this thread. */
 static inline void sampler_add_mpi_time(hprof_sampling *s, uint64_t ns) { s->mpi_ns_since += ns; }
 
+/* The most MPI time that may still be added at now_ns (wall clock) so
+ * that the interval since the last counted sample stays at least 0. */
+static inline uint64_t sampler_room_ns(const hprof_sampling *s, uint64_t now_ns)
+{
+    uint64_t elapsed = now_ns > s->last_ns ? now_ns - s->last_ns : 0;
+    return elapsed > s->mpi_ns_since ? elapsed - s->mpi_ns_since : 0;
+}
+
 /* The clock the weights are measured on (wall, or the thread's CPU time). */
 uint64_t sampler_clock_ns(void);
 

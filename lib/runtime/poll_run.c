@@ -12,7 +12,7 @@
 #include "unwind.h"
 
 #define LUMP_TIMES 16        /* a timed poll this many times its mean ... */
-#define LUMP_ABOVE_NS 20000  /* ... and this far above it: most likely descheduled in it */
+#define LUMP_ABOVE_NS 2000   /* ... and this far above it: most likely descheduled in it */
 
 /* The clock's own part in a timed poll's span (from one reading's
  * taking to the next's, with nothing between them): the median of
@@ -48,7 +48,7 @@ static uint64_t run_mean(const struct hprof_poll_run *r)
 {
     uint64_t ns = 0;
     uint32_t n = 0;
-    for (uint32_t i = 0; i < r->nnodes; i++) {
+    for (uint32_t i = 0; i < r->nnodes && r->timed; i++) {
         ns += r->nodes[i].timed_ns;
         n += r->nodes[i].timed;
     }
@@ -78,8 +78,9 @@ static void end_streak(struct hprof_poll_run *r)
     r->streak_from = r->pending;
 }
 
-/* Adds ns of MPI time and polls visits to entry i's node at now_ns (HPROF_POLLS=split: polls that
- * completed nothing), its timeline and the sampler's interval. */
+/* Adds ns of MPI time and polls visits to entry i's node at now_ns
+ * (HPROF_POLLS=split: polls that completed nothing), its timeline and the
+ * sampler's interval. */
 static void add_to_node(hprof_thread *t, int i, uint64_t now_ns, uint64_t ns, uint32_t polls)
 {
     struct hprof_poll_run *r = &t->poll;
@@ -178,8 +179,14 @@ static void cpu_read(hprof_thread *t, uint64_t now_ns)
         uint64_t wall = now_ns > r->cpu_at_ns ? now_ns - r->cpu_at_ns : 0, ran = cpu - r->cpu_ns;
         uint64_t off = wall > ran ? wall - ran : 0, on = wall - off;
         uint64_t worked = r->cpu_lump_ns > off ? r->cpu_lump_ns - off : 0;
-        uint64_t share = off == 0 || on == 0 ? 0
-                         : credited >= on ? off : (uint64_t)((unsigned __int128)off * credited / on);
+        /* the polls' part of the time on the CPU over the run's reads so
+         * far: one read's span may hold little of it */
+        r->on_credited_ns += credited;
+        r->on_ns += on;
+        uint64_t share = off == 0 || r->on_ns == 0 ? 0
+                         : r->on_credited_ns >= r->on_ns
+                             ? off
+                             : (uint64_t)((unsigned __int128)off * r->on_credited_ns / r->on_ns);
         uint64_t room = wall > credited ? wall - credited : 0, interval = sampler_room_ns(&t->sampling, now_ns);
         if (room > interval) /* never beyond the sampler's interval (a read's span may begin before it) */
             room = interval;
@@ -204,7 +211,8 @@ static void lumps_as_timed(hprof_thread *t, uint64_t now_ns)
     struct hprof_poll_run *r = &t->poll;
     if (r->cpu_lump_ns && r->cpu_credited_ns)
         add_by_credit(t, now_ns, r->cpu_lump_ns, r->cpu_credited_ns);
-    r->cpu_lump_ns = 0;
+    if (r->cpu_lump_ns)
+        r->cpu_lump_ns = 0;
 }
 
 /* The CPU clock where poll_run.h says: from POLL_CPU_FIRST_NS into the
@@ -235,7 +243,7 @@ static uint32_t draw_stride(struct hprof_poll_run *r)
     x ^= x >> 17;
     x ^= x << 5;
     r->rng = x;
-    return r->n <= 1 ? 1 : 1 + x % (2 * r->n - 1);
+    return r->n <= 1 ? 1 : 1 + (uint32_t)(((uint64_t)x * (2 * r->n - 1)) >> 32); /* no division */
 }
 
 /* Forgets the run's entries (the latest one matches nothing). */
@@ -253,8 +261,8 @@ void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t
     r->frame = frame;
     r->read_ns = r->open_ns = r->timed_at_ns = end_ns;
     r->first_ns = dur_ns;
-    r->pending = r->tallied = r->streak_from = 0;
-    r->cpu_ns = r->cpu_at_ns = r->cpu_credited_ns = r->cpu_lump_ns = 0;
+    r->pending = r->tallied = r->streak_from = r->timed = 0;
+    r->cpu_ns = r->cpu_at_ns = r->cpu_credited_ns = r->cpu_lump_ns = r->on_credited_ns = r->on_ns = 0;
     if (!r->rng)
         r->rng = 0x9e3779b9u ^ (uint32_t)(uintptr_t)t;
     r->n = POLL_N_FIRST;
@@ -274,10 +282,7 @@ static void end_run(hprof_thread *t, uint64_t now_ns, uint64_t reserve_ns)
         cpu_read(t, now_ns);
     else
         lumps_as_timed(t, now_ns);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < r->nnodes; i++)
-        n += r->nodes[i].timed;
-    if (n)
+    if (r->timed)
         r->prior_mean_ns = run_mean(r);
     r->frame = NULL;
 }
@@ -331,6 +336,11 @@ void poll_run_timed(hprof_thread *t, int i, uint64_t start_ns, uint64_t end_ns)
     uint64_t d = end_ns > start_ns + clock_part_ns ? end_ns - start_ns - clock_part_ns : 0, mean = node_mean(r, i);
     r->pending++;
     e->seg_timed++;
+    uint64_t *c = t->tree.nodes[e->node].counter;
+    if (d < c[CCT_MIN_NS])
+        c[CCT_MIN_NS] = d;
+    if (d > c[CCT_MAX_NS])
+        c[CCT_MAX_NS] = d;
     if ((e->timed || r->prior_mean_ns) && d > LUMP_TIMES * mean && d > mean + LUMP_ABOVE_NS) {
         /* descheduled in it, most likely: its mean now, the rest held */
         e->seg_ns += mean;
@@ -339,6 +349,7 @@ void poll_run_timed(hprof_thread *t, int i, uint64_t start_ns, uint64_t end_ns)
         e->seg_ns += d;
         e->timed_ns += d;
         e->timed++;
+        r->timed++;
     }
     t->polls_timed++;
     credit(t, end_ns, 0);

@@ -3,11 +3,11 @@
  *
  * A loop of polls that complete nothing (MPI_Test*, MPI_Iprobe,
  * MPI_Improbe) may do anything between them, from nothing to a
- * millisecond of computation. The time of such a loop is its polls' time,
- * MPI time, and the rest, the caller's computation; and a time-stamp read
- * per poll is not cheap where polls are many (rdtsc waits for the loads
- * before it: in hpcc's MPIRandomAccess, whose own work misses the cache,
- * one read a poll costs 120 ns of a 57 ns iteration). So:
+ * millisecond of computation. Its polls' time is MPI time, and the rest
+ * of its span the caller's computation; and a time-stamp read per poll is
+ * not cheap where polls are many (rdtsc waits for the loads before it: in
+ * hpcc's MPIRandomAccess, whose own work misses the cache, one read a poll
+ * costs 120 ns of a 57 ns iteration). So:
  *
  *  - a poll that completes nothing, timed on its own (two reads), opens a
  *    *run* at its frame; the next polls from that frame (any of these
@@ -18,41 +18,47 @@
  *    is still the activation those were found in);
  *  - a joined poll is one of two kinds, told before its PMPI call: most
  *    are counted (one add, in the wrapper itself: hprof_poll_latest,
- *    hprof_poll_counted); one in N is timed, two clock reads around the
- *    PMPI call and the wrapper's checks before it (hprof_poll_join), and
- *    hprof's bookkeeping after it counts as that poll's. N is random (1 to 2N-1 polls between
- *    two timed ones, so that no loop's period aliases with it) and
- *    adaptive: its mean puts a timed poll about every HPROF_POLL_STRIDE_US
- *    of the loop (from 1, a loop that computes between its polls, to
- *    POLL_N_MAX);
+ *    hprof_poll_counted); one in N is timed, from as early as the wrapper
+ *    can tell to the PMPI call's end (hprof_poll_join), less the clock's
+ *    own part (the median of back-to-back reads), and the bookkeeping it
+ *    then does is its time too. N is random (1 to 2N-1 polls between two
+ *    timed ones, so that no loop's period aliases with it) and adaptive:
+ *    its mean puts a timed poll about every HPROF_POLL_STRIDE_US of the
+ *    loop (from 1, a loop that computes between its polls, to POLL_N_MAX);
  *  - at each timed poll, at a sample outside MPI and when the run ends,
  *    the polls since the previous such point are credited: each node its
  *    visits, exact, and as MPI time its timed polls' time plus its other
  *    polls times the mean of its timed polls in the run (the run's mean
- *    for a node none of whose polls was timed yet). The rest of the span is
- *    the computation of the caller's path: it stays in the sampler's
- *    interval, and a sample that lands between two polls counts as ever;
- *  - time the thread was not running (descheduled) in the loop lands in a
- *    poll or between polls: a timed poll far above its mean (16x and 50 us)
- *    counts alone, out of the mean; and the thread's CPU clock, read at
- *    timed polls about every POLL_CPU_EVERY_NS of a run (from
- *    POLL_CPU_FIRST_NS into it), at samples and at the run's end, tells the
- *    time off the CPU since the last read, which is split between MPI time
- *    and computation as the loop's time on the CPU was (what a tool timing
- *    every poll would find on average).
+ *    for a node none of whose polls was timed yet, the thread's last
+ *    run's before any). The rest of the span is the computation of the
+ *    caller's path: it stays in the sampler's interval, and a sample that
+ *    lands between two polls counts as ever;
+ *  - time the thread is not running (descheduled) lands in lumps of
+ *    microseconds to milliseconds, in a poll or between polls, so that
+ *    where a few lumps fell would move a loop's MPI time by tens of
+ *    percent. The thread's CPU clock (a system call) is read in a run from
+ *    POLL_CPU_FIRST_NS on, at a timed poll once POLL_CPU_CREDIT_NS of MPI
+ *    time was credited since the last read, at samples and at the run's
+ *    end; the time off the CPU between two reads is split between the
+ *    polls and the rest as the run's time on the CPU was (what a tool that
+ *    timed every poll would find on average). A timed poll 16 times its
+ *    mean and 2 us above it is such a lump: it counts its mean, and what
+ *    of its excess the CPU clock does not show as time off the CPU was
+ *    the poll's own work, its time as timed.
  *
- * The estimate: a loop's MPI time is its timed polls' plus N-1 untimed for
- * each, at their mean: a sampling error of the mean's (a poll's spread
- * over the square root of the timed polls: below 1% for a loop of some
- * hundred timed polls), the polls' own time only (the instructions of the
- * loop between two polls are computation, as they are), and an untimed
- * poll's wrapper is a few instructions shorter than a timed one's window.
- * Visits and bytes stay exact; the shortest and longest call come from
- * timed polls; sampled + MPI time = window holds as ever (what a run
- * credits is taken from the sampler's interval, never more than the span
- * it covers). Called on the thread itself only, in a wrapper (depth > 0)
- * or in its signal handler (depth 0): both never interleave. No
- * allocation, no lock.
+ * The estimate: a loop's MPI time is its timed polls' plus the others at
+ * their mean, and its share of the time off the CPU: a sampling error of
+ * the mean's (a poll's spread over the square root of the timed polls:
+ * below 1% for a loop of some hundred timed polls), the polls' own time
+ * only (the instructions of the loop between two polls are computation,
+ * as they are), an untimed poll's wrapper a few instructions shorter than
+ * a timed one's span (~1-3 ns), and the time off the CPU by the model
+ * above. Visits and bytes stay exact; the shortest and longest call come
+ * from timed polls; sampled + MPI time = window holds as ever (what
+ * a run credits is taken from the sampler's interval, never more than the
+ * span it covers, nor than that interval). Called on the thread itself
+ * only, in a wrapper (depth > 0) or in its signal handler (depth 0): both
+ * never interleave. No allocation, no lock.
  */
 #ifndef HPROF_POLL_RUN_H
 #define HPROF_POLL_RUN_H

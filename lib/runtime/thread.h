@@ -60,11 +60,13 @@ typedef struct hprof_thread {
         uint32_t n;          /* the mean stride drawn (N) */
         uint64_t timed_at_ns; /* the end of the last timed poll (or of the opening) */
         uint32_t rng;        /* the strides' random state (xorshift) */
+        uint32_t timed;      /* timed polls in the run (lumps left out) */
         uint32_t tallied;    /* pending polls counted as repeats or not when added (the others are) */
         uint32_t streak_from; /* pending polls when the latest entry became the latest */
         uint64_t cpu_ns, cpu_at_ns; /* the thread's CPU clock read in the run, and the time then (0: none) */
         uint64_t cpu_credited_ns; /* MPI time credited since then */
         uint64_t cpu_lump_ns;     /* timed polls' time far above their mean, held since then */
+        uint64_t on_credited_ns, on_ns; /* over the run's reads: MPI time credited, time on the CPU */
         uint32_t nnodes;     /* the nodes met in the run */
         struct hprof_poll_node {
             uint32_t node, site; /* the node, and its call site's node (unwind_mpi_cached) */

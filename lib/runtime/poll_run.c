@@ -13,6 +13,7 @@
 
 #define LUMP_TIMES 16        /* a timed poll this many times its mean ... */
 #define LUMP_ABOVE_NS 2000   /* ... and this far above it: most likely descheduled in it */
+#define BOOKKEEPING_MAX_NS 10000 /* a timed poll's bookkeeping, more: descheduled in it */
 
 /* The clock's own part in a timed poll's span (from one reading's
  * taking to the next's, with nothing between them): the median of
@@ -217,13 +218,13 @@ static void lumps_as_timed(hprof_thread *t, uint64_t now_ns)
 
 /* The CPU clock where poll_run.h says: from POLL_CPU_FIRST_NS into the
  * run, then at a timed poll once POLL_CPU_CREDIT_NS of MPI time were
- * credited since the last read (or POLL_CPU_MAX_NS went by), and at once
- * (a sample, the run's end) when there is something to tell. A short run
- * reads it never. */
+ * credited since the last read (or POLL_CPU_MAX_NS went by), at a sample
+ * once POLL_CPU_SAMPLE_NS was, and at the run's end. A short run reads it
+ * never. */
 static void maybe_cpu_read(hprof_thread *t, uint64_t now_ns, int at_once)
 {
     struct hprof_poll_run *r = &t->poll;
-    if (!r->cpu_credited_ns)
+    if (r->cpu_credited_ns < (at_once ? POLL_CPU_SAMPLE_NS : 1))
         return;
     if (!r->cpu_at_ns) {
         if (now_ns - r->open_ns >= POLL_CPU_FIRST_NS) {
@@ -362,9 +363,16 @@ void poll_run_timed(hprof_thread *t, int i, uint64_t start_ns, uint64_t end_ns)
     r->due = r->stride - 1;
     r->timed_at_ns = end_ns;
     maybe_cpu_read(t, end_ns, 0);
-    /* this bookkeeping is the timed poll's: its time comes with the next credit */
-    e = &r->nodes[r->last];
-    e->seg_ns += hprof_now_ns() - end_ns;
+    /* this bookkeeping is the timed poll's: its time comes with the next
+     * credit; beyond BOOKKEEPING_MAX_NS (a read of the CPU clock is a
+     * system call, where the thread is often descheduled) it is held as a
+     * lump's */
+    uint64_t spent = hprof_now_ns() - end_ns;
+    if (spent > BOOKKEEPING_MAX_NS) {
+        r->cpu_lump_ns += spent - BOOKKEEPING_MAX_NS;
+        spent = BOOKKEEPING_MAX_NS;
+    }
+    r->nodes[r->last].seg_ns += spent;
 }
 
 void poll_run_add_tallied(hprof_thread *t, int i, int fn, uint64_t start_ns, uint64_t end_ns)

@@ -38,13 +38,16 @@
  *    where a few lumps fell would move a loop's MPI time by tens of
  *    percent. The thread's CPU clock (a system call) is read in a run from
  *    POLL_CPU_FIRST_NS on, at a timed poll once POLL_CPU_CREDIT_NS of MPI
- *    time was credited since the last read, at samples and at the run's
- *    end; the time off the CPU between two reads is split between the
- *    polls and the rest as the run's time on the CPU was (what a tool that
- *    timed every poll would find on average). A timed poll 16 times its
- *    mean and 2 us above it is such a lump: it counts its mean, and what
- *    of its excess the CPU clock does not show as time off the CPU was
- *    the poll's own work, its time as timed.
+ *    time was credited since the last read, at a sample once
+ *    POLL_CPU_SAMPLE_NS was, and at the run's end; the time off the CPU
+ *    between two reads is split between the polls and the rest as the
+ *    run's time on the CPU was (what a tool that timed every poll would
+ *    find on average). A timed poll 16 times its mean and 2 us above it is
+ *    such a lump: it counts its mean, and what of its excess the CPU clock
+ *    does not show as time off the CPU was the poll's own work, its time
+ *    as timed. So is a timed poll's bookkeeping beyond 10 us (a read of
+ *    the CPU clock, a system call, is where the thread is often
+ *    descheduled).
  *
  * The estimate: a loop's MPI time is its timed polls' plus the others at
  * their mean, and its share of the time off the CPU: a sampling error of
@@ -73,7 +76,8 @@
 #define POLL_N_MAX 4096         /* at most this mean N */
 #define POLL_CPU_FIRST_NS 200000  /* the thread's CPU clock read from this far into a run ... */
 #define POLL_CPU_CREDIT_NS 1000000 /* ... then at a timed poll once this much MPI time was credited ... */
-#define POLL_CPU_MAX_NS 100000000  /* ... or this long went by */
+#define POLL_CPU_MAX_NS 100000000  /* ... or this long went by; at a sample once ... */
+#define POLL_CPU_SAMPLE_NS 100000  /* ... this much was */
 
 /* Opens a run at frame after a poll that completed nothing, timed alone
  * (end_ns its end, dur_ns its time, hprof's walk included). */

@@ -17,7 +17,7 @@
  *    milliseconds at once, so where those few lumps land (in a poll of
  *    100 ns or in the computation around it) moves the raw sum by tens of
  *    percent from one run to the next. A poll whose d is far above the
- *    median (16x and 20 us) was descheduled: it counts at the median. The
+ *    median (16x and 2 us) was descheduled: it counts at the median. The
  *    time off the CPU is then given to the polls as their share of the
  *    time on it (the sum so far times the case's wall time over its CPU
  *    time): what a run that lost no lump nor caught one would have.
@@ -101,7 +101,7 @@ static void report(int g, long polls, long long raw, long long comp, long long w
     long long sum = 0, *sorted = malloc((size_t)kept * sizeof *sorted);
     memcpy(sorted, d, (size_t)kept * sizeof *sorted);
     qsort(sorted, (size_t)kept, sizeof *sorted, cmp_ll);
-    long long median = sorted[kept / 2], cap = median * 16 > median + 20000 ? median * 16 : median + 20000;
+    long long median = sorted[kept / 2], cap = median * 16 > median + 2000 ? median * 16 : median + 2000;
     free(sorted);
     long lumps = 0;
     for (long i = 0; i < kept; i++)

@@ -37,6 +37,11 @@ static void measure_clock_part(void)
     clock_part_ns = d[PAIRS / 2] ? d[PAIRS / 2] : 1;
 }
 
+uint64_t poll_run_clock_part_ns(void)
+{
+    return clock_part_ns;
+}
+
 /* The time since the run's last credit. */
 static uint64_t since_read(const struct hprof_poll_run *r, uint64_t now_ns)
 {

@@ -83,6 +83,10 @@
  * (end_ns its end, dur_ns its time, hprof's walk included). */
 void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t dur_ns);
 
+/* The clock's own part taken out of each timed poll's time (0 before the
+ * first run): HPROF_VERBOSE=1. */
+uint64_t poll_run_clock_part_ns(void);
+
 /* Is a run open? */
 static inline int poll_run_open_now(const hprof_thread *t)
 {

@@ -130,9 +130,10 @@ static void report_window(const hprof_thread *t)
                       (double)sampler_clock_read_cost_ns() * 1e-3);
     if (t->polls_in_runs)
         hprof_verbose(1, "thread %d: %llu polls in polling loops, %llu of them timed; %llu reads of the CPU clock, "
-                         "%.6f s of MPI time for time off the CPU",
+                         "%.6f s of MPI time for time off the CPU; the clock's part in a timed poll %llu ns",
                       t->index, (unsigned long long)t->polls_in_runs, (unsigned long long)t->polls_timed,
-                      (unsigned long long)t->poll_cpu_reads, (double)t->polls_off_cpu_ns * 1e-9);
+                      (unsigned long long)t->poll_cpu_reads, (double)t->polls_off_cpu_ns * 1e-9,
+                      (unsigned long long)poll_run_clock_part_ns());
     if (t->polls_repeated)
         hprof_verbose(1, "thread %d: %llu polls that completed nothing added to the previous call's record without a walk",
                       t->index, (unsigned long long)t->polls_repeated);

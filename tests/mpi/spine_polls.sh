@@ -8,8 +8,9 @@
 # (lib/runtime/measure.c): rank 0's count of those equals the program's own.
 # One poll in N of a loop is timed, the others counted (lib/runtime/poll_run.h):
 # that happens here, not with HPROF_POLL_STRIDE_US=0 (visits exact either
-# way), and a 40 ms wait in a tight MPI_Test loop gets MPI time that is most
-# of the wait and never more. Against the program's own clock around each
+# way), and a 40 ms wait in a tight MPI_Test loop gets MPI time that is a
+# good part of the wait (its polls'; the loop's own instructions are
+# computation) and never more. Against the program's own clock around each
 # poll (poll_gaps.c, issue 30 point 1): a loop computing G ns between its
 # polls gets its polls' time, not the computation's, at G = 0, 200 ns and
 # 50 us, sampling off and at 100 Hz (a loop with computation between its
@@ -19,8 +20,8 @@
 # profile has no such metrics. A wait whose thread is descheduled half the
 # time (descheduled.c) keeps most of that time as MPI time (split with the
 # loop's instructions as its time on the CPU was); a callee computing once
-# in a while inside a tight loop keeps its time out of it, as does one
-# 12 ms chunk 20,000 polls into a run.
+# in a while inside a tight loop keeps its time on the CPU out of it, as
+# does one 12 ms chunk 20,000 polls into a run.
 . "$(dirname "$0")/progs/lib.sh"
 require_built "polls build"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -143,10 +144,9 @@ timed_once gaps_run poll-gaps-nosampling 0
 timed_once gaps_run poll-gaps-100hz 100
 
 # descheduled.c: a tight loop whose thread shares its CPU with a spinning
-# thread keeps the time it was descheduled as the loop's MPI time, and a
-# callee's computation once in a while in a tight loop stays out of it
-# (the thread's CPU clock tells them apart; late samples and samples in
-# the callee too), sampling off and at 1000 Hz
+# thread keeps most of the time it was descheduled as the loop's MPI time
+# (the thread's CPU clock tells how much), and a callee's computation once
+# in a while in a tight loop stays out of it, sampling off and at 1000 Hz
 build_or_fail "descheduled build" build_shared "$MPICC" "$HERE/polls/descheduled.c" descheduled -O2 -pthread || finish
 timed_once expect_run descheduled-nosampling 0 descheduled $'^(desched|chunked|late)(_time)?\t'
 timed_once expect_run descheduled-1000hz 1000 descheduled $'^(desched|chunked|late)(_time)?\t'

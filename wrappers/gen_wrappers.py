@@ -337,7 +337,8 @@ def completion(fn, kind, lang, pre, post):
 
 # The lean path of a poll (lib/runtime/poll_run.h, hprof_poll_latest): a
 # poll from its run's latest entry, told before the PMPI call, counts one
-# poll of the run and nothing else, in ~30 fewer instructions than the
+# poll of the run and nothing else (one in N is timed: hprof_poll_latest
+# reads the clock before the call, hprof_poll_counted after it), in ~30 fewer instructions than the
 # general wrapper, which in a loop whose own work misses the cache is ~4 ns
 # a poll. Per complete= kind: when the lean path applies, what it keeps of
 # the request before the library frees it, and how the names that
@@ -381,25 +382,26 @@ def lean_poll_wrapper(fn, sig, params):
     used = [i for i, n in enumerate(P) if re.search(r'\b%s\b' % n, '\n'.join(bind + post))]
     o = general_c_wrapper(fn, sig, 'static __attribute__((noinline)) int %s(void *hprof_frame, %s)'
                           % (general, sig), 'hprof_frame')
-    o += ['static __attribute__((noinline)) int %s(struct hprof_thread *hprof_run, void *hprof_frame, int rc, %s)'
-          % (completed, ', '.join(kept + [params[i] for i in used])),
+    o += ['static __attribute__((noinline)) int %s(struct hprof_thread *hprof_run, void *hprof_frame, '
+          'uint64_t hprof_t0, int rc, %s)' % (completed, ', '.join(kept + [params[i] for i in used])),
           '{',
           '    hprof_call call;',
-          '    hprof_poll_resume(&call, hprof_run, %s, hprof_frame);' % fn.id]
+          '    hprof_poll_resume(&call, hprof_run, %s, hprof_frame, hprof_t0);' % fn.id]
     o += ['    ' + l for l in bind]
     o += ['    if (rc == MPI_SUCCESS) {'] + ['        ' + l for l in post] + ['    }']
     o += ['    hprof_call_end(&call);', '    return rc;', '}', '']
     o += ['HPROF_EXPORT int %s(%s)' % (fn.name, sig),
           '{',
           '    struct hprof_thread *hprof_run;',
-          '    if (__builtin_expect(%s, 1) && (hprof_run = hprof_poll_latest(%s, HPROF_FRAME))) {' % (guard, fn.id)]
+          '    uint64_t hprof_t0 = 0;   /* one poll in N is timed */',
+          '    if (__builtin_expect(%s, 1) && (hprof_run = hprof_poll_latest(%s, HPROF_FRAME, &hprof_t0))) {' % (guard, fn.id)]
     o += ['        ' + l for l in keep]
     o += ['        int rc = P%s(%s);' % (fn.name, args),
           '        if (__builtin_expect(rc == MPI_SUCCESS && (%s), 1)) {' % nothing_done(fn),
-          '            hprof_poll_counted(hprof_run);',
+          '            hprof_poll_counted(hprof_run, hprof_t0);',
           '            return rc;',
           '        }',
-          '        return %s(hprof_run, HPROF_FRAME, rc, %s);' % (completed, ', '.join(['hprof_one'] * len(kept) + [P[i] for i in used])),
+          '        return %s(hprof_run, HPROF_FRAME, hprof_t0, rc, %s);' % (completed, ', '.join(['hprof_one'] * len(kept) + [P[i] for i in used])),
           '    }',
           '    return %s(HPROF_FRAME, %s);' % (general, args),
           '}', '']
@@ -505,7 +507,8 @@ def general_c_wrapper(fn, sig, head, frame):
     o.append('    hprof_call call;')
     poll = fn.get('poll')
     if poll:   # a poll in the thread's polling run takes a shorter path (measure.h)
-        o += ['    struct hprof_thread *hprof_run = hprof_poll_join(%s);' % frame,
+        o += ['    uint64_t hprof_t0 = 0;   /* one poll of the run in N is timed */',
+              '    struct hprof_thread *hprof_run = hprof_poll_join(%s, &hprof_t0);' % frame,
               '    if (hprof_run)',
               '        call.measured = 1;',
               '    else',
@@ -519,9 +522,9 @@ def general_c_wrapper(fn, sig, head, frame):
     if poll:
         o += ['    if (hprof_run) {',
               '        if (rc == MPI_SUCCESS && (%s) &&' % nothing_done(fn),
-              '            hprof_poll_again(hprof_run, %s, %s))' % (fn.id, frame),
+              '            hprof_poll_again(hprof_run, %s, %s, hprof_t0))' % (fn.id, frame),
               '            return rc;',
-              '        hprof_poll_resume(&call, hprof_run, %s, %s);' % (fn.id, frame),
+              '        hprof_poll_resume(&call, hprof_run, %s, %s, hprof_t0);' % (fn.id, frame),
               '    }']
     if post:
         if ret == 'int':

@@ -10,9 +10,9 @@
  * node in the thread's leaf memo, with no walk and no tree lookup: loops of
  * MPI calls cost two clock reads and a few adds.
  *
- * Polling loops read the clock once per group of polls (poll_run.h): a
- * poll that completes nothing from the frame of the thread's polling run
- * costs a visit and no clock read.
+ * Polling loops time one poll in N (poll_run.h): a poll that completes
+ * nothing from the frame of the thread's polling run costs a count and no
+ * clock read.
  */
 #include "measure.h"
 
@@ -59,14 +59,14 @@ static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread 
         call->bytes[i] = 0;
     call->measured = 1;
     if (hprof_config.sampling_clock == HPROF_CLOCK_CPU)
-        call->start_cpu_ns = sampler_clock_ns();
+        call->start_cpu_ns = sampler_cpu_read(&call->start_cpu_cost_ns);
     call->start_ns = hprof_now_ns();
     if (hprof_papi_nevents)
         hprof_papi_call_begin(&t->papi); /* after the clock: its cost is MPI time */
 }
 
 /* A call's record as its wrapper starts: measured on thread t (NULL: not
- * yet known), chained: 1 for a poll timed with its run. */
+ * yet known), chained: a poll of the thread's run, 1 not timed, 2 timed. */
 static inline void call_start(hprof_call *call, int fn, void *frame, hprof_thread *t, int chained)
 {
     call->fn = fn;
@@ -75,6 +75,7 @@ static inline void call_start(hprof_call *call, int fn, void *frame, hprof_threa
     call->nested = 0;
     call->poll = 0;
     call->chained = chained;
+    call->poll_end_ns = 0;
     call->thread = t;
 }
 
@@ -95,23 +96,24 @@ void hprof_call_begin(hprof_call *call, int fn, void *frame)
     for (int i = 0; i < HPROF_NBYTES; i++)
         call->bytes[i] = 0;
     COST_MARK(0);
-    if (__builtin_expect(poll_run_joins(t, frame), 0) && (hprof_fn_table[fn].flags & HPROF_FN_POLL)) {
-        call->chained = 1; /* timed with its run (poll_run.h) */
-    } else {
-        call->start_ns = hprof_now_ns();
-        if (__builtin_expect(t->poll.frame != NULL, 0))
+    call->start_ns = hprof_now_ns();
+    if (__builtin_expect(t->poll.frame != NULL, 0)) {
+        if (poll_run_joins(t, frame) && (hprof_fn_table[fn].flags & HPROF_FN_POLL))
+            call->chained = 2; /* a poll of the run, timed (poll_run.h) */
+        else
             poll_run_close(t, call->start_ns);
     }
     COST_MARK(1);
 }
 
-static void add_call(cct_node *n, const hprof_call *call, uint64_t ns)
+/* exact: ns was measured, not estimated (a poll of a run not timed) */
+static void add_call(cct_node *n, const hprof_call *call, uint64_t ns, int exact)
 {
     n->counter[CCT_VISITS]++;
     n->counter[CCT_MPI_TIME_NS] += ns;
-    if (ns < n->counter[CCT_MIN_NS] && call->chained != 2) /* 2: duration unknown */
+    if (ns < n->counter[CCT_MIN_NS] && exact)
         n->counter[CCT_MIN_NS] = ns;
-    if (ns > n->counter[CCT_MAX_NS])
+    if (ns > n->counter[CCT_MAX_NS] && exact)
         n->counter[CCT_MAX_NS] = ns;
     for (int i = 0; i < HPROF_NBYTES; i++)
         n->counter[CCT_BYTES_SENT + i] += call->bytes[i];
@@ -218,7 +220,12 @@ static void record(hprof_thread *t, hprof_call *call)
     if (__builtin_expect(call->chained, 0) && call->poll && cached && node != CCT_NONE && counter < 0) {
         int i = poll_run_enter(t, node, site, call->fn, call->frame);
         if (i >= 0) {
-            poll_run_add_recorded(t);
+            if (call->chained == 2) {
+                t->poll.tallied++; /* counted above */
+                poll_run_timed(t, i, call->start_ns, call->poll_end_ns ? call->poll_end_ns : hprof_now_ns());
+            } else {
+                poll_run_add_recorded(t);
+            }
             return;
         }
     }
@@ -230,43 +237,52 @@ static void record(hprof_thread *t, hprof_call *call)
      * the sampler attributes to the code around the call. */
     uint64_t end = hprof_now_ns();
     uint64_t ns = end - call->start_ns;
+    int exact = 1;
     if (__builtin_expect(call->chained, 0)) {
-        /* the run ends; with its frame's activation changed, this call's
-         * span is not the run's: it stays computation */
-        if (cached) {
-            ns = poll_run_finish(t, end);
-        } else {
-            poll_run_close(t, end);
-            ns = 0;
+        /* the run ends (a poll that completed something, or whose path
+         * changed): a poll not timed gets the run's mean */
+        if (call->chained == 1) {
+            ns = poll_run_estimate(t, -1, end);
+            exact = 0;
         }
-        call->chained = 2;
-    } else if (call->poll && cached && node != CCT_NONE && hprof_config.poll_gap_ns &&
+        poll_run_finish(t, end, ns);
+    } else if (call->poll && cached && node != CCT_NONE && hprof_config.poll_stride_us &&
                hprof_config.sampling_clock == HPROF_CLOCK_WALL && !hprof_papi_nevents) {
         poll_run_open(t, call->frame, end, ns);
     }
     COST_MARK(3);
-    /* The sampler subtracts MPI time on its own clock. */
-    if (__builtin_expect(hprof_config.sampling_clock == HPROF_CLOCK_CPU, 0))
-        sampler_add_mpi_time(&t->sampling, sampler_clock_ns() - call->start_cpu_ns);
-    else
+    /* The sampler subtracts MPI time on its own clock (on the CPU clock at
+     * the end of the bookkeeping, below). */
+    if (__builtin_expect(hprof_config.sampling_clock != HPROF_CLOCK_CPU, 1))
         sampler_add_mpi_time(&t->sampling, ns);
     /* At the tree's cap the call still counts, under (call tree full). */
     cct_node *n = &t->tree.nodes[cct_or_full(&t->tree, node)];
-    add_call(n, call, ns);
+    add_call(n, call, ns, exact);
     if (counter >= 0)
         n->counter[counter]++;
     COST_MARK(4);
     uint32_t bucket = timeline_add_call(&t->timeline, end, ns, call->bytes[HPROF_BYTES_SENT],
                                         call->bytes[HPROF_BYTES_RECEIVED]);
     path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, cct_or_full(&t->tree, node), end, ns);
+    /* On the CPU clock the call's time runs from the read at its entry to
+     * this one, the last of its bookkeeping, plus the parts of the two
+     * reads outside them (about one read's cost, sampler.h): all of it
+     * hprof's or MPI's, none of it the program's computation. */
+    if (__builtin_expect(hprof_config.sampling_clock == HPROF_CLOCK_CPU, 0)) {
+        uint64_t cost, cpu = sampler_cpu_read(&cost);
+        sampler_add_mpi_time(&t->sampling, cpu - call->start_cpu_ns + (call->start_cpu_cost_ns + cost) / 2);
+    }
     COST_MARK(5);
 }
 
 /* ---- polls in the thread's polling run (measure.h, poll_run.h) ---------- */
 
-void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame)
+void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame, uint64_t start_ns)
 {
-    call_start(call, fn, frame, t, 1);
+    uint64_t end = start_ns ? hprof_now_ns() : 0; /* a timed poll's end first */
+    call_start(call, fn, frame, t, start_ns ? 2 : 1);
+    call->start_ns = start_ns;
+    call->poll_end_ns = end;
     for (int i = 0; i < HPROF_NBYTES; i++)
         call->bytes[i] = 0;
 }

@@ -45,9 +45,11 @@ typedef struct hprof_call {
     int measured;    /* 0: the call passes through unmeasured */
     int nested;      /* private to the runtime, as is thread */
     struct hprof_thread *thread; /* the calling thread's state when measured or nested */
-    int chained;     /* private: start_ns is the previous poll's end (measure.c) */
+    int chained;     /* private: a poll of the thread's polling run (measure.c): 1 not timed, 2 timed */
+    uint64_t poll_end_ns; /* private: a timed poll's end when read just after its PMPI call, else 0 */
     int poll;        /* set by a test or probe wrapper that completed nothing */
     uint64_t start_cpu_ns; /* private: on the cpu sampling clock only */
+    uint64_t start_cpu_cost_ns; /* private: that read's cost (sampler_cpu_read) */
     uint64_t bytes[HPROF_NBYTES];
 } hprof_call;
 
@@ -64,12 +66,13 @@ void hprof_call_end(hprof_call *call);
  * in a loop whose own work misses the cache every instruction counts:
  *
  *     hprof_call call;
- *     struct hprof_thread *run = hprof_poll_join(HPROF_FRAME);
+ *     uint64_t t0 = 0;                  (the one poll in N timed: its start)
+ *     struct hprof_thread *run = hprof_poll_join(HPROF_FRAME, &t0);
  *     if (run) call.measured = 1; else hprof_call_begin(&call, fn, HPROF_FRAME);
  *     rc = PMPI_Test(...);
  *     if (run) {
- *         if (<completed nothing> && hprof_poll_again(run, fn, HPROF_FRAME)) return rc;
- *         hprof_poll_resume(&call, run, fn, HPROF_FRAME);
+ *         if (<completed nothing> && hprof_poll_again(run, fn, HPROF_FRAME, t0)) return rc;
+ *         hprof_poll_resume(&call, run, fn, HPROF_FRAME, t0);
  *     }
  *     ... as any wrapper, from the bytes on
  *
@@ -78,12 +81,12 @@ void hprof_call_end(hprof_call *call);
  * MPI_Test, MPI_Testany of one request, MPI_Iprobe and MPI_Improbe have a
  * leaner path in front of that one (wrappers/README.md):
  *
- *     run = hprof_poll_latest(fn, HPROF_FRAME);   (on the run's latest entry?)
+ *     run = hprof_poll_latest(fn, HPROF_FRAME, &t0);   (on the run's latest entry?)
  *     if (!run) return general(HPROF_FRAME, ...);  (the wrapper above)
  *     keep the request; rc = PMPI_Test(...);
- *     if (<completed nothing>) { hprof_poll_counted(run); return rc; }
- *     hprof_poll_resume(&call, run, fn, frame); ... as any wrapper */
-void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame);
+ *     if (<completed nothing>) { hprof_poll_counted(run, t0); return rc; }
+ *     hprof_poll_resume(&call, run, fn, frame, t0); ... as any wrapper */
+void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame, uint64_t start_ns);
 
 /* The second half of hprof_call_end() for a measured call: finds the call
  * path and adds the call to its node. Also records the call that opened

@@ -70,7 +70,7 @@ void hprof_runtime_record_init(int fn, uint64_t start_ns)
     if (!t || t->depth > 0)
         return;
     hprof_call call = { .start_ns = start_ns, .fn = fn, .measured = 1,
-                        .start_cpu_ns = sampler_clock_ns() };
+                        .start_cpu_ns = sampler_clock_ns(), .start_cpu_cost_ns = sampler_clock_read_cost_ns() };
     t->depth++;
     hprof_record_call(&call);
     t->depth--;
@@ -148,10 +148,15 @@ static void report_window(const hprof_thread *t)
     if (s->pace.longest_ns > s->pace.nominal_ns)
         hprof_verbose(1, "thread %d: sampled at %.6g Hz at the lowest (the handler's time passed a quarter of the "
                          "thread's; sample_pace.h)", t->index, 1e9 / (double)s->pace.longest_ns);
-    if (t->polls_grouped)
-        hprof_verbose(1, "thread %d: %llu polls timed in groups, %llu groups (one clock read per %d to %d polls)",
-                      t->index, (unsigned long long)t->polls_grouped, (unsigned long long)t->poll_credits,
-                      POLL_RUN_GROUP, POLL_RUN_GROUP_MAX);
+    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU && t->index == 0)
+        hprof_verbose(1, "a read of the thread's CPU clock costs %.3f us (added to each MPI call's CPU time)",
+                      (double)sampler_clock_read_cost_ns() * 1e-3);
+    if (t->polls_in_runs)
+        hprof_verbose(1, "thread %d: %llu polls in polling loops, %llu of them timed; %llu reads of the CPU clock, "
+                         "%.6f s of MPI time for time off the CPU; the clock's part in a timed poll %llu ns",
+                      t->index, (unsigned long long)t->polls_in_runs, (unsigned long long)t->polls_timed,
+                      (unsigned long long)t->poll_cpu_reads, (double)t->polls_off_cpu_ns * 1e-9,
+                      (unsigned long long)poll_run_clock_part_ns());
     if (t->polls_repeated)
         hprof_verbose(1, "thread %d: %llu polls that completed nothing added to the previous call's record without a walk",
                       t->index, (unsigned long long)t->polls_repeated);

@@ -44,6 +44,43 @@ uint64_t sampler_clock_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t clock_read_cost_ns; /* sampler_clock_read_cost_ns */
+
+/* One read's cost on the thread's CPU clock: the median of batches of
+ * back-to-back reads (from one reading to the next is one whole read). */
+static void calibrate_read_cost(void)
+{
+    enum { BATCHES = 7, READS = 8 };
+    uint64_t per[BATCHES];
+    for (int b = 0; b < BATCHES; b++) {
+        uint64_t first = sampler_clock_ns(), last = first;
+        for (int i = 0; i < READS; i++)
+            last = sampler_clock_ns();
+        per[b] = (last - first) / READS;
+    }
+    for (int i = 1; i < BATCHES; i++) /* insertion sort: seven values */
+        for (int j = i; j > 0 && per[j] < per[j - 1]; j--) {
+            uint64_t x = per[j];
+            per[j] = per[j - 1];
+            per[j - 1] = x;
+        }
+    clock_read_cost_ns = per[BATCHES / 2];
+}
+
+uint64_t sampler_clock_read_cost_ns(void)
+{
+    return clock_read_cost_ns;
+}
+
+uint64_t sampler_cpu_read(uint64_t *cost)
+{
+    uint64_t before = hprof_now_ns();
+    uint64_t cpu = sampler_clock_ns();
+    uint64_t took = hprof_now_ns() - before;
+    *cost = took <= 4 * clock_read_cost_ns ? took : clock_read_cost_ns;
+    return cpu;
+}
+
 static void histogram_add(hprof_sampling *s, uint64_t weight)
 {
     uint64_t nominal = 1000000000ull / (uint64_t)hprof_config.sampling_hz;
@@ -91,20 +128,6 @@ static uint32_t sample_node(hprof_thread *t, void *ucontext, int *failed, int *i
     return unwind_signal_node(&t->tree, ucontext, failed, inside);
 }
 
-/* How long after its timer expired a sample's signal came: more than the
- * signal's latency when the thread was not running then (descheduled).
- * A system call; only where a polling loop asks. */
-static uint64_t signal_lateness_ns(const hprof_sampling *s, const siginfo_t *info)
-{
-    struct itimerspec its;
-    if (timer_gettime(s->timer, &its) != 0)
-        return 0;
-    uint64_t period = (uint64_t)its.it_interval.tv_sec * 1000000000u + (uint64_t)its.it_interval.tv_nsec;
-    uint64_t left = (uint64_t)its.it_value.tv_sec * 1000000000u + (uint64_t)its.it_value.tv_nsec;
-    uint64_t overruns = info->si_overrun > 0 ? (uint64_t)info->si_overrun : 0;
-    return overruns * period + (period > left ? period - left : 0);
-}
-
 /* The timer's period from now on (timer_settime: async-signal-safe). */
 static void set_period(hprof_sampling *s, uint64_t ns)
 {
@@ -133,8 +156,10 @@ static void take_sample(siginfo_t *info, void *ucontext)
     uint64_t entry = hprof_now_ns();
     int failed, inside;
     uint32_t node = sample_node(t, ucontext, &failed, &inside);
-    if (poll_run_open_now(t))
-        poll_run_sampled(t, node, inside, signal_lateness_ns(s, info));
+    /* between two polls of a polling loop: the polls so far are MPI time
+     * of this interval (poll_run.h) */
+    if (!inside && poll_run_open_now(t))
+        poll_run_sampled(t);
     if (inside) {
         s->in_mpi++;
         errno = saved_errno;
@@ -347,6 +372,8 @@ void sampler_thread_start(hprof_thread *t, uint64_t window_start_ns)
 {
     hprof_papi_thread_start(&t->papi);
     hprof_sampling *s = &t->sampling;
+    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU && installed && !clock_read_cost_ns)
+        calibrate_read_cost(); /* once, before the window's first reading; racing threads write alike */
     s->window_start_ns = window_start_ns;
     s->last_ns = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? window_start_ns : sampler_clock_ns();
     s->last_node = CCT_NONE;

@@ -64,8 +64,31 @@ void sampler_thread_stop(struct hprof_thread *t, uint64_t now_ns, uint32_t node)
 /* Called by the wrappers' bookkeeping: MPI time measured on this thread. */
 static inline void sampler_add_mpi_time(hprof_sampling *s, uint64_t ns) { s->mpi_ns_since += ns; }
 
+/* The most MPI time that may still be added at now_ns (wall clock) so
+ * that the interval since the last counted sample stays at least 0. */
+static inline uint64_t sampler_room_ns(const hprof_sampling *s, uint64_t now_ns)
+{
+    uint64_t elapsed = now_ns > s->last_ns ? now_ns - s->last_ns : 0;
+    return elapsed > s->mpi_ns_since ? elapsed - s->mpi_ns_since : 0;
+}
+
 /* The clock the weights are measured on (wall, or the thread's CPU time). */
 uint64_t sampler_clock_ns(void);
+
+/* A reading of the thread's CPU clock, and in *cost that read's cost.
+ * An MPI call timed on the CPU clock from a read at its entry to a read at
+ * its end leaves out the first read's part before its reading and the
+ * second's after it: about one read's cost, a system call (~0.8 us on a
+ * VM, varying with the machine's load), that is hprof's and not the
+ * program's computation. So each read is timed on the wall clock (two TSC
+ * reads), and the call adds the mean of its two; a read that took more
+ * than four times the process's calibrated cost (the thread descheduled
+ * in it) counts that calibrated cost instead. */
+uint64_t sampler_cpu_read(uint64_t *cost);
+
+/* The calibrated cost: the median of batches of back-to-back reads on the
+ * CPU clock, once a process; 0 before the first thread's start on it. */
+uint64_t sampler_clock_read_cost_ns(void);
 
 /* The median time in the handler per counted sample, in ns (a bucket's middle). */
 uint64_t sampler_handler_median_ns(const hprof_sampling *s);

@@ -14,9 +14,11 @@
  * writes check_csv.py expectations (visits of every path, the bytes of
  * the receives its polls completed) and `repeats R N` to polls.expect.RANK.
  * Before that, each rank in turn waits WAIT_MS for its partner in a tight
- * MPI_Test loop that it times itself: hprof times such loops in groups of
- * polls (lib/runtime/poll_run.h), and the loop's MPI time must come out
- * close to the program's own clock.
+ * MPI_Test loop that it times itself: hprof times one poll in N of such a
+ * loop (lib/runtime/poll_run.h), and the loop's MPI time is its polls'
+ * time, never more than the wait, most of it (the loop's own
+ * instructions between polls are computation: poll_gaps.c checks the
+ * polls' time against the program's clock around each one).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -181,7 +183,7 @@ static void other(int rc)
 static void print_expectations(FILE *f, int rank, double waited)
 {
     fprintf(f, "long_wait\tglob:*;long_wait;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_LONG]);
-    fprintf(f, "long_wait_time\tglob:*;long_wait;MPI_Test\t%d\ttime\t>=\t%.6f\n", rank, waited * 0.85);
+    fprintf(f, "long_wait_time\tglob:*;long_wait;MPI_Test\t%d\ttime\t>=\t%.6f\n", rank, waited * 0.25);
     fprintf(f, "long_wait_time\tglob:*;long_wait;MPI_Test\t%d\ttime\t<=\t%.6f\n", rank, waited * 1.05 + 0.0005);
     fprintf(f, "via_x\tglob:*;via_x;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_X]);
     fprintf(f, "via_y\tglob:*;via_y;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_Y]);
@@ -200,7 +202,7 @@ static void print_expectations(FILE *f, int rank, double waited)
             fprintf(f, "received\tglob:*;%s\t%d\tbytes_received\t==\t%ld\n", paths[k], rank, received[k]);
     for (int k = S_TEST_X; k < NSITES; k++)
         fprintf(f, "split_polls\tglob:*;%s\t%d\tpolls_unsuccessful\t==\t%ld\n", paths[k], rank, unsuccessful[k]);
-    fprintf(f, "split_time\tglob:*;long_wait;MPI_Test\t%d\tpolls_unsuccessful_time\t>=\t%.6f\n", rank, waited * 0.8);
+    fprintf(f, "split_time\tglob:*;long_wait;MPI_Test\t%d\tpolls_unsuccessful_time\t>=\t%.6f\n", rank, waited * 0.25);
     fprintf(f, "repeats %d %ld\n", rank, repeats);
 }
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "exact_stack.h"
 #include "thunks.h"
 
 /* A call site in the frame that made the latest MPI calls: the wrapper's
@@ -58,6 +59,10 @@ typedef struct uw_thread {
     uint64_t *caller_slot;
     int caller_depth;
     uint32_t caller_node;
+    /* or, when the caller is an exactly measured call (its slot holds the
+     * exit thunk, exact_stack.h): its entry and activation; -1: a thunk */
+    int caller_exact;
+    uint64_t caller_serial;
     struct site sites[SITE_CACHE];
     /* the thunks' table: epoch, top, then ra[] (thunk code reads ra[i],
      * writes top and counts epoch: every change to the thunks does) */
@@ -66,6 +71,7 @@ typedef struct uw_thread {
     uint64_t ra[THUNK_COUNT];
     uint64_t *slot[THUNK_COUNT];
     uint32_t node[THUNK_COUNT];
+    exact_stack ex;               /* the exactly measured calls under way (exact_stack.h) */
 } uw_thread;
 
 /* This thread's state; NULL before its first walk and after it ended. */
@@ -74,6 +80,9 @@ extern __thread uw_thread *uw_self __attribute__((tls_model("initial-exec"), vis
 /* Decided once, at the first thread's set-up (test knobs, config.c). */
 extern int uw_check_mode; /* HPROFTEST_UNWIND_CHECK=1: unwind_check.h; -1 before */
 extern int uw_plain_mode; /* HPROFTEST_UNWIND=libunwind: every walk with libunwind (bench/run.py) */
+
+/* A CET shadow stack checks every return: no return address may be replaced. */
+int uw_shadow_stack_active(void);
 
 /* The calling thread's state, made on first use (mmap; not from a signal
  * handler, which reads uw_self instead). NULL if it cannot be made. */

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <ucontext.h>
 
+#include "exact_stack.h"
 #include "interpose.h"
 #include "own_code.h"
 #include "py_splice.h"
@@ -62,11 +63,20 @@ void unwind_process_start(void)
 }
 
 /* Before hprof's own libunwind walk: unlike a foreign walk it ends before
- * we return, so later samples may patch again. */
+ * we return, so later samples may patch again; the exactly measured calls'
+ * slots get their exit thunk back after it (rearm_after_own_walk). */
 static void restore_for_own_walk(uw_thread *st)
 {
-    if (st)
+    if (st) {
         thunk_stack_restore(st);
+        exact_stack_disarm(&st->ex, current_sp());
+    }
+}
+
+static void rearm_after_own_walk(uw_thread *st)
+{
+    if (st && st->ex.disarmed)
+        exact_stack_rearm(&st->ex, current_sp());
 }
 
 /* ---- walking -------------------------------------------------------------------- */
@@ -182,6 +192,10 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
             w->status = WK_FAIL; /* not a return address: never a key (cct.h) */
             return;
         }
+        if (pc == exact_exit_addr() && !(pc = exact_stack_translate(&st->ex, slot))) {
+            w->status = WK_FAIL; /* an exit thunk no exact call stands for */
+            return;
+        }
         int d = thunk_index(pc);
         if (d != -1) {
             if (d < 0 || own || d >= st->top || st->slot[d] != slot) {
@@ -247,8 +261,10 @@ __attribute__((noinline)) int unwind_mpi_path(uint64_t *ips, int max)
     walk w;
     do_walk(st, &w, r, max < UNWIND_MAX_FRAMES ? max : UNWIND_MAX_FRAMES, 1, 0, 1, NULL);
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
-        thunk_stack_restore(st);
-        return lu_mpi_path(ips, max);
+        restore_for_own_walk(st);
+        int n = lu_mpi_path(ips, max);
+        rearm_after_own_walk(st);
+        return n;
     }
     if (w.status != WK_END)
         return 0;
@@ -275,8 +291,10 @@ int unwind_signal_path(uint64_t *ips, int max, const void *ucontext)
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
         if (w.status == WK_MISS)
             learner_request(w.miss);
-        thunk_stack_restore(st);
-        return lu_signal_path(ips, max, ucontext);
+        restore_for_own_walk(st);
+        int n = lu_signal_path(ips, max, ucontext);
+        rearm_after_own_walk(st);
+        return n;
     }
     if (w.status != WK_END)
         return 0;
@@ -310,12 +328,21 @@ static void check_against_libunwind(uw_thread *st, cct *tree, uint32_t node, con
         else
             slots[i] = NULL;
     }
+    exact_stack_disarm(&st->ex, current_sp());
     int nref = ucontext ? lu_step_from_context(ref, UNWIND_MAX_FRAMES, ucontext)
                         : lu_mpi_path(ref, UNWIND_MAX_FRAMES);
+    rearm_after_own_walk(st);
     for (int64_t i = 0; i < top; i++)
         if (slots[i])
             *slots[i] = thunk_addr((int)i);
     unwind_check_path(tree, node, ref, nref, ucontext != NULL);
+}
+
+/* Frame j of a walk is an exactly measured call's (its return address
+ * slot holds the exit thunk): its calls are counted exactly, not here. */
+static int exact_frame(const walk *w, int j)
+{
+    return j + 1 < w->n && w->slots[j + 1] && *w->slots[j + 1] == exact_exit_addr();
 }
 
 /* After a walk that reached its end or a thunk: the nodes, the visits, and
@@ -359,7 +386,7 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, const py_path *py, int
     int old_frame = w->status == WK_OK ? n - 2 : n; /* frames >= old_frame are old */
     if (!st->unknown)
         for (int j = sample ? 1 : 0; j < old_frame && j < n; j++)
-            if (!py->nact || !py_path_replaced(py, j))
+            if ((!py->nact || !py_path_replaced(py, j)) && !exact_frame(w, j))
                 tree->nodes[nodes[j]].counter[CCT_VISITS]++;
     st->unknown = 0;
     /* Redirect the new frames' slots, each only where it is proven to hold
@@ -404,9 +431,12 @@ static uint64_t *caller_of_wrapper(const uw_thread *st, const void *frame, regs 
     if (!frame || (f & 7) || f <= current_sp() || f + 16 > st->stack_hi)
         return NULL;
     uint64_t *slot = (uint64_t *)(uintptr_t)(f + 8);
-    if (own_code(*slot) && thunk_index(*slot) < 0)
+    uint64_t pc = *slot;
+    if (pc == exact_exit_addr()) /* a measured function tail-called the wrapper or function */
+        pc = exact_stack_translate(&st->ex, slot);
+    if (!pc || (own_code(pc) && thunk_index(pc) < 0))
         return NULL;
-    r->pc = *slot;
+    r->pc = pc;
     r->sp = f + 16;
     r->bp = *(const uint64_t *)(uintptr_t)f;
     r->bp_ok = 1;
@@ -423,17 +453,30 @@ static uint64_t *caller_of_wrapper(const uw_thread *st, const void *frame, regs 
 static void remember_caller(uw_thread *st, const walk *w, const uint64_t *frame, uint32_t node)
 {
     int d = (w->status == WK_OK ? w->thunk : 0) + w->n - 2; /* depth of ips[1] */
-    if (w->n < 2 || d < 0 || d >= THUNK_COUNT || st->slot[d] != w->slots[1] ||
-        *w->slots[1] != thunk_addr(d))
+    if (w->n < 2)
         return;
+    int k = -1;
+    uint64_t serial = 0;
+    if (*w->slots[1] == exact_exit_addr()) {
+        /* the caller is an exactly measured call: its activation is its entry's */
+        if ((k = exact_stack_index(&st->ex, w->slots[1])) < 0)
+            return;
+        serial = st->ex.e[k].serial;
+    } else if (d < 0 || d >= THUNK_COUNT || st->slot[d] != w->slots[1] || *w->slots[1] != thunk_addr(d)) {
+        return;
+    }
     const recipe *rc = recipe_find_ra(w->ips[0]);
     if (!rc)
         return;
-    if (st->caller_slot != w->slots[1] || st->caller_depth != d || st->caller_node != st->node[d]) {
+    if (st->caller_slot != w->slots[1] || st->caller_exact != k ||
+        (k < 0 && (st->caller_depth != d || st->caller_node != st->node[d])) ||
+        (k >= 0 && st->caller_serial != serial)) {
         memset(st->sites, 0, sizeof st->sites);
         st->caller_slot = w->slots[1];
         st->caller_depth = d;
-        st->caller_node = st->node[d];
+        st->caller_node = k < 0 ? st->node[d] : 0;
+        st->caller_exact = k;
+        st->caller_serial = serial;
     }
     /* its own entry, else an empty one, else one of the others goes */
     unsigned i = site_index(frame[1]), at = (i + (unsigned)(frame[1] >> 4) % SITE_PROBE) & (SITE_CACHE - 1);
@@ -467,6 +510,14 @@ uint32_t unwind_mpi_cached(const void *wrapper_frame)
     const struct site *c = site_find(st->sites, f[1]);
     if (!c || c->frame != f || (c->need_bp && c->bp != f[0]))
         return CCT_NONE;
+    int k = st->caller_exact;
+    if (k >= 0) { /* an exactly measured caller: the same activation still under way */
+        const exact_entry *e = &st->ex.e[k];
+        if ((uint32_t)k < st->ex.top && e->slot == st->caller_slot && e->serial == st->caller_serial && e->armed &&
+            *st->caller_slot == exact_exit_addr())
+            return c->node;
+        return CCT_NONE;
+    }
     int d = st->caller_depth;
     if (d < st->top && st->slot[d] == st->caller_slot && *st->caller_slot == thunk_addr(d) &&
         st->node[d] == st->caller_node)
@@ -478,7 +529,7 @@ void unwind_token_take(unwind_token *tok)
 {
     const uw_thread *st = uw_self;
     tok->epoch_at = NULL;
-    if (!st || !st->caller_slot || *st->caller_slot != thunk_addr(st->caller_depth))
+    if (!st || !st->caller_slot || st->caller_exact >= 0 || *st->caller_slot != thunk_addr(st->caller_depth))
         return;
     tok->epoch_at = &st->epoch;
     tok->epoch = st->epoch;
@@ -543,6 +594,7 @@ uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
         restore_for_own_walk(st);
         int n = lu_mpi_path(w.ips, UNWIND_MAX_FRAMES);
+        rearm_after_own_walk(st);
         if (n <= 0) {
             *failed = 1;
             return cct_reserve(tree, 1) == 0 ? tree_path_failed(tree, NULL, 0) : CCT_NONE;
@@ -573,7 +625,7 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
     const ucontext_t *uc = ucontext;
     regs r = { (uint64_t)uc->uc_mcontext.gregs[REG_RIP], (uint64_t)uc->uc_mcontext.gregs[REG_RSP],
                (uint64_t)uc->uc_mcontext.gregs[REG_RBP], 1 };
-    if (own_code(r.pc)) {
+    if (own_code(r.pc) || exact_code_at(r.pc)) {
         *inside = 1;
         return CCT_NONE;
     }
@@ -592,6 +644,7 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
             learner_request(w.miss);
         restore_for_own_walk(st);
         int n = lu_signal_path(w.ips, UNWIND_MAX_FRAMES, ucontext);
+        rearm_after_own_walk(st);
         for (int i = 0; i < n; i++) {
             if (own_code(w.ips[i])) {
                 *inside = 1;

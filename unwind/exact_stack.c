@@ -78,7 +78,8 @@ static void drop_top(exact_stack *x, uint64_t now)
     x->top = k;
 }
 
-int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn, uint64_t now)
+int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn, uint64_t now, uint32_t site,
+                     int depth)
 {
     uint64_t s = (uint64_t)(uintptr_t)slot;
     /* A measured function that tail-called this one handed it its slot,
@@ -103,6 +104,8 @@ int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn
     e->fn = fn;
     e->armed = 1;
     e->serial = ++x->serial;
+    e->site = site;
+    e->depth = depth;
     x->top++;
     *slot = exact_exit_addr();
     return 0;
@@ -146,12 +149,19 @@ uint64_t exact_stack_leave(uint64_t sp)
     return ra;
 }
 
+int exact_stack_index_below(const exact_stack *x, const uint64_t *slot, int below)
+{
+    if (!x || below > (int)x->top)
+        below = x ? (int)x->top : 0;
+    for (int k = below; k-- > 0;)
+        if (x->e[k].slot == slot && x->e[k].armed)
+            return k;
+    return -1;
+}
+
 int exact_stack_index(const exact_stack *x, const uint64_t *slot)
 {
-    for (uint32_t k = x ? x->top : 0; k-- > 0;)
-        if (x->e[k].slot == slot && x->e[k].armed)
-            return (int)k;
-    return -1;
+    return exact_stack_index_below(x, slot, x ? (int)x->top : 0);
 }
 
 uint64_t exact_stack_translate(const exact_stack *x, const uint64_t *slot)

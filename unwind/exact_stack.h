@@ -49,6 +49,8 @@ typedef struct exact_entry {
     int32_t armed;       /* the slot holds the exit thunk */
     uint32_t fn;         /* the function's id (lib/exact) */
     uint64_t serial;     /* tells this activation from others at its slot */
+    uint32_t site;       /* the node of the path down to its call site (CCT_NONE: none) */
+    int32_t depth;       /* that frame's depth in the thunk stack, -1: not known */
 } exact_entry;
 
 typedef struct exact_stack {
@@ -83,7 +85,8 @@ exact_stack *exact_stack_peek(void);
 /* A new activation whose return-address slot is slot, counted on node:
  * entries gone by its slot are closed at now first; the slot gets the exit
  * thunk. 0, or -1 when the stack is full (the call runs unmeasured). */
-int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn, uint64_t now);
+int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn, uint64_t now, uint32_t site,
+                     int depth);
 
 /* The exit thunk's work: sp is the stack pointer after the return (the
  * slot + 8). Pops and counts the activation, returns its return address. */
@@ -93,8 +96,11 @@ uint64_t exact_stack_leave(uint64_t sp);
  * thunk from a slot), or 0 when no entry holds that slot. */
 uint64_t exact_stack_translate(const exact_stack *x, const uint64_t *slot);
 
-/* The armed entry whose slot is slot, or -1. */
+/* The armed entry whose slot is slot, or -1; the same among the entries
+ * below index below (a walk goes outwards: each exact call it passes lies
+ * below the one before). */
 int exact_stack_index(const exact_stack *x, const uint64_t *slot);
+int exact_stack_index_below(const exact_stack *x, const uint64_t *slot, int below);
 
 /* Closes, at now, every entry whose frame lies below sp on the thread's
  * stack (the target of a longjmp, a frame that catches an exception). */

@@ -145,7 +145,10 @@ typedef struct walk {
     uint64_t *slots[UNWIND_MAX_FRAMES];
     int n;
     int status;   /* WK_END (complete), WK_OK (stopped at thunk), WK_FAIL, WK_COMPLEX, WK_MISS */
-    int thunk;    /* status WK_OK: thunk index of ips[n-1] */
+    int thunk;    /* status WK_OK: thunk index (depth) of ips[n-1] */
+    uint32_t stop_node; /* status WK_OK: the node of the path down to ips[n-1] */
+    int exact_hint; /* exact calls below this index were passed (exact_stack_index_below) */
+    int at_exact; /* status WK_OK: stopped at an exactly measured call's slot, not at a thunk */
     int inside;   /* a frame in hprof's own code (samples) */
     uint64_t miss;
 } walk;
@@ -164,6 +167,8 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
     w->n = 0;
     w->inside = 0;
     w->thunk = -1;
+    w->exact_hint = (int)st->ex.top;
+    w->at_exact = 0;
     if (!skip_own && !first_slot) {
         if (own_code(r.pc)) {
             w->inside = 1;
@@ -192,9 +197,18 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
             w->status = WK_FAIL; /* not a return address: never a key (cct.h) */
             return;
         }
-        if (pc == exact_exit_addr() && !(pc = exact_stack_translate(&st->ex, slot))) {
-            w->status = WK_FAIL; /* an exit thunk no exact call stands for */
-            return;
+        /* An exactly measured call's slot: its return address, and where
+         * its entry knows the path to its caller, a stop like a thunk's. */
+        const exact_entry *ex = NULL;
+        if (pc == exact_exit_addr()) {
+            int k = exact_stack_index_below(&st->ex, slot, w->exact_hint);
+            if (k < 0) {
+                w->status = WK_FAIL; /* an exit thunk no exact call stands for */
+                return;
+            }
+            w->exact_hint = k;
+            ex = &st->ex.e[k];
+            pc = ex->ra;
         }
         int d = thunk_index(pc);
         if (d != -1) {
@@ -228,6 +242,14 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
         w->n++;
         if (d >= 0 && stop) {
             w->thunk = d;
+            w->stop_node = st->node[d];
+            w->status = WK_OK;
+            return;
+        }
+        if (ex && stop && d == -1 && ex->depth >= 0 && ex->depth < THUNK_COUNT && ex->site != CCT_NONE) {
+            w->thunk = ex->depth;
+            w->stop_node = ex->site;
+            w->at_exact = 1;
             w->status = WK_OK;
             return;
         }
@@ -359,7 +381,11 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, const py_path *py, int
     uint32_t node;
     if (w->status == WK_OK) {
         base = w->thunk;
-        node = st->node[base];
+        node = w->stop_node;
+        if (w->at_exact) { /* no thunk stands at this depth: the exact call's exit does */
+            st->slot[base] = NULL;
+            st->node[base] = node;
+        }
         nodes[n - 1] = node;
         first_new = n - 2;
     } else {
@@ -503,10 +529,17 @@ static void remember_caller(uw_thread *st, const walk *w, const uint64_t *frame,
  * redirected another slot at depth d. */
 uint32_t unwind_mpi_cached(const void *wrapper_frame)
 {
+    int depth;
+    return unwind_entry_cached(wrapper_frame, &depth);
+}
+
+uint32_t unwind_entry_cached(const void *wrapper_frame, int *depth)
+{
     const uw_thread *st = uw_self;
     const uint64_t *f = wrapper_frame;
     if (!st || !f || !st->caller_slot)
         return CCT_NONE;
+    *depth = st->caller_depth + 1; /* the call site's frame lies right below its caller's */
     const struct site *c = site_find(st->sites, f[1]);
     if (!c || c->frame != f || (c->need_bp && c->bp != f[0]))
         return CCT_NONE;
@@ -573,9 +606,12 @@ static uint32_t python_path_from_root(const uw_thread *st, cct *tree, uint64_t *
     return py_path_add(tree, CCT_ROOT, ips, n - 1, &py, NULL);
 }
 
-uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
+/* unwind_mpi_node, and the depth of the call site's frame in the thunk
+ * stack (-1: not known) for an exactly measured call's entry. */
+static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed, int *depth)
 {
     *failed = 0;
+    *depth = -1;
     uw_thread *st = thunk_stack_get();
     learner_drain(0);
     if (st)
@@ -610,11 +646,24 @@ uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
         return tree_path_failed(tree, w.ips, w.n);
     }
     uint32_t node = commit(st, tree, &w, &py, 1, 0, st->thunks);
-    if (node != CCT_NONE && st->thunks && w.n > 0 && w.slots[0] == (const uint64_t *)wrapper_frame + 1)
+    if (node != CCT_NONE && st->thunks && w.n > 0 && w.slots[0] == (const uint64_t *)wrapper_frame + 1) {
+        *depth = (w.status == WK_OK ? w.thunk : 0) + w.n - 1;
         remember_caller(st, &w, wrapper_frame, node);
+    }
     if (uw_check_mode > 0 && node != CCT_NONE)
         check_against_libunwind(st, tree, node, NULL);
     return node;
+}
+
+uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
+{
+    int depth;
+    return call_site_node(tree, wrapper_frame, failed, &depth);
+}
+
+uint32_t unwind_entry_node(cct *tree, const void *frame, int *failed, int *depth)
+{
+    return call_site_node(tree, frame, failed, depth);
 }
 
 uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *inside)

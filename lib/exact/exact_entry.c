@@ -162,14 +162,16 @@ static inline struct memo *memo_of(uint32_t site, uint32_t id)
     return &memo[(site * 31u + id) & (MEMO - 1)];
 }
 
-/* The call counts on node n: its activation goes on the thread's stack. */
-static inline void enter(uw_thread *st, exact_stack *x, cct_node *n, uint32_t id, uint64_t *frame)
+/* The call counts on node n, under the call site's node site (depth: its
+ * frame's in the thunk stack): its activation goes on the thread's stack. */
+static inline void enter(uw_thread *st, exact_stack *x, cct_node *n, uint32_t id, uint64_t *frame, uint32_t site,
+                         int depth)
 {
     uint64_t now = hprof_now_ns();
     n->counter[CCT_EXACT_VISITS]++;
     if (x->disarmed && !st->foreign)
         exact_stack_rearm(x, (uint64_t)(uintptr_t)frame);
-    exact_stack_push(x, frame + 1, n, id, now);
+    exact_stack_push(x, frame + 1, n, id, now, site, depth);
 }
 
 uint64_t hprof_exact_enter_fast(uint32_t id, uint64_t *frame)
@@ -184,13 +186,14 @@ uint64_t hprof_exact_enter_fast(uint32_t id, uint64_t *frame)
         return 0;
     if (t->depth || x->busy)
         return f->resume;
-    uint32_t site = unwind_mpi_cached(frame);
+    int depth;
+    uint32_t site = unwind_entry_cached(frame, &depth);
     struct memo *m = memo_of(site, id);
     if (site == CCT_NONE || m->site != site || m->id != id || !m->node)
         return 0;
     x->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    enter(st, x, &t->tree.nodes[m->node], id, frame);
+    enter(st, x, &t->tree.nodes[m->node], id, frame, site, depth);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     x->busy = 0;
     return f->resume;
@@ -203,17 +206,23 @@ static int on_own_stack(const exact_stack *x, const uint64_t *frame)
     return !x->stack_hi || (s >= x->stack_lo && s < x->stack_hi);
 }
 
-/* The function's node on this call's path; memo'd when the walk
- * succeeded (its site is what unwind_mpi_cached tells next time). */
-static uint32_t node_by_walk(hprof_thread *t, const exact_fn *f, uint32_t id, uint64_t *frame)
+/* The function's node on this call's path, and *site, *depth as
+ * enter() takes them; memo'd when the walk succeeded (its site is what
+ * unwind_entry_cached tells next time). */
+static uint32_t node_by_walk(hprof_thread *t, const exact_fn *f, uint32_t id, uint64_t *frame, uint32_t *site,
+                             int *depth)
 {
     int failed;
-    uint32_t site = unwind_mpi_node(&t->tree, frame, &failed);
-    uint32_t node = site != CCT_NONE && cct_reserve(&t->tree, 1) == 0 ? cct_child(&t->tree, site, f->key) : CCT_NONE;
-    if (node == CCT_NONE || node == 0)
+    *site = unwind_entry_node(&t->tree, frame, &failed, depth);
+    uint32_t node = *site != CCT_NONE && cct_reserve(&t->tree, 1) == 0 ? cct_child(&t->tree, *site, f->key) : CCT_NONE;
+    if (failed)
+        *depth = -1;
+    if (node == CCT_NONE || node == 0) {
+        *site = CCT_NONE;
         return t->tree.full_node;
+    }
     if (!failed)
-        *memo_of(site, id) = (struct memo){ site, id, node };
+        *memo_of(*site, id) = (struct memo){ *site, id, node };
     return node;
 }
 
@@ -232,8 +241,10 @@ uint64_t hprof_exact_enter_slow(uint32_t id, uint64_t *frame)
     t->depth++; /* MPI calls and exact ones from a signal handler stay out meanwhile */
     x->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    uint32_t node = node_by_walk(t, f, id, frame);
-    enter(st, x, &t->tree.nodes[node], id, frame);
+    uint32_t site;
+    int depth;
+    uint32_t node = node_by_walk(t, f, id, frame, &site, &depth);
+    enter(st, x, &t->tree.nodes[node], id, frame, site, depth);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     x->busy = 0;
     t->depth--;

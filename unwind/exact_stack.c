@@ -72,7 +72,7 @@ static void drop_top(exact_stack *x, uint64_t now)
 {
     uint32_t k = x->top - 1;
     close_entry(x, k, now);
-    if (!x->e[k].armed)
+    if (x->e[k].armed == EXACT_DISARMED)
         x->disarmed--;
     x->abandoned++;
     x->top = k;
@@ -102,7 +102,7 @@ int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn
     e->inner_ns = 0;
     e->node = node;
     e->fn = fn;
-    e->armed = 1;
+    e->armed = EXACT_ARMED;
     e->serial = ++x->serial;
     e->site = site;
     e->depth = depth;
@@ -130,7 +130,7 @@ uint64_t exact_stack_leave(uint64_t sp)
     exact_stack *x = st ? &st->ex : NULL;
     const uint64_t *slot = (const uint64_t *)(uintptr_t)(sp - 8);
     uint32_t k = x ? x->top : 0;
-    while (k > 0 && !(x->e[k - 1].slot == slot && x->e[k - 1].armed))
+    while (k > 0 && !(x->e[k - 1].slot == slot && x->e[k - 1].armed == EXACT_ARMED))
         k--;
     if (k == 0)
         lost_return();
@@ -154,7 +154,7 @@ int exact_stack_index_below(const exact_stack *x, const uint64_t *slot, int belo
     if (!x || below > (int)x->top)
         below = x ? (int)x->top : 0;
     for (int k = below; k-- > 0;)
-        if (x->e[k].slot == slot && x->e[k].armed)
+        if (x->e[k].slot == slot && x->e[k].armed == EXACT_ARMED)
             return k;
     return -1;
 }
@@ -183,10 +183,34 @@ void exact_stack_disarm(exact_stack *x, uint64_t sp)
     for (uint32_t k = 0; x && k < x->top; k++) {
         exact_entry *e = &x->e[k];
         uint64_t s = (uint64_t)(uintptr_t)e->slot;
-        if (e->armed && s > sp && on_stack(x, s) && *e->slot == exact_exit_addr()) {
+        if (e->armed != EXACT_DISARMED && s > sp && on_stack(x, s) && *e->slot == exact_exit_addr()) {
             *e->slot = e->ra;
-            e->armed = 0;
-            x->disarmed++;
+            if (e->armed == EXACT_ARMED)
+                x->disarmed++;
+            e->armed = EXACT_DISARMED;
+        }
+    }
+}
+
+void exact_stack_disarm_own(exact_stack *x, uint64_t sp)
+{
+    for (uint32_t k = 0; x && k < x->top; k++) {
+        exact_entry *e = &x->e[k];
+        uint64_t s = (uint64_t)(uintptr_t)e->slot;
+        if (e->armed == EXACT_ARMED && s > sp && on_stack(x, s) && *e->slot == exact_exit_addr()) {
+            *e->slot = e->ra;
+            e->armed = EXACT_OWN_WALK;
+        }
+    }
+}
+
+void exact_stack_rearm_own(exact_stack *x)
+{
+    for (uint32_t k = 0; x && k < x->top; k++) {
+        exact_entry *e = &x->e[k];
+        if (e->armed == EXACT_OWN_WALK) {
+            *e->slot = exact_exit_addr();
+            e->armed = EXACT_ARMED;
         }
     }
 }
@@ -197,7 +221,7 @@ void exact_stack_rearm(exact_stack *x, uint64_t sp)
     for (uint32_t k = 0; x && x->disarmed > 0 && k < x->top; k++) {
         exact_entry *e = &x->e[k];
         uint64_t s = (uint64_t)(uintptr_t)e->slot;
-        if (e->armed || s <= sp || !on_stack(x, s))
+        if (e->armed != EXACT_DISARMED || s <= sp || !on_stack(x, s))
             continue;
         uint64_t v = *e->slot;
         int d = thunk_index(v);
@@ -206,7 +230,7 @@ void exact_stack_rearm(exact_stack *x, uint64_t sp)
         if (v != e->ra)
             st->slot[d] = NULL; /* a walk redirected it meanwhile: the exit takes it back */
         *e->slot = exact_exit_addr();
-        e->armed = 1;
+        e->armed = EXACT_ARMED;
         x->disarmed--;
     }
 }

@@ -46,18 +46,23 @@ typedef struct exact_entry {
     uint64_t t0;         /* clock at the entry */
     uint64_t inner_ns;   /* time of the exact calls it made (closed ones) */
     cct_node *node;      /* counts the call's time; NULL: nothing to count */
-    int32_t armed;       /* the slot holds the exit thunk */
+    int32_t armed;       /* EXACT_ARMED: the slot holds the exit thunk */
     uint32_t fn;         /* the function's id (lib/exact) */
     uint64_t serial;     /* tells this activation from others at its slot */
     uint32_t site;       /* the node of the path down to its call site (CCT_NONE: none) */
     int32_t depth;       /* that frame's depth in the thunk stack, -1: not known */
 } exact_entry;
 
+/* An entry's slot holds the exit thunk (armed), or its return address
+ * again: for a walk of the program's (an exception, backtrace()) until
+ * rearmed, or for the duration of hprof's own libunwind walk. */
+enum { EXACT_DISARMED = 0, EXACT_ARMED = 1, EXACT_OWN_WALK = 2 };
+
 typedef struct exact_stack {
     exact_entry *e;       /* cap entries, mapped on first use; NULL before */
     uint32_t top, cap;
     volatile int busy;    /* an entry or exit is under way on this thread */
-    int disarmed;         /* entries whose slot holds its return address again */
+    int disarmed;         /* entries EXACT_DISARMED */
     uint64_t stack_lo, stack_hi; /* the thread's own stack (hi 0: unknown) */
     uint64_t serial;      /* activations pushed */
     uint64_t full;        /* calls not measured: the stack was full */
@@ -111,6 +116,11 @@ void exact_stack_unwind_to(exact_stack *x, uint64_t sp, uint64_t now);
  * those still holding them and live above sp (after the walk). */
 void exact_stack_disarm(exact_stack *x, uint64_t sp);
 void exact_stack_rearm(exact_stack *x, uint64_t sp);
+/* The same around hprof's own libunwind walks (which return before
+ * anything else runs on the thread): only what they disarmed is rearmed,
+ * never what a program's walk (an exception under way) had disarmed. */
+void exact_stack_disarm_own(exact_stack *x, uint64_t sp);
+void exact_stack_rearm_own(exact_stack *x);
 
 /* Closes every entry at now (the thread ends, or the window closes: their
  * returns come later and count nothing). Disarms them when disarm is set. */

@@ -69,14 +69,14 @@ static void restore_for_own_walk(uw_thread *st)
 {
     if (st) {
         thunk_stack_restore(st);
-        exact_stack_disarm(&st->ex, current_sp());
+        exact_stack_disarm_own(&st->ex, current_sp());
     }
 }
 
 static void rearm_after_own_walk(uw_thread *st)
 {
-    if (st && st->ex.disarmed)
-        exact_stack_rearm(&st->ex, current_sp());
+    if (st)
+        exact_stack_rearm_own(&st->ex);
 }
 
 /* ---- walking -------------------------------------------------------------------- */
@@ -350,7 +350,7 @@ static void check_against_libunwind(uw_thread *st, cct *tree, uint32_t node, con
         else
             slots[i] = NULL;
     }
-    exact_stack_disarm(&st->ex, current_sp());
+    exact_stack_disarm_own(&st->ex, current_sp());
     int nref = ucontext ? lu_step_from_context(ref, UNWIND_MAX_FRAMES, ucontext)
                         : lu_mpi_path(ref, UNWIND_MAX_FRAMES);
     rearm_after_own_walk(st);
@@ -546,7 +546,7 @@ uint32_t unwind_entry_cached(const void *wrapper_frame, int *depth)
     int k = st->caller_exact;
     if (k >= 0) { /* an exactly measured caller: the same activation still under way */
         const exact_entry *e = &st->ex.e[k];
-        if ((uint32_t)k < st->ex.top && e->slot == st->caller_slot && e->serial == st->caller_serial && e->armed &&
+        if ((uint32_t)k < st->ex.top && e->slot == st->caller_slot && e->serial == st->caller_serial && e->armed == EXACT_ARMED &&
             *st->caller_slot == exact_exit_addr())
             return c->node;
         return CCT_NONE;

@@ -54,7 +54,8 @@ with open(csv_path) as f:
 
 
 def region(path):
-    return path.split(";")[-1].split(" (")[0]
+    """The function of a path's last frame, without its parameter list."""
+    return path.split(";")[-1].split(" (")[0].split("(")[0]
 
 
 def paths_of(reg, rank):
@@ -92,7 +93,7 @@ measured = set()
 for r, lines in expect.items():
     seen = {}
     for e in lines:
-        kind, reg = e[0], (e[1] if len(e) > 1 else "")
+        kind, reg = e[0], (e[1].split("(")[0] if len(e) > 1 else "")
         if kind == "visits":
             measured.add(reg)
             got = sum(metric(p, r, "visits") for p in paths_of(reg, r))

@@ -80,10 +80,28 @@ static int same_without_params(const char *demangled, const char *name)
     return strncmp(demangled, name, n) == 0 && demangled[n] == '(';
 }
 
+/* gfortran's symbols: name_ for an external procedure, __mod_MOD_name for
+ * a module's (named name, or mod::name). */
+static int fortran_name(const char *sym, const char *name)
+{
+    size_t n = strlen(name), ls = strlen(sym);
+    if (ls == n + 1 && sym[n] == '_' && strncmp(sym, name, n) == 0)
+        return 1;
+    const char *mod = strstr(sym, "_MOD_");
+    if (strncmp(sym, "__", 2) != 0 || !mod)
+        return 0;
+    if (strcmp(mod + 5, name) == 0)
+        return 1;
+    const char *colons = strstr(name, "::");
+    return colons && (size_t)(colons - name) == (size_t)(mod - sym - 2) && strncmp(sym + 2, name, (size_t)(colons - name)) == 0 &&
+           strcmp(mod + 5, colons + 2) == 0;
+}
+
 static int name_matches(const exact_fn_info *f, const char *name)
 {
     const char *sym = f->mangled ? f->mangled : f->name;
-    return same_or_clone(sym, name) || strcmp(f->name, name) == 0 || same_without_params(f->name, name);
+    return same_or_clone(sym, name) || strcmp(f->name, name) == 0 || same_without_params(f->name, name) ||
+           fortran_name(sym, name);
 }
 
 int exact_choice_eval(exact_choice *c, const exact_fn_info *fns, int n, unsigned char *chosen)

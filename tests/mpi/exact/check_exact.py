@@ -53,9 +53,19 @@ with open(csv_path) as f:
         v[1] += float(row["inclusive"])
 
 
+def plain(name):
+    """A function's name without its parameter list, gfortran's name_ and
+    __module_MOD_name as name."""
+    name = name.split("(")[0]
+    m = re.match(r"__\w+?_MOD_(\w+)$", name)
+    if m:
+        return m.group(1)
+    return name[:-1] if re.match(r"[a-z]\w*_$", name) else name
+
+
 def region(path):
-    """The function of a path's last frame, without its parameter list."""
-    return path.split(";")[-1].split(" (")[0].split("(")[0]
+    """The function of a path's last frame, as plain() names it."""
+    return plain(path.split(";")[-1].split(" (")[0])
 
 
 def paths_of(reg, rank):
@@ -93,7 +103,7 @@ measured = set()
 for r, lines in expect.items():
     seen = {}
     for e in lines:
-        kind, reg = e[0], (e[1].split("(")[0] if len(e) > 1 else "")
+        kind, reg = e[0], (plain(e[1]) if len(e) > 1 else "")
         if kind == "visits":
             measured.add(reg)
             got = sum(metric(p, r, "visits") for p in paths_of(reg, r))
@@ -135,7 +145,7 @@ for k, v in attrs.items():
     if k.startswith("hprof::exact::"):
         m = re.match(r"(\d+) (\S+) (\S+) (\S+) (\S+) (.*)$", v)
         if m:
-            named[m.group(6).split("(")[0]] = int(m.group(1))
+            named[plain(m.group(6))] = int(m.group(1))
 for reg in sorted(measured):
     if named.get(reg) != np_:
         fail("no hprof::exact attribute says %s was measured on %d ranks (%s)" % (reg, np_, named.get(reg)))

@@ -103,7 +103,6 @@ int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn
     e->node = node;
     e->fn = fn;
     e->armed = EXACT_ARMED;
-    e->serial = ++x->serial;
     e->site = site;
     e->depth = depth;
     x->top++;

@@ -48,7 +48,6 @@ typedef struct exact_entry {
     cct_node *node;      /* counts the call's time; NULL: nothing to count */
     int32_t armed;       /* EXACT_ARMED: the slot holds the exit thunk */
     uint32_t fn;         /* the function's id (lib/exact) */
-    uint64_t serial;     /* tells this activation from others at its slot */
     uint32_t site;       /* the node of the path down to its call site (CCT_NONE: none) */
     int32_t depth;       /* that frame's depth in the thunk stack, -1: not known */
 } exact_entry;
@@ -64,7 +63,6 @@ typedef struct exact_stack {
     volatile int busy;    /* an entry or exit is under way on this thread */
     int disarmed;         /* entries EXACT_DISARMED */
     uint64_t stack_lo, stack_hi; /* the thread's own stack (hi 0: unknown) */
-    uint64_t serial;      /* activations pushed */
     uint64_t full;        /* calls not measured: the stack was full */
     uint64_t abandoned;   /* activations left without their return */
 } exact_stack;

@@ -45,6 +45,31 @@ static inline const struct site *site_find(const struct site *sites, uint64_t ra
     return NULL;
 }
 
+/* The caller of a call site whose node is cached: its slot holds thunk
+ * depth, whose node is still node (the same activation of the caller); or
+ * the exit thunk of exact entry exact, with the same call site's node
+ * (node) at the same depth (an activation in that slot, called from that
+ * site: its path is the same). */
+struct caller_mark {
+    uint64_t *slot;
+    int depth;
+    uint32_t node;
+    int exact;          /* -1: a thunk */
+};
+
+/* A call site of an exactly measured call's entry (unwind_entry_cached):
+ * the trampoline's frame, its return address and saved rbp (compared
+ * where the caller's CFA is rbp-based), its caller's activation, and the
+ * call site's node. Direct-mapped by return address. */
+#define ENTRY_SITES 64
+struct entry_site {
+    const uint64_t *frame;
+    uint64_t ra, bp;
+    int need_bp;
+    uint32_t node;
+    struct caller_mark caller;
+};
+
 typedef struct uw_thread {
     uint64_t stack_lo, stack_hi;  /* the thread's stack; hi = 0: unknown */
     int thunks;                   /* this thread may patch */
@@ -60,9 +85,9 @@ typedef struct uw_thread {
     int caller_depth;
     uint32_t caller_node;
     /* or, when the caller is an exactly measured call (its slot holds the
-     * exit thunk, exact_stack.h): its entry and activation; -1: a thunk */
+     * exit thunk, exact_stack.h): its entry (caller_node: its call site's
+     * node), -1: a thunk */
     int caller_exact;
-    uint64_t caller_serial;
     struct site sites[SITE_CACHE];
     /* the thunks' table: epoch, top, then ra[] (thunk code reads ra[i],
      * writes top and counts epoch: every change to the thunks does) */
@@ -72,6 +97,7 @@ typedef struct uw_thread {
     uint64_t *slot[THUNK_COUNT];
     uint32_t node[THUNK_COUNT];
     exact_stack ex;               /* the exactly measured calls under way (exact_stack.h) */
+    struct entry_site esites[ENTRY_SITES];
 } uw_thread;
 
 /* This thread's state; NULL before its first walk and after it ended. */

@@ -476,33 +476,60 @@ static uint64_t *caller_of_wrapper(const uw_thread *st, const void *frame, regs 
  * (hence its slot) follows from the same return address and sp, and from
  * rbp where its recipe says the CFA is rbp-based. Another caller frame
  * (or the same one, but its path's node changed) drops the sites. */
-static void remember_caller(uw_thread *st, const walk *w, const uint64_t *frame, uint32_t node)
+/* The mark of the activation of the frame that made the call a walk from
+ * its call site found (ips[1]'s slot): 0, or -1 when nothing vouches for
+ * it (its slot holds neither a thunk of ours nor an exact call's exit). */
+static int caller_mark_of(const uw_thread *st, const walk *w, struct caller_mark *m)
 {
     int d = (w->status == WK_OK ? w->thunk : 0) + w->n - 2; /* depth of ips[1] */
     if (w->n < 2)
-        return;
-    int k = -1;
-    uint64_t serial = 0;
+        return -1;
+    *m = (struct caller_mark){ w->slots[1], d, 0, -1 };
     if (*w->slots[1] == exact_exit_addr()) {
-        /* the caller is an exactly measured call: its activation is its entry's */
-        if ((k = exact_stack_index(&st->ex, w->slots[1])) < 0)
-            return;
-        serial = st->ex.e[k].serial;
-    } else if (d < 0 || d >= THUNK_COUNT || st->slot[d] != w->slots[1] || *w->slots[1] != thunk_addr(d)) {
-        return;
+        /* the caller is an exactly measured call: its entry knows the path
+         * to its own call site, so any activation of it in that slot from
+         * that same site has the same path */
+        const exact_entry *e;
+        if ((m->exact = exact_stack_index(&st->ex, w->slots[1])) < 0 ||
+            (e = &st->ex.e[m->exact])->site == CCT_NONE || e->depth != d)
+            return -1;
+        m->node = e->site;
+        return 0;
     }
+    if (d < 0 || d >= THUNK_COUNT || st->slot[d] != w->slots[1] || *w->slots[1] != thunk_addr(d))
+        return -1;
+    m->node = st->node[d];
+    return 0;
+}
+
+/* The caller's activation is still the one m stands for. */
+static inline int caller_holds(const uw_thread *st, const struct caller_mark *m)
+{
+    int k = m->exact;
+    if (k >= 0) {
+        const exact_entry *e = &st->ex.e[k];
+        return (uint32_t)k < st->ex.top && e->slot == m->slot && e->site == m->node && e->depth == m->depth &&
+               e->armed == EXACT_ARMED && *m->slot == exact_exit_addr();
+    }
+    int d = m->depth;
+    return d < st->top && st->slot[d] == m->slot && *m->slot == thunk_addr(d) && st->node[d] == m->node;
+}
+
+static void remember_caller(uw_thread *st, const walk *w, const uint64_t *frame, uint32_t node)
+{
+    struct caller_mark m;
+    if (caller_mark_of(st, w, &m) != 0)
+        return;
     const recipe *rc = recipe_find_ra(w->ips[0]);
     if (!rc)
         return;
-    if (st->caller_slot != w->slots[1] || st->caller_exact != k ||
-        (k < 0 && (st->caller_depth != d || st->caller_node != st->node[d])) ||
-        (k >= 0 && st->caller_serial != serial)) {
+    if (st->caller_slot != m.slot || st->caller_exact != m.exact || st->caller_depth != m.depth ||
+        st->caller_node != m.node) {
         memset(st->sites, 0, sizeof st->sites);
-        st->caller_slot = w->slots[1];
-        st->caller_depth = d;
-        st->caller_node = k < 0 ? st->node[d] : 0;
-        st->caller_exact = k;
-        st->caller_serial = serial;
+        st->caller_slot = m.slot;
+        st->caller_depth = m.depth;
+        st->caller_node = m.node;
+        st->caller_exact = m.exact;
     }
     /* its own entry, else an empty one, else one of the others goes */
     unsigned i = site_index(frame[1]), at = (i + (unsigned)(frame[1] >> 4) % SITE_PROBE) & (SITE_CACHE - 1);
@@ -522,6 +549,41 @@ static void remember_caller(uw_thread *st, const walk *w, const uint64_t *frame,
     c->node = node;
 }
 
+static inline struct entry_site *entry_site_of(uw_thread *st, uint64_t ra)
+{
+    return &st->esites[(ra ^ ra >> 6) & (ENTRY_SITES - 1)];
+}
+
+/* After an exact entry's walk from its trampoline's frame that committed
+ * (node: the call site's). */
+static void remember_entry(uw_thread *st, const walk *w, const uint64_t *frame, uint32_t node)
+{
+    struct caller_mark m;
+    const recipe *rc;
+    if (caller_mark_of(st, w, &m) != 0 || !(rc = recipe_find_ra(w->ips[0])))
+        return;
+    struct entry_site *c = entry_site_of(st, frame[1]);
+    c->frame = frame;
+    c->ra = frame[1];
+    c->bp = frame[0];
+    c->need_bp = (rc->flags & RECIPE_CFA_RBP) != 0;
+    c->node = node;
+    c->caller = m;
+}
+
+uint32_t unwind_entry_cached(const void *frame, int *depth)
+{
+    uw_thread *st = uw_self;
+    const uint64_t *f = frame;
+    if (!st || !f)
+        return CCT_NONE;
+    const struct entry_site *c = entry_site_of(st, f[1]);
+    if (c->frame != f || c->ra != f[1] || (c->need_bp && c->bp != f[0]) || !caller_holds(st, &c->caller))
+        return CCT_NONE;
+    *depth = c->caller.depth + 1; /* the call site's frame lies right below its caller's */
+    return c->node;
+}
+
 /* The slot holds thunk d only if it was redirected during the caller's
  * current activation (a call writes a raw return address there, and a
  * return through the thunk sets top to d): the caller's frame is the one
@@ -529,33 +591,15 @@ static void remember_caller(uw_thread *st, const walk *w, const uint64_t *frame,
  * redirected another slot at depth d. */
 uint32_t unwind_mpi_cached(const void *wrapper_frame)
 {
-    int depth;
-    return unwind_entry_cached(wrapper_frame, &depth);
-}
-
-uint32_t unwind_entry_cached(const void *wrapper_frame, int *depth)
-{
     const uw_thread *st = uw_self;
     const uint64_t *f = wrapper_frame;
     if (!st || !f || !st->caller_slot)
         return CCT_NONE;
-    *depth = st->caller_depth + 1; /* the call site's frame lies right below its caller's */
     const struct site *c = site_find(st->sites, f[1]);
     if (!c || c->frame != f || (c->need_bp && c->bp != f[0]))
         return CCT_NONE;
-    int k = st->caller_exact;
-    if (k >= 0) { /* an exactly measured caller: the same activation still under way */
-        const exact_entry *e = &st->ex.e[k];
-        if ((uint32_t)k < st->ex.top && e->slot == st->caller_slot && e->serial == st->caller_serial && e->armed == EXACT_ARMED &&
-            *st->caller_slot == exact_exit_addr())
-            return c->node;
-        return CCT_NONE;
-    }
-    int d = st->caller_depth;
-    if (d < st->top && st->slot[d] == st->caller_slot && *st->caller_slot == thunk_addr(d) &&
-        st->node[d] == st->caller_node)
-        return c->node;
-    return CCT_NONE;
+    struct caller_mark m = { st->caller_slot, st->caller_depth, st->caller_node, st->caller_exact };
+    return caller_holds(st, &m) ? c->node : CCT_NONE;
 }
 
 void unwind_token_take(unwind_token *tok)
@@ -606,12 +650,14 @@ static uint32_t python_path_from_root(const uw_thread *st, cct *tree, uint64_t *
     return py_path_add(tree, CCT_ROOT, ips, n - 1, &py, NULL);
 }
 
-/* unwind_mpi_node, and the depth of the call site's frame in the thunk
- * stack (-1: not known) for an exactly measured call's entry. */
+/* unwind_mpi_node; for an exactly measured call's entry (depth not NULL)
+ * also the depth of the call site's frame in the thunk stack (-1: not
+ * known), and the call site kept in the entry sites, not the MPI ones. */
 static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed, int *depth)
 {
     *failed = 0;
-    *depth = -1;
+    if (depth)
+        *depth = -1;
     uw_thread *st = thunk_stack_get();
     learner_drain(0);
     if (st)
@@ -647,8 +693,12 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
     }
     uint32_t node = commit(st, tree, &w, &py, 1, 0, st->thunks);
     if (node != CCT_NONE && st->thunks && w.n > 0 && w.slots[0] == (const uint64_t *)wrapper_frame + 1) {
-        *depth = (w.status == WK_OK ? w.thunk : 0) + w.n - 1;
-        remember_caller(st, &w, wrapper_frame, node);
+        if (depth) {
+            *depth = (w.status == WK_OK ? w.thunk : 0) + w.n - 1;
+            remember_entry(st, &w, wrapper_frame, node);
+        } else {
+            remember_caller(st, &w, wrapper_frame, node);
+        }
     }
     if (uw_check_mode > 0 && node != CCT_NONE)
         check_against_libunwind(st, tree, node, NULL);
@@ -657,8 +707,7 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
 
 uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
 {
-    int depth;
-    return call_site_node(tree, wrapper_frame, failed, &depth);
+    return call_site_node(tree, wrapper_frame, failed, NULL);
 }
 
 uint32_t unwind_entry_node(cct *tree, const void *frame, int *failed, int *depth)

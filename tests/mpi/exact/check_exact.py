@@ -11,6 +11,8 @@ the program's lines:
   visits REGION N      calls of REGION on that rank: the visits of REGION's
                        call paths add up to N
   notvisits REGION N   REGION is not measured: no visits on its paths
+  range REGION LO HI   the visits of REGION's paths lie in [LO, HI]
+  wrong N              the program found N wrong results: 0 expected
   time REGION S        seconds in REGION's outermost calls as the program
                        timed them: REGION's exact time is S, less than the
                        clock reads around its calls (2 ms + 2%)
@@ -103,7 +105,7 @@ measured = set()
 for r, lines in expect.items():
     seen = {}
     for e in lines:
-        kind, reg = e[0], (plain(e[1]) if len(e) > 1 else "")
+        kind, reg = e[0], (plain(e[1]) if len(e) > 1 and e[0] != "wrong" else "")
         if kind == "visits":
             measured.add(reg)
             got = sum(metric(p, r, "visits") for p in paths_of(reg, r))
@@ -119,6 +121,14 @@ for r, lines in expect.items():
             s = float(e[2])
             if not (s * 0.98 - 0.002 <= got <= s + 0.002):
                 fail("rank %d: %s's exact time %.6f s, the program timed %.6f s" % (r, reg, got, s))
+        elif kind == "range":
+            measured.add(reg)
+            got = round(sum(metric(p, r, "visits") for p in paths_of(reg, r)))
+            if not int(e[2]) <= got <= int(e[3]):
+                fail("rank %d: %s has %d visits, not in [%s, %s] as the program counted" % (r, reg, got, e[2], e[3]))
+        elif kind == "wrong":
+            if int(e[1]) != 0:
+                fail("rank %d: %s results were wrong" % (r, e[1]))
         elif kind == "bound":
             seen[reg] = float(e[2])
         elif kind == "outside":

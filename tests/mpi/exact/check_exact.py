@@ -16,6 +16,8 @@ the program's lines:
   time REGION S        seconds in REGION's outermost calls as the program
                        timed them: REGION's exact time is S, less than the
                        clock reads around its calls (2 ms + 2%)
+  since REGION S       REGION was patched in no earlier than S seconds into
+                       the run: its attribute says so (10 ms spared)
   bound REGION S       seconds of a loop around REGION's calls, and
   outside REGION O     O of them computed after a longjmp left REGION: its
                        exact time is at most S - O (2 ms + 2%), none of O
@@ -102,6 +104,7 @@ for r in range(np_):
         expect[r] = []
 
 measured = set()
+since_min = {}
 for r, lines in expect.items():
     seen = {}
     for e in lines:
@@ -131,6 +134,8 @@ for r, lines in expect.items():
                 fail("rank %d: %s results were wrong" % (r, e[1]))
         elif kind == "bound":
             seen[reg] = float(e[2])
+        elif kind == "since":
+            since_min[reg] = max(since_min.get(reg, 0.0), float(e[2]))
         elif kind == "outside":
             got = exact_total(reg, r)
             limit = seen.get(reg, 0) - float(e[2])
@@ -150,12 +155,16 @@ try:
 except (OSError, ValueError) as e:
     attrs = {}
     fail("unreadable JSON: %s" % e)
-named = {}
+named, since = {}, {}
 for k, v in attrs.items():
     if k.startswith("hprof::exact::"):
         m = re.match(r"(\d+) (\S+) (\S+) (\S+) (\S+) (.*)$", v)
         if m:
             named[plain(m.group(6))] = int(m.group(1))
+            since[plain(m.group(6))] = float(m.group(2))
+for reg, s in since_min.items():
+    if not since.get(reg, -1) >= s - 0.01:
+        fail("%s's attribute says it was patched in at %s s, but it could not be before %.3f s" % (reg, since.get(reg), s))
 for reg in sorted(measured):
     if named.get(reg) != np_:
         fail("no hprof::exact attribute says %s was measured on %d ranks (%s)" % (reg, np_, named.get(reg)))

@@ -21,4 +21,10 @@ HPROFTEST_EXACT=solve,step,rec,jumper,deep HPROF_SAMPLING_HZ=1000 HPROF_VERBOSE=
 python3 "$here/exact/check_exact.py" "exact C: visits and times as the program counted them on every rank" \
     exact_c.csv exact_c.json 2 exact.expect --sampled solve || N_FAILED=$((N_FAILED + 1))
 python3 "$here/sampling/check_invariant.py" exact_c.csv exact_c.err "exact C" --no-mpi-check
+# hprof-view: a header line per exact function (visits over both ranks,
+# time a visit), and its paths marked in the tree
+"$TEST_VIEW" --depth 3 exact_c.cubex >exact_c.view 2>&1
+solves=$(awk '$1 == "visits" && $2 == "solve" {n += $3} END {print n}' exact.expect.0 exact.expect.1)
+check "exact C: hprof-view lists solve with its visits and time a visit, and marks its path"     "$(grep -E 'exact|solve' exact_c.view | head -4 | tr '\n' ' ' | cut -c1-300)"     eval 'grep -qE "^(exact)? +solve \(exact_c\): $solves visits, [0-9.]+ ms a visit; 2 ranks, from [0-9.-]+ s$" exact_c.view &&
+          grep -qE "  solve \(.*exact_c.c:[0-9]+\) \[exact, [0-9.]+ ms a visit\]$" exact_c.view'
 finish

@@ -60,7 +60,7 @@ struct caller_mark {
 /* A call site of an exactly measured call's entry (unwind_entry_cached):
  * the trampoline's frame, its return address and saved rbp (compared
  * where the caller's CFA is rbp-based), its caller's activation, and the
- * call site's node. Direct-mapped by return address. */
+ * call site's node. Direct-mapped by return address and frame. */
 #define ENTRY_SITES 64
 struct entry_site {
     const uint64_t *frame;

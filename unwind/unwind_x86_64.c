@@ -549,9 +549,12 @@ static void remember_caller(uw_thread *st, const walk *w, const uint64_t *frame,
     c->node = node;
 }
 
-static inline struct entry_site *entry_site_of(uw_thread *st, uint64_t ra)
+/* By return address and frame: one call site met at several depths of a
+ * recursion is a site per frame. */
+static inline struct entry_site *entry_site_of(uw_thread *st, const uint64_t *frame)
 {
-    return &st->esites[(ra ^ ra >> 6) & (ENTRY_SITES - 1)];
+    uint64_t k = frame[1] ^ (uint64_t)(uintptr_t)frame >> 4;
+    return &st->esites[(k ^ k >> 6 ^ k >> 12) & (ENTRY_SITES - 1)];
 }
 
 /* After an exact entry's walk from its trampoline's frame that committed
@@ -562,7 +565,7 @@ static void remember_entry(uw_thread *st, const walk *w, const uint64_t *frame, 
     const recipe *rc;
     if (caller_mark_of(st, w, &m) != 0 || !(rc = recipe_find_ra(w->ips[0])))
         return;
-    struct entry_site *c = entry_site_of(st, frame[1]);
+    struct entry_site *c = entry_site_of(st, frame);
     c->frame = frame;
     c->ra = frame[1];
     c->bp = frame[0];
@@ -577,7 +580,7 @@ uint32_t unwind_entry_cached(const void *frame, int *depth)
     const uint64_t *f = frame;
     if (!st || !f)
         return CCT_NONE;
-    const struct entry_site *c = entry_site_of(st, f[1]);
+    const struct entry_site *c = entry_site_of(st, f);
     if (c->frame != f || c->ra != f[1] || (c->need_bp && c->bp != f[0]) || !caller_holds(st, &c->caller))
         return CCT_NONE;
     *depth = c->caller.depth + 1; /* the call site's frame lies right below its caller's */

@@ -57,7 +57,7 @@ static const hprof_var vars[] = {
     ELSEWHERE("HPROFTEST_CLOCK", HPROF_VAR_TEST_KNOB, "lib/core/clock.c: 'gettime' never uses the TSC"),
     ELSEWHERE("HPROFTEST_UNWIND", HPROF_VAR_TEST_KNOB, "unwind: 'libunwind' walks with plain libunwind"),
     ELSEWHERE("HPROFTEST_UNWIND_CHECK", HPROF_VAR_TEST_KNOB, "unwind: 1 checks each walk against libunwind"),
-    ELSEWHERE("HPROFTEST_EXACT", HPROF_VAR_TEST_KNOB, "lib/exact: comma list of functions measured exactly, by name"),
+    ELSEWHERE("HPROFTEST_EXACT", HPROF_VAR_TEST_KNOB, "lib/exact: comma list of functions measured exactly, by name; * for all"),
 };
 #define NVARS ((int)(sizeof vars / sizeof vars[0]))
 

@@ -100,7 +100,7 @@ static int fortran_name(const char *sym, const char *name)
 static int name_matches(const exact_fn_info *f, const char *name)
 {
     const char *sym = f->mangled ? f->mangled : f->name;
-    return same_or_clone(sym, name) || strcmp(f->name, name) == 0 || same_without_params(f->name, name) ||
+    return strcmp(name, "*") == 0 || same_or_clone(sym, name) || strcmp(f->name, name) == 0 || same_without_params(f->name, name) ||
            fortran_name(sym, name);
 }
 

@@ -18,10 +18,11 @@ VERSION := 0.1.0
 CWARN   := -Wall -Wextra -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(CWARN) -fPIC -fvisibility=hidden -DHPROF_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
-# lib/core: what every layer may use; lib/runtime: init/finalize, threads,
+# lib/core and core/ (issue 28's ground floor; core/select: which functions
+# to measure exactly): what every layer may use; lib/runtime: init/finalize, threads,
 # sampler, PAPI, on top (tests/common/layers.sh). A file straight in lib/
 # still builds, as part of the runtime.
-CPPFLAGS += -Ilib/core -Ilib/runtime -Ilib/exact -Ilib -Iunwind -Ireport/writer -Ireport/merge -Ireport/reader -Iwrappers
+CPPFLAGS += -Ilib/core -Icore/select -Ilib/runtime -Ilib/exact -Ilib -Iunwind -Ireport/writer -Ireport/merge -Ireport/reader -Iwrappers
 # The compiler lists each object's headers (build/.../x.d, included below):
 # a header change rebuilds only what includes it. -MP keeps a removed
 # header from breaking the build.
@@ -48,7 +49,7 @@ OUTSIDE_TEXT   := lib/runtime/thread_start.c
 GENERAL_REGS   := lib/exact/exact_entry.c unwind/exact_stack.c
 VIEW_LIBS    := -lexpat -lz -lm
 
-RUNTIME_SRCS := $(wildcard lib/*.c lib/core/*.c lib/runtime/*.c lib/exact/*.c unwind/*.c report/writer/*.c report/merge/*.c wrappers/*.c)
+RUNTIME_SRCS := $(wildcard lib/*.c lib/core/*.c core/*/*.c lib/runtime/*.c lib/exact/*.c unwind/*.c report/writer/*.c report/merge/*.c wrappers/*.c)
 READER_SRCS  := $(wildcard report/reader/*.c)
 VIEW_SRCS    := $(wildcard tools/hprof-view/*.c)
 GEN_INPUTS   := $(wildcard wrappers/*.txt wrappers/*.py)

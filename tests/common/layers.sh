@@ -1,8 +1,10 @@
 #!/bin/bash
 # Layers (issue 18): every #include "..." runs from a layer to itself or a
 # lower one. From low to high:
-#   core      lib/: the calling context tree, clock, config, log, function
-#             table, own-code bounds, timeline and path log, HPROF_NOUNWIND parsing
+#   core      lib/core/: the calling context tree, clock, config, log, function
+#             table, own-code bounds, timeline and path log, HPROF_NOUNWIND parsing;
+#             core/ (issue 28's ground floor): core/select, which functions to
+#             measure exactly
 #   capture   unwind/ (call paths): core
 #   report    report/ (merge, symbols, CUBE writer and reader): core, and
 #             unwind/modules.h, the record of loaded code symbols resolve in,
@@ -32,7 +34,7 @@ layer_of() { # FILE -> core capture reader report view runtime wrappers
     case $1 in
         gen/fn_table.*) echo core ;;
         gen/*) echo wrappers ;;
-        lib/core/*) echo core ;;
+        lib/core/* | core/*) echo core ;;
         lib/*) echo runtime ;;
         unwind/*) echo capture ;;
         report/reader/*) echo reader ;;
@@ -58,7 +60,7 @@ allowed() { # FROM-LAYER TO-LAYER TO-FILE
 
 declare -A where
 dup=""
-for h in lib/*.h lib/*/*.h unwind/*.h report/*/*.h wrappers/*.h tools/hprof-view/*.h; do
+for h in lib/*.h lib/*/*.h core/*/*.h unwind/*.h report/*/*.h wrappers/*.h tools/hprof-view/*.h; do
     b=$(basename "$h")
     [ -n "${where[$b]:-}" ] && dup="$dup $b (${where[$b]}, $h)"
     where[$b]=$h
@@ -69,7 +71,7 @@ if [ -z "$dup" ]; then ok "layers: every header name is unique"
 else notok "layers: every header name is unique" "$dup"; fi
 
 bad=() known_seen=() n=0
-for f in lib/*.[ch] lib/*/*.[ch] unwind/*.[ch] report/*/*.[ch] wrappers/*.[ch] tools/hprof-view/*.[ch]; do
+for f in lib/*.[ch] lib/*/*.[ch] core/*/*.[ch] unwind/*.[ch] report/*/*.[ch] wrappers/*.[ch] tools/hprof-view/*.[ch]; do
     from=$(layer_of "$f")
     while IFS= read -r inc; do
         to_file=${where[$(basename "$inc")]:-}
@@ -95,7 +97,7 @@ fi
 # may include (an interface owned below, implemented above).
 declared_for() { # FROM-LAYER NAME
     local h
-    for h in $(grep -lw -- "$2" lib/*.h lib/*/*.h unwind/*.h report/*/*.h wrappers/*.h 2>/dev/null); do
+    for h in $(grep -lw -- "$2" lib/*.h lib/*/*.h core/*/*.h unwind/*.h report/*/*.h wrappers/*.h 2>/dev/null); do
         allowed "$1" "$(layer_of "$h")" "$h" || continue
         # declared, not only named in a comment
         grep -vE '^[[:space:]]*/?\*' "$h" | sed 's|/\*.*||' |

@@ -50,6 +50,8 @@ static const hprof_var vars[] = {
       "together, or split: polls that completed nothing also as metrics of their own", 0 },
     INT("HPROF_TIME_BUCKETS", time_buckets, 0, 65536, 256, "buckets of each thread's timeline, 0 turns it off"),
     INT("HPROF_TIME_PATHS", time_paths, 0, 1024, 16, "heaviest call paths kept over time, 0 turns it off"),
+    STRING("HPROF_SELECT", select, "functions measured exactly: an expression of the selection language"),
+    STRING("HPROF_FILTER", filter, "functions measured exactly: a Score-P filter file"),
     ELSEWHERE("HPROF_BUILD", 0, "hprof-run: the folder holding <mpi>/libhprof.so"),
     ELSEWHERE("HPROF_RUN_MARKS", HPROF_VAR_INTERNAL, "set by hprof-run: where ranks leave their marks (lib/runtime/run_marks.h)"),
     ELSEWHERE("HPROF_SPAWN", HPROF_VAR_INTERNAL, "set for spawned jobs: their tag (lib/runtime/spawn.h)"),

@@ -19,6 +19,7 @@
 #include "interpose.h"
 #include "log.h"
 #include "modules.h"
+#include "symbols.h"
 #include "thunk_stack.h"
 
 typedef struct module_state {
@@ -33,6 +34,7 @@ typedef struct module_state {
     unsigned char *patched;  /* per site */
     uint64_t *since;         /* per site: patched at (ns since the window's start) */
     char **demangled;        /* per site: its name for people, NULL: the symbol's */
+    char **files;            /* per site: its source file (NULL: unknown), when the selection reads them */
 } module_state;
 
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -103,18 +105,37 @@ static void patch_chosen(module_state *m, const module_rec *rec, const unsigned 
     free(which);
 }
 
+/* The source file of each site of m, where the selection reads them. */
+static void find_files(module_state *m)
+{
+    if (!exact_choice_needs_files(choice) || m->files)
+        return;
+    m->files = calloc((size_t)m->s.n + 1, sizeof *m->files);
+    symbols *sym = m->files ? symbols_open() : NULL;
+    for (int i = 0; sym && i < m->s.n; i++) {
+        const char *file = NULL;
+        int line;
+        if (symbols_line(sym, m->s.v[i].fn, &file, &line) == 0 && file)
+            m->files[i] = strdup(file);
+    }
+    if (sym)
+        symbols_close(sym);
+}
+
 /* The selection over m's sites; 0 or -1. */
 static int choose(module_state *m, unsigned char *chosen)
 {
     exact_fn_info *info = calloc((size_t)m->s.n + 1, sizeof *info);
     if (!info)
         return -1;
+    find_files(m);
     for (int i = 0; i < m->s.n; i++) {
         const exact_site *s = &m->s.v[i];
         info[i] = (exact_fn_info){ m->demangled[i] ? m->demangled[i] : s->name, m->demangled[i] ? s->name : NULL,
-                                   m->path, s->size };
+                                   m->files ? m->files[i] : NULL, m->path, s->size, 0 };
     }
-    int rc = exact_choice_eval(choice, info, m->s.n, chosen);
+    select_graph g = { m->s.n, info, 0, NULL };
+    int rc = exact_choice_eval(choice, &g, chosen);
     free(info);
     return rc;
 }

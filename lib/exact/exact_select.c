@@ -8,14 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "log.h"
 
 struct exact_choice {
-    const char *var;
-    char **names;   /* HPROFTEST_EXACT's names */
-    char *matched;  /* per name: some function took it */
+    const char *var;     /* for messages: the variable(s) that asked */
+    select_expr *select; /* HPROF_SELECT's, NULL: none */
+    select_expr *filter; /* HPROF_FILTER's, NULL: none */
+    char **names;        /* HPROFTEST_EXACT's names */
+    char *matched;       /* per name: some function took it */
     int nnames;
     char *unmatched;
+    int failed_once;     /* an evaluation error was said */
 };
 
 static void split_names(exact_choice *c, const char *list)
@@ -32,18 +36,34 @@ static void split_names(exact_choice *c, const char *list)
     c->matched = calloc((size_t)c->nnames + 1, 1);
 }
 
+/* HPROF_SELECT and HPROF_FILTER, parsed: one line for each that is wrong. */
+static void read_selections(exact_choice *c)
+{
+    char err[512];
+    if (hprof_config.select && !(c->select = select_parse(hprof_config.select, err, sizeof err)))
+        hprof_say("HPROF_SELECT: %s; it selects nothing", err);
+    if (hprof_config.filter && !(c->filter = select_from_scorep_filter(hprof_config.filter, err, sizeof err)))
+        hprof_say("HPROF_FILTER: %s; it selects nothing", err);
+}
+
 exact_choice *exact_choice_from_env(void)
 {
     const char *knob = getenv("HPROFTEST_EXACT");
-    if (!knob || !*knob)
+    if (!hprof_config.select && !hprof_config.filter && (!knob || !*knob))
         return NULL;
     exact_choice *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    c->var = "HPROFTEST_EXACT";
-    split_names(c, knob);
-    if (c->nnames == 0) {
-        hprof_say("%s='%s' names no function; nothing is measured exactly", c->var, knob);
+    c->var = hprof_config.select && hprof_config.filter ? "HPROF_SELECT and HPROF_FILTER"
+             : hprof_config.select                      ? "HPROF_SELECT"
+             : hprof_config.filter                      ? "HPROF_FILTER"
+                                                        : "HPROFTEST_EXACT";
+    read_selections(c);
+    if (knob && *knob)
+        split_names(c, knob);
+    if (!c->select && !c->filter && c->nnames == 0) {
+        if (knob && *knob && !hprof_config.select && !hprof_config.filter)
+            hprof_say("HPROFTEST_EXACT='%s' names no function; nothing is measured exactly", knob);
         exact_choice_free(c);
         return NULL;
     }
@@ -104,18 +124,47 @@ static int name_matches(const exact_fn_info *f, const char *name)
            fortran_name(sym, name);
 }
 
-int exact_choice_eval(exact_choice *c, const exact_fn_info *fns, int n, unsigned char *chosen)
+int exact_choice_needs_files(const exact_choice *c)
 {
-    for (int i = 0; i < n; i++) {
+    return c->select || c->filter;
+}
+
+/* The functions expression e takes, added to chosen. */
+static int add_selected(exact_choice *c, const select_expr *e, const char *var, const select_graph *g,
+                        unsigned char *chosen)
+{
+    unsigned char *mine = calloc((size_t)g->nfn + 1, 1);
+    char err[512];
+    if (!mine)
+        return -1;
+    int rc = select_eval(e, g, mine, err, sizeof err);
+    if (rc != 0 && !c->failed_once) {
+        c->failed_once = 1;
+        hprof_say("%s: %s; it selects nothing", var, err);
+    }
+    for (int i = 0; rc == 0 && i < g->nfn; i++)
+        chosen[i] |= mine[i];
+    free(mine);
+    return rc;
+}
+
+int exact_choice_eval(exact_choice *c, const select_graph *g, unsigned char *chosen)
+{
+    for (int i = 0; i < g->nfn; i++) {
         chosen[i] = 0;
         for (int k = 0; k < c->nnames; k++) {
-            if (name_matches(&fns[i], c->names[k])) {
+            if (name_matches(&g->fn[i], c->names[k])) {
                 chosen[i] = 1;
                 c->matched[k] = 1;
             }
         }
     }
-    return 0;
+    int rc = 0;
+    if (c->select)
+        rc |= add_selected(c, c->select, "HPROF_SELECT", g, chosen);
+    if (c->filter)
+        rc |= add_selected(c, c->filter, "HPROF_FILTER", g, chosen);
+    return rc ? -1 : 0;
 }
 
 const char *exact_choice_unmatched(exact_choice *c)
@@ -142,6 +191,8 @@ void exact_choice_free(exact_choice *c)
 {
     if (!c)
         return;
+    select_free(c->select);
+    select_free(c->filter);
     for (int k = 0; k < c->nnames; k++)
         free(c->names[k]);
     free(c->names);

@@ -12,8 +12,10 @@
 
 #include "exact_entry.h"
 #include "exact_patch.h"
+#include "exact_seen.h"
 #include "exact_select.h"
 #include "exact_sites.h"
+#include "exact_tick.h"
 #include "exact_stack.h"
 #include "clock.h"
 #include "interpose.h"
@@ -22,17 +24,23 @@
 #include "symbols.h"
 #include "thunk_stack.h"
 
+/* How often a selection that reads calls and MPI paths is evaluated again. */
+#define EXACT_RESELECT_NS 1000000000ull
+
 typedef struct module_state {
     int id;                  /* modules.h record */
     char *path;
+    uint64_t low, high;      /* its code: the stubs go within reach */
     int live;
     uint32_t first_id;       /* its sites' ids: first_id + index */
     exact_module_sites s;
     exact_stubs stubs;       /* made with its first selected site */
     int have_stubs;
     uint64_t *stub;          /* per site: its stub */
-    unsigned char *patched;  /* per site */
-    uint64_t *since;         /* per site: patched at (ns since the window's start) */
+    unsigned char *patched;  /* per site: now */
+    unsigned char *ever;     /* per site: at some time */
+    uint64_t *since;         /* per site: first patched at (ns since the window's start) */
+    uint64_t *until;         /* per site: patched out at (0: not since it was last patched in) */
     char **demangled;        /* per site: its name for people, NULL: the symbol's */
     char **files;            /* per site: its source file (NULL: unknown), when the selection reads them */
 } module_state;
@@ -62,7 +70,7 @@ static const char *base_name(const char *path)
 }
 
 /* Patches the chosen sites of m (chosen[i]), at now. */
-static void patch_chosen(module_state *m, const module_rec *rec, const unsigned char *chosen, uint64_t now)
+static void patch_chosen(module_state *m, const unsigned char *chosen, uint64_t now)
 {
     int *which = malloc((size_t)m->s.n * sizeof *which), n = 0;
     for (int i = 0; which && i < m->s.n; i++)
@@ -73,7 +81,7 @@ static void patch_chosen(module_state *m, const module_rec *rec, const unsigned 
         return;
     }
     if (!m->have_stubs) {
-        if (exact_stubs_make(&m->stubs, rec->low, rec->high, m->first_id, m->s.n,
+        if (exact_stubs_make(&m->stubs, m->low, m->high, m->first_id, m->s.n,
                              (uint64_t)(uintptr_t)hprof_exact_entry) != 0) {
             hprof_say("%s: no room for hprof's entry stubs within 2 GiB of its code; its functions are not "
                       "measured exactly", base_name(m->path));
@@ -96,8 +104,11 @@ static void patch_chosen(module_state *m, const module_rec *rec, const unsigned 
         return;
     }
     for (int k = 0; k < n; k++) {
-        m->patched[which[k]] = 1;
-        m->since[which[k]] = now > window_start ? now - window_start : 0;
+        int i = which[k];
+        if (!m->ever[i])
+            m->since[i] = now > window_start ? now - window_start : 0;
+        m->patched[i] = m->ever[i] = 1;
+        m->until[i] = 0;
     }
     nmeasured += n;
     hprof_verbose(1, "%s: %d functions measured exactly (of %d with a patchable entry)", base_name(m->path), n,
@@ -146,9 +157,12 @@ static int number_sites(module_state *m)
     int n = m->s.n;
     m->stub = calloc((size_t)n + 1, sizeof *m->stub);
     m->patched = calloc((size_t)n + 1, 1);
+    m->ever = calloc((size_t)n + 1, 1);
     m->since = calloc((size_t)n + 1, sizeof *m->since);
+    m->until = calloc((size_t)n + 1, sizeof *m->until);
     m->demangled = calloc((size_t)n + 1, sizeof *m->demangled);
-    if (!m->stub || !m->patched || !m->since || !m->demangled || exact_fn_reserve(next_id, n) != 0)
+    if (!m->stub || !m->patched || !m->ever || !m->since || !m->until || !m->demangled ||
+        exact_fn_reserve(next_id, n) != 0)
         return -1;
     m->first_id = next_id;
     next_id += (uint32_t)n;
@@ -175,6 +189,8 @@ static void add_module(int id, const module_rec *rec)
     memset(m, 0, sizeof *m);
     m->id = id;
     m->live = 1;
+    m->low = rec->low;
+    m->high = rec->high;
     m->path = strdup(rec->path ? rec->path : "");
     if (exact_sites_read(rec->path, rec->bias, rec->low, rec->high, &m->s) != 0 || m->s.records == 0)
         return;
@@ -186,8 +202,92 @@ static void add_module(int id, const module_rec *rec)
                       base_name(m->path), m->s.records, m->s.unnamed, m->s.unfit);
     unsigned char *chosen = m->s.n ? calloc((size_t)m->s.n, 1) : NULL;
     if (chosen && number_sites(m) == 0 && choose(m, chosen) == 0)
-        patch_chosen(m, rec, chosen, hprof_now_ns());
+        patch_chosen(m, chosen, hprof_now_ns());
     free(chosen);
+}
+
+/* Patches out the sites of m patched in and not chosen any more, at now. */
+static void unpatch_dropped(module_state *m, const unsigned char *chosen, uint64_t now)
+{
+    int *which = malloc((size_t)m->s.n * sizeof *which + 1), n = 0;
+    for (int i = 0; which && i < m->s.n; i++)
+        if (m->patched[i] && !chosen[i])
+            which[n++] = i;
+    char err[256];
+    if (n && exact_patch(m->s.v, m->stub, which, n, 0, err, sizeof err) != 0) {
+        hprof_verbose(1, "%s: cannot unpatch %d functions (%s); they stay measured", base_name(m->path), n, err);
+        n = 0;
+    }
+    for (int k = 0; k < n; k++) {
+        exact_fn_at(m->first_id + (uint32_t)which[k])->on = 0; /* calls under way still return through it */
+        m->patched[which[k]] = 0;
+        m->until[which[k]] = now > window_start ? now - window_start : 1;
+    }
+    if (n)
+        hprof_verbose(1, "%s: %d functions no longer measured exactly", base_name(m->path), n);
+    free(which);
+}
+
+static int by_lo(const void *a, const void *b)
+{
+    const exact_range *x = a, *y = b;
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Every live module's sites as one graph, with what the trees show: the
+ * selection evaluated again, and applied. The caller holds the lock. */
+static void reselect_locked(void)
+{
+    int nfn = 0;
+    for (int i = 0; i < nmods; i++)
+        nfn += mods[i].live && mods[i].patched ? mods[i].s.n : 0;
+    exact_fn_info *info = calloc((size_t)nfn + 1, sizeof *info);
+    exact_range *r = calloc((size_t)nfn + 1, sizeof *r);
+    unsigned char *chosen = calloc((size_t)nfn + 1, 1);
+    exact_seen seen = { 0 };
+    int g = 0;
+    for (int i = 0; info && r && chosen && i < nmods; i++) {
+        module_state *m = &mods[i];
+        if (!m->live || !m->patched)
+            continue;
+        find_files(m);
+        for (int k = 0; k < m->s.n; k++, g++) {
+            const exact_site *st = &m->s.v[k];
+            info[g] = (exact_fn_info){ m->demangled[k] ? m->demangled[k] : st->name, m->demangled[k] ? st->name : NULL,
+                                       m->files ? m->files[k] : NULL, m->path, st->size, 0 };
+            r[g] = (exact_range){ st->fn, st->fn + (st->size ? st->size : 1), g };
+        }
+    }
+    if (g == nfn && nfn > 0) {
+        qsort(r, (size_t)nfn, sizeof *r, by_lo);
+        if (exact_seen_collect(r, nfn, nfn, &seen) == 0) {
+            for (int k = 0; k < nfn; k++)
+                info[k].on_mpi_path = seen.on_mpi[k];
+            select_graph graph = { nfn, info, seen.ncalls, (const int(*)[2])seen.calls };
+            if (exact_choice_eval(choice, &graph, chosen) == 0) {
+                uint64_t now = hprof_now_ns();
+                for (int i = 0, at = 0; i < nmods; i++) {
+                    module_state *m = &mods[i];
+                    if (!m->live || !m->patched)
+                        continue;
+                    unpatch_dropped(m, chosen + at, now);
+                    patch_chosen(m, chosen + at, now);
+                    at += m->s.n;
+                }
+            }
+        }
+    }
+    exact_seen_free(&seen);
+    free(info), free(r), free(chosen);
+}
+
+/* The tick (exact_tick.h): the selection again, on what the run showed. */
+static void reselect(void)
+{
+    pthread_mutex_lock(&lock);
+    if (running)
+        reselect_locked();
+    pthread_mutex_unlock(&lock);
 }
 
 static void on_module(int id, const module_rec *rec, int live)
@@ -236,6 +336,9 @@ void hprof_exact_start(uint64_t window_start_ns)
     hprof_verbose(1, "%d functions measured exactly; %d patchable entries in %d modules", nmeasured, records_seen,
                   modules_with_records);
     hprof_dlsym_watch(1); /* a library dlopen adds: patched at the program's dlsym */
+    if (exact_choice_dynamic(choice) && exact_tick_start(reselect, EXACT_RESELECT_NS) != 0)
+        hprof_say("%s: no thread to evaluate it again as the run shows calls and MPI paths; it stays as "
+                  "MPI_Init found it", exact_choice_var(choice));
     pthread_mutex_unlock(&lock);
 }
 
@@ -262,6 +365,7 @@ void hprof_exact_stop(uint64_t now_ns)
     if (!running)
         return;
     hprof_dlsym_watch(0);
+    exact_tick_stop();
     pthread_mutex_lock(&lock);
     running = 0;
     unpatch_all();
@@ -286,11 +390,11 @@ int hprof_exact_measured(exact_measured *out, int max)
     for (int i = 0; i < nmods; i++) {
         const module_state *m = &mods[i];
         for (int k = 0; k < m->s.n; k++) {
-            if (!m->patched[k])
+            if (!m->ever[k])
                 continue;
             if (n < max)
                 out[n] = (exact_measured){ m->demangled[k] ? m->demangled[k] : m->s.v[k].name, m->path,
-                                           m->since[k], 0 };
+                                           m->since[k], m->patched[k] ? 0 : m->until[k] };
             n++;
         }
     }

@@ -124,6 +124,12 @@ static int name_matches(const exact_fn_info *f, const char *name)
            fortran_name(sym, name);
 }
 
+int exact_choice_dynamic(const exact_choice *c)
+{
+    unsigned uses = (c->select ? select_inputs(c->select) : 0) | (c->filter ? select_inputs(c->filter) : 0);
+    return (uses & (SELECT_USES_CALLS | SELECT_USES_MPI_PATH)) != 0;
+}
+
 int exact_choice_needs_files(const exact_choice *c)
 {
     return c->select || c->filter;

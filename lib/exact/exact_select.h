@@ -34,6 +34,9 @@ typedef struct exact_choice exact_choice;
 exact_choice *exact_choice_from_env(void);
 /* The variable that asked, for messages. */
 const char *exact_choice_var(const exact_choice *c);
+/* Whether the selection reads the calls or MPI paths seen (callers,
+ * callees, mpi_path): then it is evaluated again as the run goes on. */
+int exact_choice_dynamic(const exact_choice *c);
 /* Whether the selection reads source files (HPROF_SELECT, HPROF_FILTER):
  * the caller fills them in only then. */
 int exact_choice_needs_files(const exact_choice *c);

@@ -791,8 +791,12 @@ def exact_dilation(lines):
     for k, label in (("solver", "the solver's functions"), ("all", "every function")):
         t = statistics.median(col(r, k, "app"))
         per = (t - base) / visits[k] * 1e9 if visits[k] else 0
-        lines.append("| hprof, %s | %s | hprof, nothing selected | %s | %.0f | %.1f ns |" % (
-            label, fmt_s(col(r, k, "app")), fmt_pct(paired(r, k, "hprof_nops", "app")), visits[k], per))
+        lines.append("| hprof, %s | %s | hprof, nothing selected | %s | %.0f | %s |" % (
+            label, fmt_s(col(r, k, "app")), fmt_pct(paired(r, k, "hprof_nops", "app")), visits[k],
+            "%.1f ns" % per if per > 0 else "within the noise"))
+    loads = [d["load"] for v in r.values() for d in v]
+    lines.append("\nLoad (1 min) during these runs: %.1f..%.1f on %d cores: wall times on a shared machine "
+                 "vary with it; the per-visit figures above are CPU time." % (min(loads), max(loads), os.cpu_count()))
 
 def exact_section(lines):
     print("bench: functions measured exactly", flush=True)

@@ -15,7 +15,7 @@
  * vector register too (xsave: it may walk the stack, learn a recipe,
  * allocate), finds the call path by a walk, as an MPI call's, and the
  * function's node under it. Either way the trampoline restores the
- * registers and jumps to the function's body, after the patched jump.
+ * registers and returns into the function's body, after the patched jump.
  *
  * A call is not measured (it runs as if unpatched) while the function is
  * not selected, outside the measurement's window, inside an MPI call

@@ -49,7 +49,7 @@ static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static exact_choice *choice;
 static int running;
 static uint64_t window_start;
-static module_state *mods;
+static module_state **mods; /* each apart: a nested refresh (symbols_open) may add one meanwhile */
 static int nmods;
 static uint32_t next_id;
 static int records_seen, modules_with_records;
@@ -58,8 +58,8 @@ static int nmeasured;
 static module_state *module_known(int id)
 {
     for (int i = 0; i < nmods; i++)
-        if (mods[i].id == id)
-            return &mods[i];
+        if (mods[i]->id == id)
+            return mods[i];
     return NULL;
 }
 
@@ -181,12 +181,14 @@ static void add_module(int id, const module_rec *rec)
 {
     if (module_known(id))
         return;
-    module_state *v = realloc(mods, (size_t)(nmods + 1) * sizeof *v);
-    if (!v)
+    module_state **v = realloc(mods, (size_t)(nmods + 1) * sizeof *v), *m = calloc(1, sizeof *m);
+    if (v)
+        mods = v;
+    if (!v || !m) {
+        free(m);
         return;
-    mods = v;
-    module_state *m = &mods[nmods++];
-    memset(m, 0, sizeof *m);
+    }
+    mods[nmods++] = m;
     m->id = id;
     m->live = 1;
     m->low = rec->low;
@@ -238,18 +240,20 @@ static int by_lo(const void *a, const void *b)
  * selection evaluated again, and applied. The caller holds the lock. */
 static void reselect_locked(void)
 {
-    int nfn = 0;
-    for (int i = 0; i < nmods; i++)
-        nfn += mods[i].live && mods[i].patched ? mods[i].s.n : 0;
+    int nfn = 0, nm = nmods; /* a module a nested refresh adds waits for the next time */
+    for (int i = 0; i < nm; i++)
+        nfn += mods[i]->live && mods[i]->patched ? mods[i]->s.n : 0;
     exact_fn_info *info = calloc((size_t)nfn + 1, sizeof *info);
     exact_range *r = calloc((size_t)nfn + 1, sizeof *r);
     unsigned char *chosen = calloc((size_t)nfn + 1, 1);
+    unsigned char *in = calloc((size_t)nm + 1, 1); /* module i's sites are in the graph */
     exact_seen seen = { 0 };
     int g = 0;
-    for (int i = 0; info && r && chosen && i < nmods; i++) {
-        module_state *m = &mods[i];
-        if (!m->live || !m->patched)
+    for (int i = 0; info && r && chosen && in && i < nm; i++) {
+        module_state *m = mods[i];
+        if (!m->live || !m->patched || g + m->s.n > nfn)
             continue;
+        in[i] = 1;
         find_files(m);
         for (int k = 0; k < m->s.n; k++, g++) {
             const exact_site *st = &m->s.v[k];
@@ -258,7 +262,7 @@ static void reselect_locked(void)
             r[g] = (exact_range){ st->fn, st->fn + (st->size ? st->size : 1), g };
         }
     }
-    if (g == nfn && nfn > 0) {
+    if (nfn > 0 && g == nfn) {
         qsort(r, (size_t)nfn, sizeof *r, by_lo);
         if (exact_seen_collect(r, nfn, nfn, &seen) == 0) {
             for (int k = 0; k < nfn; k++)
@@ -266,19 +270,21 @@ static void reselect_locked(void)
             select_graph graph = { nfn, info, seen.ncalls, (const int(*)[2])seen.calls };
             if (exact_choice_eval(choice, &graph, chosen) == 0) {
                 uint64_t now = hprof_now_ns();
-                for (int i = 0, at = 0; i < nmods; i++) {
-                    module_state *m = &mods[i];
-                    if (!m->live || !m->patched)
+                for (int i = 0, at = 0; i < nm; i++) {
+                    module_state *m = mods[i];
+                    if (!in[i])
                         continue;
-                    unpatch_dropped(m, chosen + at, now);
-                    patch_chosen(m, chosen + at, now);
+                    if (m->live) { /* not unloaded meanwhile */
+                        unpatch_dropped(m, chosen + at, now);
+                        patch_chosen(m, chosen + at, now);
+                    }
                     at += m->s.n;
                 }
             }
         }
     }
     exact_seen_free(&seen);
-    free(info), free(r), free(chosen);
+    free(info), free(r), free(chosen), free(in);
 }
 
 /* The tick (exact_tick.h): the selection again, on what the run showed. */
@@ -346,7 +352,7 @@ void hprof_exact_start(uint64_t window_start_ns)
 static void unpatch_all(void)
 {
     for (int i = 0; i < nmods; i++) {
-        module_state *m = &mods[i];
+        module_state *m = mods[i];
         int *which = m->s.n ? malloc((size_t)m->s.n * sizeof *which) : NULL, n = 0;
         for (int k = 0; which && k < m->s.n; k++)
             if (m->patched[k])
@@ -388,7 +394,7 @@ int hprof_exact_measured(exact_measured *out, int max)
     pthread_mutex_lock(&lock);
     int n = 0;
     for (int i = 0; i < nmods; i++) {
-        const module_state *m = &mods[i];
+        const module_state *m = mods[i];
         for (int k = 0; k < m->s.n; k++) {
             if (!m->ever[k])
                 continue;

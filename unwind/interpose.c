@@ -53,6 +53,7 @@
 #include "exact_stack.h"
 #include "interpose.h"
 #include "modules.h"
+#include "own_code.h"
 #include "thunk_stack.h"
 #include "unwind.h"
 
@@ -79,7 +80,7 @@ typedef void (*jump_fn)(struct __jmp_buf_tag *, int);
 
 static void *real_raise, *real_resume, *real_rethrow, *real_forced, *real_ubt, *real_backtrace, *real_swap,
     *real_set, *real_exit, *real_unw_bt, *real_init_local, *real_init_local2, *real_begin_catch, *real_longjmp,
-    *real__longjmp, *real_siglongjmp, *real_longjmp_chk;
+    *real__longjmp, *real_siglongjmp, *real_longjmp_chk, *real_get_ip;
 
 static void *next(void **cache, const char *name)
 {
@@ -115,6 +116,7 @@ void hprof_interpose_resolve(void)
     real_init_local = dlsym(RTLD_NEXT, "_ULx86_64_init_local");
     real_init_local2 = dlsym(RTLD_NEXT, "_ULx86_64_init_local2");
     real_begin_catch = dlsym(RTLD_NEXT, "__cxa_begin_catch");
+    real_get_ip = dlsym(RTLD_NEXT, "_Unwind_GetIP");
     real_longjmp = dlsym(RTLD_NEXT, "longjmp");
     real__longjmp = dlsym(RTLD_NEXT, "_longjmp");
     real_siglongjmp = dlsym(RTLD_NEXT, "siglongjmp");
@@ -203,10 +205,63 @@ EXPORT _Unwind_Reason_Code _Unwind_ForcedUnwind(struct _Unwind_Exception *e, _Un
     return ((forced_fn)next(&real_forced, "_Unwind_ForcedUnwind"))(e, stop, arg);
 }
 
+/* The walkers below return, so the exit thunks of the exact calls still
+ * under way go back in after them (rearm_exact). Then the walker is not
+ * tail-called: the walk sees hprof's frames too, which the program must
+ * not, so they are left out. Without exact calls, a tail call. */
+static int exact_calls_out(void)
+{
+    exact_stack *x = exact_stack_peek();
+    return x && x->disarmed;
+}
+
+/* hprof's frames at the start of a walk made from here (this file's,
+ * whatever the compiler inlined) */
+#define OWN_LEADING 4
+
+/* A walk of up to size frames into buffer by real, the leading frames in
+ * hprof's code left out; size up to 1024 (above, they stay). */
+static int walk_without_own_frames(backtrace_fn real, void **buffer, int size)
+{
+    if (size <= 0 || size > 1024)
+        return real(buffer, size);
+    void *tmp[size + OWN_LEADING];
+    int n = real(tmp, size + OWN_LEADING), skip = 0;
+    while (skip < n && skip < OWN_LEADING && own_code((uint64_t)(uintptr_t)tmp[skip]))
+        skip++;
+    int k = n - skip < size ? n - skip : size;
+    for (int i = 0; i < k; i++)
+        buffer[i] = tmp[skip + i];
+    return k;
+}
+
+typedef struct trace_pass {
+    _Unwind_Trace_Fn fn;
+    void *arg;
+    int past_own;
+} trace_pass;
+
+typedef uintptr_t (*get_ip_fn)(void *);
+
+static _Unwind_Reason_Code trace_skip_own(void *ctx, void *arg)
+{
+    trace_pass *p = arg;
+    if (!p->past_own) {
+        uintptr_t ip = ((get_ip_fn)next(&real_get_ip, "_Unwind_GetIP"))(ctx);
+        if (own_code((uint64_t)ip))
+            return 0; /* _URC_NO_REASON: on to the next frame */
+        p->past_own = 1;
+    }
+    return ((_Unwind_Reason_Code (*)(void *, void *))p->fn)(ctx, p->arg);
+}
+
 EXPORT _Unwind_Reason_Code _Unwind_Backtrace(_Unwind_Trace_Fn fn, void *arg)
 {
     unwind_restore_thunks();
-    _Unwind_Reason_Code rc = ((bt_fn)next(&real_ubt, "_Unwind_Backtrace"))(fn, arg);
+    if (!exact_calls_out())
+        return ((bt_fn)next(&real_ubt, "_Unwind_Backtrace"))(fn, arg);
+    trace_pass p = { fn, arg, 0 };
+    _Unwind_Reason_Code rc = ((bt_fn)next(&real_ubt, "_Unwind_Backtrace"))((_Unwind_Trace_Fn)trace_skip_own, &p);
     rearm_exact();
     return rc;
 }
@@ -214,7 +269,9 @@ EXPORT _Unwind_Reason_Code _Unwind_Backtrace(_Unwind_Trace_Fn fn, void *arg)
 EXPORT int backtrace(void **buffer, int size)
 {
     unwind_restore_thunks();
-    int n = ((backtrace_fn)next(&real_backtrace, "backtrace"))(buffer, size);
+    if (!exact_calls_out())
+        return ((backtrace_fn)next(&real_backtrace, "backtrace"))(buffer, size);
+    int n = walk_without_own_frames((backtrace_fn)next(&real_backtrace, "backtrace"), buffer, size);
     rearm_exact();
     return n;
 }
@@ -224,7 +281,9 @@ EXPORT int unw_backtrace(void **buffer, int size)
     if (in_own_walk)
         return 0; /* a handler nested in hprof's own walk (see the top) */
     unwind_restore_thunks();
-    int n = ((backtrace_fn)next(&real_unw_bt, "unw_backtrace"))(buffer, size);
+    if (!exact_calls_out())
+        return ((backtrace_fn)next(&real_unw_bt, "unw_backtrace"))(buffer, size);
+    int n = walk_without_own_frames((backtrace_fn)next(&real_unw_bt, "unw_backtrace"), buffer, size);
     rearm_exact();
     return n;
 }

@@ -22,7 +22,7 @@ CFLAGS  += -std=gnu11 $(CWARN) -fPIC -fvisibility=hidden -DHPROF_VERSION='"$(VER
 # to measure exactly): what every layer may use; lib/runtime: init/finalize, threads,
 # sampler, PAPI, on top (tests/common/layers.sh). A file straight in lib/
 # still builds, as part of the runtime.
-CPPFLAGS += -Ilib/core -Icore/select -Ilib/runtime -Ilib -Iunwind -Ireport/writer -Ireport/merge -Ireport/reader -Iwrappers
+CPPFLAGS += -Ilib/core -Icore/select -Ilib/runtime -Ilib/exact -Ilib -Iunwind -Ireport/writer -Ireport/merge -Ireport/reader -Iwrappers
 # The compiler lists each object's headers (build/.../x.d, included below):
 # a header change rebuilds only what includes it. -MP keeps a removed
 # header from breaking the build.
@@ -44,9 +44,12 @@ RUNTIME_CFLAGS := -fno-reorder-functions -fno-reorder-blocks-and-partition
 RUNTIME_TEXT   := objcopy --rename-section .text=hprof_text
 # ...except the thread trampoline, which sits below every thread's own frames.
 OUTSIDE_TEXT   := lib/runtime/thread_start.c
+# What runs at an exactly measured function's entry and exit with its
+# vector registers live (arguments, return values): no vector register used.
+GENERAL_REGS   := lib/exact/exact_entry.c unwind/exact_stack.c
 VIEW_LIBS    := -lexpat -lz -lm
 
-RUNTIME_SRCS := $(wildcard lib/*.c lib/core/*.c core/*/*.c lib/runtime/*.c unwind/*.c report/writer/*.c report/merge/*.c wrappers/*.c)
+RUNTIME_SRCS := $(wildcard lib/*.c lib/core/*.c core/*/*.c lib/runtime/*.c lib/exact/*.c unwind/*.c report/writer/*.c report/merge/*.c wrappers/*.c)
 READER_SRCS  := $(wildcard report/reader/*.c)
 VIEW_SRCS    := $(wildcard tools/hprof-view/*.c)
 GEN_INPUTS   := $(wildcard wrappers/*.txt wrappers/*.py)
@@ -87,7 +90,7 @@ $(BUILD)/$(1)/obj/gen/%.o: $(BUILD)/$(1)/gen/%.c $(BUILD)/$(1)/gen/stamp
 
 $(BUILD)/$(1)/obj/%.o: %.c $(BUILD)/$(1)/gen/stamp
 	@mkdir -p $$(@D)
-	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) $(DEPFLAGS) $(RUNTIME_CFLAGS) -c $$< -o $$@
+	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) $(DEPFLAGS) $(RUNTIME_CFLAGS) $$(if $$(filter $(GENERAL_REGS),$$<),-mgeneral-regs-only) -c $$< -o $$@
 	$$(if $$(filter $(OUTSIDE_TEXT),$$<),,$(RUNTIME_TEXT) $$@)
 
 $(BUILD)/$(1)/libhprof.so: $$($(1)_OBJS) lib/exports.map

@@ -11,10 +11,10 @@ and replaces it in bench/RESULTS.md.
 
 Environment: BENCH_RUNS (rounds, default 5), BENCH_MPI (openmpi), BENCH_ONLY
 (a comma list of sections: percall, pollacc, thunks, unwind, threads, sample, python, papi,
-dilation, hpccfloor, instrumentation, finalize, million; the others keep their text in
+dilation, hpccfloor, instrumentation, exact, finalize, million; the others keep their text in
 RESULTS.md), BENCH_POLL_MS (pollacc: ms a gap, 300), and for
 sections 4-6: BENCH_DROPS_STEPS (60), BENCH_LAMMPS_STEPS (1500),
-BENCH_INSTR_STEPS (5), BENCH_SKIP_64=1 (no 64-rank finalize run). Section 4
+BENCH_INSTR_STEPS (5), BENCH_EXACT_STEPS (20), BENCH_SKIP_64=1 (no 64-rank finalize run). Section 4
 installs Debian's lammps and lammps-examples, hpcc, quantum-espresso and
 quantum-espresso-data with apt-get when missing (as root), and skips an
 application when it cannot.
@@ -825,6 +825,102 @@ def instrumentation(lines):
                                                              dilation_rows.headline["drops"]))
 instrumentation.headline = None
 
+def exact_cost_exe(name, flags, extra=()):
+    exe = os.path.join(OUT, name)
+    sh(["mpicc." + MPI, "-O2", "-g"] + list(flags) + [os.path.join(ROOT, "bench", "exact_cost.c")] + list(extra) +
+       ["-o", exe])
+    return exe
+
+def exact_visit_cost(lines):
+    """5b, per visit: exact_cost.c's calls, each variant its own build."""
+    cyg = os.path.join(OUT, "cygprof.o")
+    sh(["gcc", "-O2", "-c", os.path.join(ROOT, "bench", "cygprof.c"), "-o", cyg])
+    plain = exact_cost_exe("exact_cost_plain", [])
+    nops = exact_cost_exe("exact_cost_nops", ["-fpatchable-function-entry=7,5"])
+    inst = exact_cost_exe("exact_cost_inst", ["-finstrument-functions"], [cyg])
+    off = {"HPROF_SAMPLING_HZ": "0"}
+    lines.append("| calls | no tool, built without the flag | with the flag (NOPs), no tool | hprof, nothing "
+                 "selected | hprof, the function selected | cost a visit | -finstrument-functions + cygprof | "
+                 "its cost a visit |")
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for what, args, sel in (("one loop calls `leaf`", ["loop", 20000000], "leaf"),
+                            ("a recursion 16 deep, each call from a new activation", ["chain", 16, 1000000],
+                             "node")):
+        variants = [("plain", plain, None), ("nops", nops, None), ("hprof", nops, off),
+                    ("exact", nops, dict(off, HPROFTEST_EXACT=sel)), ("inst", inst, None)]
+        r = {k: [] for k, _, _ in variants}
+        for _ in range(RUNS):
+            for k, exe, hprof in variants:
+                r[k].append(run(exe, args, hprof)[0])
+        med = {k: statistics.median(v) for k, v in r.items()}
+        lines.append("| %s | %s | %s | %s | %s | %.1f ns | %s | %.1f ns |" % (
+            what, fmt(r["plain"], "ns"), fmt(r["nops"], "ns"), fmt(r["hprof"], "ns"), fmt(r["exact"], "ns"),
+            med["exact"] - med["hprof"], fmt(r["inst"], "ns"), med["inst"] - med["plain"]))
+        exact_section.per_visit.append(med["exact"] - med["hprof"])
+
+DROPS_SOLVER = "mini::CGSolver::solve,mini::CGSolver::dot,mini::CSRMatrix::multiply"
+
+def exact_visits(cubex):
+    """Visits of functions (not MPI, not hprof's own nodes) in a profile."""
+    out = sh([os.path.join(BUILD, "tools", "hprof-view"), "--csv", cubex]).stdout
+    n = 0.0
+    for row in out.splitlines()[1:]:
+        f = row.rsplit(",", 5)
+        last = f[0].split(";")[-1]
+        if f[3] == "visits" and not last.startswith("MPI_") and not last.startswith("("):
+            n += float(f[4])
+    return n
+
+def exact_dilation(lines):
+    """5b, DROPS-like: built with the flag or not, nothing / the solver / everything selected."""
+    steps = os.environ.get("BENCH_EXACT_STEPS", "20")
+    plain = build_drops()
+    nops = build_drops("drops_mini_nops", ["-fpatchable-function-entry=7,5"])
+    hz = {"HPROF_SAMPLING_HZ": "100"}
+    prof = lambda name: dict(hz, HPROF_OUTPUT=os.path.join(OUT, name + ".cubex"))
+    args = [steps, 16]
+    r = alternate([("none", drops_job(plain, args)), ("nops", drops_job(nops, args)),
+                   ("hprof", drops_job(plain, args, hz)), ("hprof_nops", drops_job(nops, args, hz)),
+                   ("solver", drops_job(nops, args, dict(prof("solver"), HPROFTEST_EXACT=DROPS_SOLVER))),
+                   ("all", drops_job(nops, args, dict(prof("all"), HPROFTEST_EXACT="*")))])
+    visits = {k: exact_visits(os.path.join(OUT, k + ".cubex")) / 2 for k in ("solver", "all")}
+    lines.append("\n`drops_mini %s 16` on 2 ranks, its own run time (MPI_Init to MPI_Finalize), hprof at 100 Hz; "
+                 "the exact functions selected with the test knob HPROFTEST_EXACT (the solver: %s; every "
+                 "function: `*`):\n" % (steps, DROPS_SOLVER.replace("mini::", "")))
+    lines.append("| variant | run time | against | dilation | exact visits a rank | cost a visit |")
+    lines.append("|---|---|---|---|---|---|")
+    lines.append("| no tool, without the flag | %s | | | | |" % fmt_s(col(r, "none", "app")))
+    lines.append("| no tool, with the flag (NOPs) | %s | no tool | %s | | |" % (
+        fmt_s(col(r, "nops", "app")), fmt_pct(paired(r, "nops", "none", "app"))))
+    lines.append("| hprof, without the flag | %s | no tool | %s | | |" % (
+        fmt_s(col(r, "hprof", "app")), fmt_pct(paired(r, "hprof", "none", "app"))))
+    lines.append("| hprof, with the flag, nothing selected | %s | hprof without the flag | %s | | |" % (
+        fmt_s(col(r, "hprof_nops", "app")), fmt_pct(paired(r, "hprof_nops", "hprof", "app"))))
+    base = statistics.median(col(r, "hprof_nops", "app"))
+    for k, label in (("solver", "the solver's functions"), ("all", "every function")):
+        t = statistics.median(col(r, k, "app"))
+        per = (t - base) / visits[k] * 1e9 if visits[k] else 0
+        lines.append("| hprof, %s | %s | hprof, nothing selected | %s | %.0f | %s |" % (
+            label, fmt_s(col(r, k, "app")), fmt_pct(paired(r, k, "hprof_nops", "app")), visits[k],
+            "%.1f ns" % per if per > 0 else "within the noise"))
+    loads = [d["load"] for v in r.values() for d in v]
+    lines.append("\nLoad (1 min) during these runs: %.1f..%.1f on %d cores: wall times on a shared machine "
+                 "vary with it; the per-visit figures above are CPU time." % (min(loads), max(loads), os.cpu_count()))
+
+def exact_section(lines):
+    print("bench: functions measured exactly", flush=True)
+    exact_section.per_visit = []
+    lines.append("\n## 5b. Functions measured exactly (patchable entries, issue 29)\n")
+    lines.append("A function's cost a visit when measured exactly (its entry patched into a call of hprof's "
+                 "trampoline, its return through the exit thunk: two clock reads and the bookkeeping), per call, "
+                 "the calling thread's CPU time (bench/exact_cost.c, one rank), against the same program built "
+                 "without `-fpatchable-function-entry=7,5`, with it and no tool (its NOPs run), under hprof with "
+                 "nothing selected, and built with `-finstrument-functions` and linked with bench/cygprof.c "
+                 "(section 5's lean profiler):\n")
+    exact_visit_cost(lines)
+    exact_dilation(lines)
+exact_section.per_visit = []
+
 def finalize_cost(lines):
     print("bench: finalize cost on 2..64 ranks", flush=True)
     counts = [2, 8, 32] + ([] if os.environ.get("BENCH_SKIP_64") else [64])
@@ -1037,6 +1133,7 @@ def main():
                 ("dilation", lambda: guarded(dilation, lines)),
                 ("hpccfloor", lambda: guarded(hpcc_floor, lines)),
                 ("instrumentation", lambda: guarded(instrumentation, lines)),
+                ("exact", lambda: guarded(exact_section, lines)),
                 ("finalize", lambda: guarded(finalize_cost, lines)),
                 ("million", lambda: guarded(finalize_million, lines)))
     bad = set(only) - {name for name, _ in sections}

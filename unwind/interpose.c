@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#undef _FORTIFY_SOURCE /* longjmp is defined here under its own name */
 /*
  * interpose.c - everything that walks or leaves the stack behind hprof's
  * back gets the original return addresses back first (the thunk stack,
@@ -9,6 +10,18 @@
  * pthread_exit, and stack switches (swapcontext, setcontext). longjmp needs
  * nothing: a later walk finds the frames it left and ignores the stale
  * entries.
+ *
+ * Exactly measured calls (exact_stack.h) go the same way, and come back:
+ * walks that return (backtrace(), unw_backtrace, _Unwind_Backtrace) put
+ * the exit thunk back in the slots still live after them; an exception's
+ * catch (__cxa_begin_catch) closes, at the catch, the calls the exception
+ * left and puts the exit thunk back in the others; longjmp and its kin
+ * close the calls below the frame they jump to, at the jump (the target's
+ * stack pointer, read from the jmp_buf as glibc mangles it; where it does
+ * not look like a frame of this thread's stack, the calls are found gone
+ * later, by their slots).
+ *
+ * dlsym: see hprof_dlsym_watch (interpose.h).
  *
  * Signal masks: libunwind (built with its default, block-signals) sets a
  * full signal mask around dl_iterate_phdr and its internal locks, and it
@@ -28,6 +41,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,7 +49,12 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "exact_stack.h"
 #include "interpose.h"
+#include "modules.h"
+#include "own_code.h"
+#include "thunk_stack.h"
 #include "unwind.h"
 
 /* libgcc's <unwind.h> is shadowed by ours (-Iunwind): its few types here */
@@ -56,9 +75,12 @@ typedef int (*set_fn)(const ucontext_t *);
 typedef void (*exit_fn)(void *);
 typedef int (*init_local_fn)(void *, void *);
 typedef int (*init_local2_fn)(void *, void *, int);
+typedef void *(*begin_catch_fn)(void *);
+typedef void (*jump_fn)(struct __jmp_buf_tag *, int);
 
 static void *real_raise, *real_resume, *real_rethrow, *real_forced, *real_ubt, *real_backtrace, *real_swap,
-    *real_set, *real_exit, *real_unw_bt, *real_init_local, *real_init_local2;
+    *real_set, *real_exit, *real_unw_bt, *real_init_local, *real_init_local2, *real_begin_catch, *real_longjmp,
+    *real__longjmp, *real_siglongjmp, *real_longjmp_chk, *real_get_ip;
 
 static void *next(void **cache, const char *name)
 {
@@ -93,6 +115,21 @@ void hprof_interpose_resolve(void)
     real_unw_bt = dlsym(RTLD_NEXT, "unw_backtrace");
     real_init_local = dlsym(RTLD_NEXT, "_ULx86_64_init_local");
     real_init_local2 = dlsym(RTLD_NEXT, "_ULx86_64_init_local2");
+    real_begin_catch = dlsym(RTLD_NEXT, "__cxa_begin_catch");
+    real_get_ip = dlsym(RTLD_NEXT, "_Unwind_GetIP");
+    real_longjmp = dlsym(RTLD_NEXT, "longjmp");
+    real__longjmp = dlsym(RTLD_NEXT, "_longjmp");
+    real_siglongjmp = dlsym(RTLD_NEXT, "siglongjmp");
+    real_longjmp_chk = dlsym(RTLD_NEXT, "__longjmp_chk");
+}
+
+/* After a walk that returns: the exit thunks back where their calls are
+ * still under way (exact_stack.h). */
+static void rearm_exact(void)
+{
+    exact_stack *x = exact_stack_peek();
+    if (x && x->disarmed)
+        exact_stack_rearm(x, current_sp());
 }
 
 /* hprof's own libunwind walk on this thread: OWN_ENTERING until libunwind
@@ -168,16 +205,75 @@ EXPORT _Unwind_Reason_Code _Unwind_ForcedUnwind(struct _Unwind_Exception *e, _Un
     return ((forced_fn)next(&real_forced, "_Unwind_ForcedUnwind"))(e, stop, arg);
 }
 
+/* The walkers below return, so the exit thunks of the exact calls still
+ * under way go back in after them (rearm_exact). Then the walker is not
+ * tail-called: the walk sees hprof's frames too, which the program must
+ * not, so they are left out. Without exact calls, a tail call. */
+static int exact_calls_out(void)
+{
+    exact_stack *x = exact_stack_peek();
+    return x && x->disarmed;
+}
+
+/* hprof's frames at the start of a walk made from here (this file's,
+ * whatever the compiler inlined) */
+#define OWN_LEADING 4
+
+/* A walk of up to size frames into buffer by real, the leading frames in
+ * hprof's code left out; size up to 1024 (above, they stay). */
+static int walk_without_own_frames(backtrace_fn real, void **buffer, int size)
+{
+    if (size <= 0 || size > 1024)
+        return real(buffer, size);
+    void *tmp[size + OWN_LEADING];
+    int n = real(tmp, size + OWN_LEADING), skip = 0;
+    while (skip < n && skip < OWN_LEADING && own_code((uint64_t)(uintptr_t)tmp[skip]))
+        skip++;
+    int k = n - skip < size ? n - skip : size;
+    for (int i = 0; i < k; i++)
+        buffer[i] = tmp[skip + i];
+    return k;
+}
+
+typedef struct trace_pass {
+    _Unwind_Trace_Fn fn;
+    void *arg;
+    int past_own;
+} trace_pass;
+
+typedef uintptr_t (*get_ip_fn)(void *);
+
+static _Unwind_Reason_Code trace_skip_own(void *ctx, void *arg)
+{
+    trace_pass *p = arg;
+    if (!p->past_own) {
+        uintptr_t ip = ((get_ip_fn)next(&real_get_ip, "_Unwind_GetIP"))(ctx);
+        if (own_code((uint64_t)ip))
+            return 0; /* _URC_NO_REASON: on to the next frame */
+        p->past_own = 1;
+    }
+    return ((_Unwind_Reason_Code (*)(void *, void *))p->fn)(ctx, p->arg);
+}
+
 EXPORT _Unwind_Reason_Code _Unwind_Backtrace(_Unwind_Trace_Fn fn, void *arg)
 {
     unwind_restore_thunks();
-    return ((bt_fn)next(&real_ubt, "_Unwind_Backtrace"))(fn, arg);
+    if (!exact_calls_out())
+        return ((bt_fn)next(&real_ubt, "_Unwind_Backtrace"))(fn, arg);
+    trace_pass p = { fn, arg, 0 };
+    _Unwind_Reason_Code rc = ((bt_fn)next(&real_ubt, "_Unwind_Backtrace"))((_Unwind_Trace_Fn)trace_skip_own, &p);
+    rearm_exact();
+    return rc;
 }
 
 EXPORT int backtrace(void **buffer, int size)
 {
     unwind_restore_thunks();
-    return ((backtrace_fn)next(&real_backtrace, "backtrace"))(buffer, size);
+    if (!exact_calls_out())
+        return ((backtrace_fn)next(&real_backtrace, "backtrace"))(buffer, size);
+    int n = walk_without_own_frames((backtrace_fn)next(&real_backtrace, "backtrace"), buffer, size);
+    rearm_exact();
+    return n;
 }
 
 EXPORT int unw_backtrace(void **buffer, int size)
@@ -185,7 +281,83 @@ EXPORT int unw_backtrace(void **buffer, int size)
     if (in_own_walk)
         return 0; /* a handler nested in hprof's own walk (see the top) */
     unwind_restore_thunks();
-    return ((backtrace_fn)next(&real_unw_bt, "unw_backtrace"))(buffer, size);
+    if (!exact_calls_out())
+        return ((backtrace_fn)next(&real_unw_bt, "unw_backtrace"))(buffer, size);
+    int n = walk_without_own_frames((backtrace_fn)next(&real_unw_bt, "unw_backtrace"), buffer, size);
+    rearm_exact();
+    return n;
+}
+
+/* The frame that calls this catches an exception: calls below it were
+ * left by the exception (closed now), the others go on. */
+EXPORT void *__cxa_begin_catch(void *exception)
+{
+    exact_stack *x = exact_stack_peek();
+    if (x && x->top) {
+        uint64_t sp = (uint64_t)(uintptr_t)__builtin_dwarf_cfa(); /* the catching frame's sp */
+        x->busy = 1;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        exact_stack_unwind_to(x, sp, hprof_now_ns());
+        if (x->disarmed)
+            exact_stack_rearm(x, sp);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        x->busy = 0;
+    }
+    return ((begin_catch_fn)next(&real_begin_catch, "__cxa_begin_catch"))(exception);
+}
+
+/* The stack pointer a jmp_buf restores: glibc keeps it mangled with the
+ * thread's pointer guard (x86_64: xor with %fs:0x30, rotate left 17). */
+static uint64_t jump_target_sp(const struct __jmp_buf_tag *env)
+{
+    uint64_t v = (uint64_t)env->__jmpbuf[6], guard;
+    __asm__("movq %%fs:0x30, %0" : "=r"(guard));
+    return ((v >> 17) | (v << 47)) ^ guard;
+}
+
+/* Before a longjmp: the calls below its target end now. A target that
+ * is no frame above this one on the thread's stack is left alone. */
+static void exact_jump(const struct __jmp_buf_tag *env)
+{
+    exact_stack *x = exact_stack_peek();
+    if (!x || !x->top || x->busy)
+        return;
+    uint64_t sp = jump_target_sp(env);
+    if (sp <= current_sp() || (x->stack_hi && (sp < x->stack_lo || sp >= x->stack_hi)))
+        return;
+    x->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    exact_stack_unwind_to(x, sp, hprof_now_ns());
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    x->busy = 0;
+}
+
+EXPORT void longjmp(struct __jmp_buf_tag env[1], int val)
+{
+    exact_jump(env);
+    ((jump_fn)next(&real_longjmp, "longjmp"))(env, val);
+    abort();
+}
+
+EXPORT void _longjmp(struct __jmp_buf_tag env[1], int val)
+{
+    exact_jump(env);
+    ((jump_fn)next(&real__longjmp, "_longjmp"))(env, val);
+    abort();
+}
+
+EXPORT void siglongjmp(struct __jmp_buf_tag env[1], int val)
+{
+    exact_jump(env);
+    ((jump_fn)next(&real_siglongjmp, "siglongjmp"))(env, val);
+    abort();
+}
+
+EXPORT void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
+{
+    exact_jump(env);
+    ((jump_fn)next(&real_longjmp_chk, "__longjmp_chk"))(env, val);
+    abort();
 }
 
 EXPORT int _ULx86_64_init_local(void *cursor, void *context)
@@ -230,4 +402,65 @@ int hprof_real_unw_backtrace(void **buffer, int size)
     hprof_own_walk_end();
     return n;
 }
+
+/* ---- dlsym ---------------------------------------------------------------- */
+
+/* The real dlsym (libc since glibc 2.34, libdl before), and the switch;
+ * read by the stub. */
+static void *real_dlsym __attribute__((used));
+static int watch_dlsym __attribute__((used));
+
+void hprof_dlsym_watch(int on)
+{
+    __atomic_store_n(&watch_dlsym, on, __ATOMIC_RELEASE);
+}
+
+/* The stub's call, with its arguments saved: the real dlsym found, and
+ * the record of loaded code refreshed where asked. */
+static void __attribute__((used)) dlsym_prepare(void *handle)
+{
+    if (!__atomic_load_n(&real_dlsym, __ATOMIC_ACQUIRE)) {
+        void *p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+        if (!p)
+            p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+        __atomic_store_n(&real_dlsym, p, __ATOMIC_RELEASE);
+    }
+    static __thread int looking; /* the hooks may call dlsym themselves */
+    if (handle == RTLD_NEXT || looking || !__atomic_load_n(&watch_dlsym, __ATOMIC_ACQUIRE))
+        return;
+    looking = 1;
+    modules_refresh();
+    looking = 0;
+}
+
+/* Jumps to the real dlsym with the caller's return address in place; a
+ * call of dlsym_prepare first when it is not known yet, or when the
+ * record of loaded code is watched. */
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".globl dlsym\n"
+        ".type dlsym, @function\n"
+        "dlsym:\n"
+        "  movq real_dlsym(%rip), %r11\n"
+        "  testq %r11, %r11\n"
+        "  jz 1f\n"
+        "  cmpl $0, watch_dlsym(%rip)\n"
+        "  jne 1f\n"
+        "  jmp *%r11\n"
+        "1:\n"
+        "  pushq %rdi\n"
+        "  pushq %rsi\n"
+        "  subq $8, %rsp\n" /* 16-byte aligned at the call */
+        "  call dlsym_prepare\n"
+        "  addq $8, %rsp\n"
+        "  popq %rsi\n"
+        "  popq %rdi\n"
+        "  movq real_dlsym(%rip), %r11\n"
+        "  testq %r11, %r11\n"
+        "  jz 2f\n"
+        "  jmp *%r11\n"
+        "2:\n"
+        "  xorl %eax, %eax\n" /* no dlsym below: cannot happen with glibc */
+        "  ret\n"
+        ".size dlsym, . - dlsym\n");
 #endif

@@ -24,4 +24,12 @@ void hprof_own_walk_end(void);
  * signal: a process-directed signal that went elsewhere belongs to it. */
 int hprof_main_in_own_walk(void);
 
+/* While on, each dlsym of the program (not RTLD_NEXT) brings the record
+ * of loaded code up to date first (modules_refresh, whose hooks see a
+ * library dlopen added before the program calls into it). dlsym is
+ * interposed by a stub that jumps to the real one with the caller's return
+ * address in place: glibc tells RTLD_NEXT and the caller's namespace by
+ * it, which a C wrapper would make libhprof's. */
+void hprof_dlsym_watch(int on);
+
 #endif

@@ -27,7 +27,7 @@ static int thunks_global = -1; /* -1: not decided yet */
 int uw_check_mode = -1;
 int uw_plain_mode;
 
-static int shadow_stack_active(void)
+int uw_shadow_stack_active(void)
 {
     uint64_t ssp = 0;
     /* rdsspq is a no-op where CET shadow stacks are not enabled */
@@ -40,7 +40,7 @@ static int thunks_enabled(void)
     int on = __atomic_load_n(&thunks_global, __ATOMIC_RELAXED);
     if (on >= 0)
         return on;
-    on = hprof_config.thunks && !shadow_stack_active();
+    on = hprof_config.thunks && !uw_shadow_stack_active();
     uw_check_mode = unwind_check_wanted();
     const char *m = getenv("HPROFTEST_UNWIND");
     uw_plain_mode = m && strcmp(m, "libunwind") == 0;
@@ -71,6 +71,7 @@ uw_thread *thunk_stack_create(void)
         pthread_attr_destroy(&attr);
     }
     st->thunks = thunks_enabled();
+    st->caller_exact = -1;
     hprof_thunk_tab = st->ra;
     uw_self = st;
     return st;
@@ -103,6 +104,7 @@ void unwind_restore_thunks(void)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (st->top > 0)
         thunk_stack_restore(st);
+    exact_stack_disarm(&st->ex, current_sp());
 }
 
 void unwind_thread_end(void)
@@ -111,6 +113,7 @@ void unwind_thread_end(void)
     if (!st)
         return;
     thunk_stack_restore(st); /* no thunk may run once its table is gone */
+    exact_stack_free(&st->ex); /* nor the exit thunk once the entries are */
     uw_self = NULL;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     hprof_thunk_tab = NULL;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "exact_stack.h"
 #include "thunks.h"
 
 /* A call site in the frame that made the latest MPI calls: the wrapper's
@@ -46,6 +47,31 @@ static inline const struct site *site_find(const struct site *sites, uint64_t ra
 
 struct py_thread;
 
+/* The caller of a call site whose node is cached: its slot holds thunk
+ * depth, whose node is still node (the same activation of the caller); or
+ * the exit thunk of exact entry exact, with the same call site's node
+ * (node) at the same depth (an activation in that slot, called from that
+ * site: its path is the same). */
+struct caller_mark {
+    uint64_t *slot;
+    int depth;
+    uint32_t node;
+    int exact;          /* -1: a thunk */
+};
+
+/* A call site of an exactly measured call's entry (unwind_entry_cached):
+ * the trampoline's frame, its return address and saved rbp (compared
+ * where the caller's CFA is rbp-based), its caller's activation, and the
+ * call site's node. Direct-mapped by return address and frame. */
+#define ENTRY_SITES 64
+struct entry_site {
+    const uint64_t *frame;
+    uint64_t ra, bp;
+    int need_bp;
+    uint32_t node;
+    struct caller_mark caller;
+};
+
 typedef struct uw_thread {
     uint64_t stack_lo, stack_hi;  /* the thread's stack; hi = 0: unknown */
     struct py_thread *py;         /* room for reading Python frames (py_runtime.h), or NULL */
@@ -61,6 +87,10 @@ typedef struct uw_thread {
     uint64_t *caller_slot;
     int caller_depth;
     uint32_t caller_node;
+    /* or, when the caller is an exactly measured call (its slot holds the
+     * exit thunk, exact_stack.h): its entry (caller_node: its call site's
+     * node), -1: a thunk */
+    int caller_exact;
     struct site sites[SITE_CACHE];
     /* the thunks' table: epoch, top, then ra[] (thunk code reads ra[i],
      * writes top and counts epoch: every change to the thunks does) */
@@ -69,6 +99,8 @@ typedef struct uw_thread {
     uint64_t ra[THUNK_COUNT];
     uint64_t *slot[THUNK_COUNT];
     uint32_t node[THUNK_COUNT];
+    exact_stack ex;               /* the exactly measured calls under way (exact_stack.h) */
+    struct entry_site esites[ENTRY_SITES];
 } uw_thread;
 
 /* This thread's state; NULL before its first walk and after it ended. */
@@ -77,6 +109,9 @@ extern __thread uw_thread *uw_self __attribute__((tls_model("initial-exec"), vis
 /* Decided once, at the first thread's set-up (test knobs, config.c). */
 extern int uw_check_mode; /* HPROFTEST_UNWIND_CHECK=1: unwind_check.h; -1 before */
 extern int uw_plain_mode; /* HPROFTEST_UNWIND=libunwind: every walk with libunwind (bench/run.py) */
+
+/* A CET shadow stack checks every return: no return address may be replaced. */
+int uw_shadow_stack_active(void);
 
 /* The calling thread's state, made on first use (mmap; not from a signal
  * handler, which reads uw_self instead). NULL if it cannot be made. */

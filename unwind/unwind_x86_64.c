@@ -36,6 +36,7 @@
 #include <string.h>
 #include <ucontext.h>
 
+#include "exact_stack.h"
 #include "interpose.h"
 #include "own_code.h"
 #include "py_splice.h"
@@ -71,11 +72,20 @@ void unwind_process_start(void)
 }
 
 /* Before hprof's own libunwind walk: unlike a foreign walk it ends before
- * we return, so later samples may patch again. */
+ * we return, so later samples may patch again; the exactly measured calls'
+ * slots get their exit thunk back after it (rearm_after_own_walk). */
 static void restore_for_own_walk(uw_thread *st)
 {
-    if (st)
+    if (st) {
         thunk_stack_restore(st);
+        exact_stack_disarm_own(&st->ex, current_sp());
+    }
+}
+
+static void rearm_after_own_walk(uw_thread *st)
+{
+    if (st)
+        exact_stack_rearm_own(&st->ex);
 }
 
 /* ---- walking -------------------------------------------------------------------- */
@@ -144,7 +154,10 @@ typedef struct walk {
     uint64_t *slots[UNWIND_MAX_FRAMES];
     int n;
     int status;   /* WK_END (complete), WK_OK (stopped at thunk), WK_FAIL, WK_COMPLEX, WK_MISS */
-    int thunk;    /* status WK_OK: thunk index of ips[n-1] */
+    int thunk;    /* status WK_OK: thunk index (depth) of ips[n-1] */
+    uint32_t stop_node; /* status WK_OK: the node of the path down to ips[n-1] */
+    int exact_hint; /* exact calls below this index were passed (exact_stack_index_below) */
+    int at_exact; /* status WK_OK: stopped at an exactly measured call's slot, not at a thunk */
     int inside;   /* a frame in hprof's own code (samples) */
     uint64_t miss;
 } walk;
@@ -163,6 +176,8 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
     w->n = 0;
     w->inside = 0;
     w->thunk = -1;
+    w->exact_hint = (int)st->ex.top;
+    w->at_exact = 0;
     if (!skip_own && !first_slot) {
         if (own_code(r.pc)) {
             w->inside = 1;
@@ -190,6 +205,19 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
         if (!cct_key_is_code(pc)) {
             w->status = WK_FAIL; /* not a return address: never a key (cct.h) */
             return;
+        }
+        /* An exactly measured call's slot: its return address, and where
+         * its entry knows the path to its caller, a stop like a thunk's. */
+        const exact_entry *ex = NULL;
+        if (pc == exact_exit_addr()) {
+            int k = exact_stack_index_below(&st->ex, slot, w->exact_hint);
+            if (k < 0) {
+                w->status = WK_FAIL; /* an exit thunk no exact call stands for */
+                return;
+            }
+            w->exact_hint = k;
+            ex = &st->ex.e[k];
+            pc = ex->ra;
         }
         int d = thunk_index(pc);
         if (d != -1) {
@@ -223,6 +251,14 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
         w->n++;
         if (d >= 0 && stop) {
             w->thunk = d;
+            w->stop_node = st->node[d];
+            w->status = WK_OK;
+            return;
+        }
+        if (ex && stop && d == -1 && ex->depth >= 0 && ex->depth < THUNK_COUNT && ex->site != CCT_NONE) {
+            w->thunk = ex->depth;
+            w->stop_node = ex->site;
+            w->at_exact = 1;
             w->status = WK_OK;
             return;
         }
@@ -256,8 +292,10 @@ __attribute__((noinline)) int unwind_mpi_path(uint64_t *ips, int max)
     walk w;
     do_walk(st, &w, r, max < UNWIND_MAX_FRAMES ? max : UNWIND_MAX_FRAMES, 1, 0, 1, NULL);
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
-        thunk_stack_restore(st);
-        return lu_mpi_path(ips, max);
+        restore_for_own_walk(st);
+        int n = lu_mpi_path(ips, max);
+        rearm_after_own_walk(st);
+        return n;
     }
     if (w.status != WK_END)
         return 0;
@@ -284,8 +322,10 @@ int unwind_signal_path(uint64_t *ips, int max, const void *ucontext)
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
         if (w.status == WK_MISS)
             learner_request(w.miss);
-        thunk_stack_restore(st);
-        return lu_signal_path(ips, max, ucontext);
+        restore_for_own_walk(st);
+        int n = lu_signal_path(ips, max, ucontext);
+        rearm_after_own_walk(st);
+        return n;
     }
     if (w.status != WK_END)
         return 0;
@@ -319,12 +359,21 @@ static void check_against_libunwind(uw_thread *st, cct *tree, uint32_t node, con
         else
             slots[i] = NULL;
     }
+    exact_stack_disarm_own(&st->ex, current_sp());
     int nref = ucontext ? lu_step_from_context(ref, UNWIND_MAX_FRAMES, ucontext)
                         : lu_mpi_path(ref, UNWIND_MAX_FRAMES);
+    rearm_after_own_walk(st);
     for (int64_t i = 0; i < top; i++)
         if (slots[i])
             *slots[i] = thunk_addr((int)i);
     unwind_check_path(tree, node, ref, nref, ucontext != NULL);
+}
+
+/* Frame j of a walk is an exactly measured call's (its return address
+ * slot holds the exit thunk): its calls are counted exactly, not here. */
+static int exact_frame(const walk *w, int j)
+{
+    return j + 1 < w->n && w->slots[j + 1] && *w->slots[j + 1] == exact_exit_addr();
 }
 
 /* After a walk that reached its end or a thunk: the nodes, the visits, and
@@ -341,7 +390,11 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, const py_path *py, int
     uint32_t node;
     if (w->status == WK_OK) {
         base = w->thunk;
-        node = st->node[base];
+        node = w->stop_node;
+        if (w->at_exact) { /* no thunk stands at this depth: the exact call's exit does */
+            st->slot[base] = NULL;
+            st->node[base] = node;
+        }
         nodes[n - 1] = node;
         first_new = n - 2;
     } else {
@@ -368,7 +421,7 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, const py_path *py, int
     int old_frame = w->status == WK_OK ? n - 2 : n; /* frames >= old_frame are old */
     if (!st->unknown)
         for (int j = sample ? 1 : 0; j < old_frame && j < n; j++)
-            if (!py->nact || !py_path_replaced(py, j))
+            if ((!py->nact || !py_path_replaced(py, j)) && !exact_frame(w, j))
                 tree->nodes[nodes[j]].counter[CCT_VISITS]++;
     st->unknown = 0;
     /* Redirect the new frames' slots, each only where it is proven to hold
@@ -413,9 +466,12 @@ static uint64_t *caller_of_wrapper(const uw_thread *st, const void *frame, regs 
     if (!frame || (f & 7) || f <= current_sp() || f + 16 > st->stack_hi)
         return NULL;
     uint64_t *slot = (uint64_t *)(uintptr_t)(f + 8);
-    if (own_code(*slot) && thunk_index(*slot) < 0)
+    uint64_t pc = *slot;
+    if (pc == exact_exit_addr()) /* a measured function tail-called the wrapper or function */
+        pc = exact_stack_translate(&st->ex, slot);
+    if (!pc || (own_code(pc) && thunk_index(pc) < 0))
         return NULL;
-    r->pc = *slot;
+    r->pc = pc;
     r->sp = f + 16;
     r->bp = *(const uint64_t *)(uintptr_t)f;
     r->bp_ok = 1;
@@ -429,20 +485,60 @@ static uint64_t *caller_of_wrapper(const uw_thread *st, const void *frame, regs 
  * (hence its slot) follows from the same return address and sp, and from
  * rbp where its recipe says the CFA is rbp-based. Another caller frame
  * (or the same one, but its path's node changed) drops the sites. */
-static void remember_caller(uw_thread *st, const walk *w, const uint64_t *frame, uint32_t node)
+/* The mark of the activation of the frame that made the call a walk from
+ * its call site found (ips[1]'s slot): 0, or -1 when nothing vouches for
+ * it (its slot holds neither a thunk of ours nor an exact call's exit). */
+static int caller_mark_of(const uw_thread *st, const walk *w, struct caller_mark *m)
 {
     int d = (w->status == WK_OK ? w->thunk : 0) + w->n - 2; /* depth of ips[1] */
-    if (w->n < 2 || d < 0 || d >= THUNK_COUNT || st->slot[d] != w->slots[1] ||
-        *w->slots[1] != thunk_addr(d))
+    if (w->n < 2)
+        return -1;
+    *m = (struct caller_mark){ w->slots[1], d, 0, -1 };
+    if (*w->slots[1] == exact_exit_addr()) {
+        /* the caller is an exactly measured call: its entry knows the path
+         * to its own call site, so any activation of it in that slot from
+         * that same site has the same path */
+        const exact_entry *e;
+        if ((m->exact = exact_stack_index(&st->ex, w->slots[1])) < 0 ||
+            (e = &st->ex.e[m->exact])->site == CCT_NONE || e->depth != d)
+            return -1;
+        m->node = e->site;
+        return 0;
+    }
+    if (d < 0 || d >= THUNK_COUNT || st->slot[d] != w->slots[1] || *w->slots[1] != thunk_addr(d))
+        return -1;
+    m->node = st->node[d];
+    return 0;
+}
+
+/* The caller's activation is still the one m stands for. */
+static inline int caller_holds(const uw_thread *st, const struct caller_mark *m)
+{
+    int k = m->exact;
+    if (k >= 0) {
+        const exact_entry *e = &st->ex.e[k];
+        return (uint32_t)k < st->ex.top && e->slot == m->slot && e->site == m->node && e->depth == m->depth &&
+               e->armed == EXACT_ARMED && *m->slot == exact_exit_addr();
+    }
+    int d = m->depth;
+    return d < st->top && st->slot[d] == m->slot && *m->slot == thunk_addr(d) && st->node[d] == m->node;
+}
+
+static void remember_caller(uw_thread *st, const walk *w, const uint64_t *frame, uint32_t node)
+{
+    struct caller_mark m;
+    if (caller_mark_of(st, w, &m) != 0)
         return;
     const recipe *rc = recipe_find_ra(w->ips[0]);
     if (!rc)
         return;
-    if (st->caller_slot != w->slots[1] || st->caller_depth != d || st->caller_node != st->node[d]) {
+    if (st->caller_slot != m.slot || st->caller_exact != m.exact || st->caller_depth != m.depth ||
+        st->caller_node != m.node) {
         memset(st->sites, 0, sizeof st->sites);
-        st->caller_slot = w->slots[1];
-        st->caller_depth = d;
-        st->caller_node = st->node[d];
+        st->caller_slot = m.slot;
+        st->caller_depth = m.depth;
+        st->caller_node = m.node;
+        st->caller_exact = m.exact;
     }
     /* its own entry, else an empty one, else one of the others goes */
     unsigned i = site_index(frame[1]), at = (i + (unsigned)(frame[1] >> 4) % SITE_PROBE) & (SITE_CACHE - 1);
@@ -462,6 +558,44 @@ static void remember_caller(uw_thread *st, const walk *w, const uint64_t *frame,
     c->node = node;
 }
 
+/* By return address and frame: one call site met at several depths of a
+ * recursion is a site per frame. */
+static inline struct entry_site *entry_site_of(uw_thread *st, const uint64_t *frame)
+{
+    uint64_t k = frame[1] ^ (uint64_t)(uintptr_t)frame >> 4;
+    return &st->esites[(k ^ k >> 6 ^ k >> 12) & (ENTRY_SITES - 1)];
+}
+
+/* After an exact entry's walk from its trampoline's frame that committed
+ * (node: the call site's). */
+static void remember_entry(uw_thread *st, const walk *w, const uint64_t *frame, uint32_t node)
+{
+    struct caller_mark m;
+    const recipe *rc;
+    if (caller_mark_of(st, w, &m) != 0 || !(rc = recipe_find_ra(w->ips[0])))
+        return;
+    struct entry_site *c = entry_site_of(st, frame);
+    c->frame = frame;
+    c->ra = frame[1];
+    c->bp = frame[0];
+    c->need_bp = (rc->flags & RECIPE_CFA_RBP) != 0;
+    c->node = node;
+    c->caller = m;
+}
+
+uint32_t unwind_entry_cached(const void *frame, int *depth)
+{
+    uw_thread *st = uw_self;
+    const uint64_t *f = frame;
+    if (!st || !f)
+        return CCT_NONE;
+    const struct entry_site *c = entry_site_of(st, f);
+    if (c->frame != f || c->ra != f[1] || (c->need_bp && c->bp != f[0]) || !caller_holds(st, &c->caller))
+        return CCT_NONE;
+    *depth = c->caller.depth + 1; /* the call site's frame lies right below its caller's */
+    return c->node;
+}
+
 /* The slot holds thunk d only if it was redirected during the caller's
  * current activation (a call writes a raw return address there, and a
  * return through the thunk sets top to d): the caller's frame is the one
@@ -476,18 +610,15 @@ uint32_t unwind_mpi_cached(const void *wrapper_frame)
     const struct site *c = site_find(st->sites, f[1]);
     if (!c || c->frame != f || (c->need_bp && c->bp != f[0]))
         return CCT_NONE;
-    int d = st->caller_depth;
-    if (d < st->top && st->slot[d] == st->caller_slot && *st->caller_slot == thunk_addr(d) &&
-        st->node[d] == st->caller_node)
-        return c->node;
-    return CCT_NONE;
+    struct caller_mark m = { st->caller_slot, st->caller_depth, st->caller_node, st->caller_exact };
+    return caller_holds(st, &m) ? c->node : CCT_NONE;
 }
 
 void unwind_token_take(unwind_token *tok)
 {
     const uw_thread *st = uw_self;
     tok->epoch_at = NULL;
-    if (!st || !st->caller_slot || *st->caller_slot != thunk_addr(st->caller_depth))
+    if (!st || !st->caller_slot || st->caller_exact >= 0 || *st->caller_slot != thunk_addr(st->caller_depth))
         return;
     tok->epoch_at = &st->epoch;
     tok->epoch = st->epoch;
@@ -533,9 +664,14 @@ static uint32_t python_path_from_root(const uw_thread *st, cct *tree, uint64_t *
     return py_path_add(tree, CCT_ROOT, ips, n - 1, &py, NULL);
 }
 
-uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
+/* unwind_mpi_node; for an exactly measured call's entry (depth not NULL)
+ * also the depth of the call site's frame in the thunk stack (-1: not
+ * known), and the call site kept in the entry sites, not the MPI ones. */
+static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed, int *depth)
 {
     *failed = 0;
+    if (depth)
+        *depth = -1;
     uw_thread *st = python_room(thunk_stack_get());
     learner_drain(0);
     if (st)
@@ -554,6 +690,7 @@ uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
         restore_for_own_walk(st);
         int n = lu_mpi_path(w.ips, UNWIND_MAX_FRAMES);
+        rearm_after_own_walk(st);
         if (n <= 0) {
             *failed = 1;
             return cct_reserve(tree, 1) == 0 ? tree_path_failed(tree, NULL, 0) : CCT_NONE;
@@ -569,11 +706,27 @@ uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
         return tree_path_failed(tree, w.ips, w.n);
     }
     uint32_t node = commit(st, tree, &w, &py, 1, 0, st->thunks);
-    if (node != CCT_NONE && st->thunks && w.n > 0 && w.slots[0] == (const uint64_t *)wrapper_frame + 1)
-        remember_caller(st, &w, wrapper_frame, node);
+    if (node != CCT_NONE && st->thunks && w.n > 0 && w.slots[0] == (const uint64_t *)wrapper_frame + 1) {
+        if (depth) {
+            *depth = (w.status == WK_OK ? w.thunk : 0) + w.n - 1;
+            remember_entry(st, &w, wrapper_frame, node);
+        } else {
+            remember_caller(st, &w, wrapper_frame, node);
+        }
+    }
     if (uw_check_mode > 0 && node != CCT_NONE)
         check_against_libunwind(st, tree, node, NULL);
     return node;
+}
+
+uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
+{
+    return call_site_node(tree, wrapper_frame, failed, NULL);
+}
+
+uint32_t unwind_entry_node(cct *tree, const void *frame, int *failed, int *depth)
+{
+    return call_site_node(tree, frame, failed, depth);
 }
 
 uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *inside)
@@ -584,7 +737,7 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
     const ucontext_t *uc = ucontext;
     regs r = { (uint64_t)uc->uc_mcontext.gregs[REG_RIP], (uint64_t)uc->uc_mcontext.gregs[REG_RSP],
                (uint64_t)uc->uc_mcontext.gregs[REG_RBP], 1 };
-    if (own_code(r.pc)) {
+    if (own_code(r.pc) || exact_code_at(r.pc)) {
         *inside = 1;
         return CCT_NONE;
     }
@@ -603,6 +756,7 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
             learner_request(w.miss);
         restore_for_own_walk(st);
         int n = lu_signal_path(w.ips, UNWIND_MAX_FRAMES, ucontext);
+        rearm_after_own_walk(st);
         for (int i = 0; i < n; i++) {
             if (own_code(w.ips[i])) {
                 *inside = 1;

@@ -83,6 +83,12 @@ enum cct_counter {
     CCT_CALLS_NOT_UNWOUND,
     CCT_POLLS_FAILED,    /* polls (MPI_Test*, MPI_Iprobe, MPI_Improbe) that completed nothing */
     CCT_POLLS_FAILED_NS, /* their time, part of CCT_MPI_TIME_NS */
+    /* A function measured exactly (lib/exact/): its node, keyed by its
+     * entry address + 1, counts its calls, their time from entry to exit,
+     * and that time less the exactly measured calls they made */
+    CCT_EXACT_VISITS,
+    CCT_EXACT_NS,
+    CCT_EXACT_SELF_NS,
     CCT_NCOUNTERS
 };
 

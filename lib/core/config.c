@@ -54,6 +54,8 @@ static const hprof_var vars[] = {
       NULL, "merge (one child per function, as Score-P) or split (a child per call site)", 0 },
     INT("HPROF_TIME_BUCKETS", time_buckets, 0, 65536, 256, "buckets of each thread's timeline, 0 turns it off"),
     INT("HPROF_TIME_PATHS", time_paths, 0, 1024, 16, "heaviest call paths kept over time, 0 turns it off"),
+    STRING("HPROF_SELECT", select, "functions measured exactly: an expression of the selection language"),
+    STRING("HPROF_FILTER", filter, "functions measured exactly: a Score-P filter file"),
     ELSEWHERE("HPROF_BUILD", 0, "hprof-run: the folder holding <mpi>/libhprof.so"),
     ELSEWHERE("HPROF_RUN_MARKS", HPROF_VAR_INTERNAL, "set by hprof-run: where ranks leave their marks (lib/runtime/run_marks.h)"),
     ELSEWHERE("HPROF_RUN_APPS", HPROF_VAR_INTERNAL, "set by hprof-run: the parts of the launch it preloaded (lib/runtime/app_layout.h)"),
@@ -62,6 +64,7 @@ static const hprof_var vars[] = {
     ELSEWHERE("HPROFTEST_CLOCK", HPROF_VAR_TEST_KNOB, "lib/core/clock.c: 'gettime' never uses the TSC"),
     ELSEWHERE("HPROFTEST_UNWIND", HPROF_VAR_TEST_KNOB, "unwind: 'libunwind' walks with plain libunwind"),
     ELSEWHERE("HPROFTEST_UNWIND_CHECK", HPROF_VAR_TEST_KNOB, "unwind: 1 checks each walk against libunwind"),
+    ELSEWHERE("HPROFTEST_EXACT", HPROF_VAR_TEST_KNOB, "lib/exact: comma list of functions measured exactly, by name; * for all"),
 };
 #define NVARS ((int)(sizeof vars / sizeof vars[0]))
 

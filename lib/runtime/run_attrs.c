@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "exact_report.h"
 #include "log.h"
 #include "sampler.h"
 #include "thread.h"
@@ -42,6 +43,11 @@ static void add(run_attrs *a, const char *key, const char *value)
     }
     a->keys[a->count] = kk;
     a->values[a->count++] = vv;
+}
+
+static void add_exact(void *a, const char *key, const char *value)
+{
+    add(a, key, value);
 }
 
 static void add_u64(run_attrs *a, const char *key, unsigned long long v)
@@ -163,6 +169,7 @@ void run_attrs_collect(run_attrs *a, MPI_Comm comm)
     PMPI_Comm_size(comm, &size);
     add_common(a, size);
     add_sampling(a, comm, rank, size);
+    hprof_exact_report(comm, add_exact, a);
 }
 
 void run_attrs_local(run_attrs *a, int nranks)
@@ -177,6 +184,7 @@ void run_attrs_local(run_attrs *a, int nranks)
     add_u64(a, "hprof::samples_dropped", stats[ST_BUSY] + stats[ST_FULL]);
     histogram_text(buf, sizeof buf, hist);
     add(a, "hprof::interval_histogram", buf);
+    hprof_exact_report(MPI_COMM_NULL, add_exact, a);
 }
 
 void run_attrs_free(run_attrs *a)

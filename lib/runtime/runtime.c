@@ -14,6 +14,7 @@
 #include "abandon.h"
 #include "dl_watch.h"
 #include "cct.h"
+#include "exact.h"
 #include "fn_table.h"
 #include "log.h"
 #include "measure.h"
@@ -121,6 +122,7 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
     sampler_process_start();
     /* Opens the window (sampled or not) and starts the thread's PAPI events. */
     sampler_thread_start(t, start_ns);
+    hprof_exact_start(start_ns);
 }
 
 /* The node of the function that called MPI_Finalize: the last interval of
@@ -234,6 +236,7 @@ void hprof_runtime_stop(void)
     }
     hprof_thread_freeze(1); /* threads that end from now on keep their records */
     stop_sampling();
+    hprof_exact_stop(hprof_self ? hprof_self->sampling.window_end_ns : hprof_now_ns());
     abandon_merge_begins(); /* an MPI_Abort or a kill from now on: partial profiles */
     hprof_active = 0;
     program_agree(run_comm); /* one root for the programs of an MPMD launch */

@@ -288,6 +288,14 @@ static void rekey(cct *tree, int id, uint64_t low, uint64_t high)
     }
 }
 
+void hprof_thread_each_tree(void (*fn)(const cct *tree, void *ctx), void *ctx)
+{
+    lock_registry(1);
+    for (hprof_thread *t = thread_list; t; t = t->next)
+        fn(&t->tree, ctx);
+    unlock_registry();
+}
+
 void hprof_thread_forget_code(int id, uint64_t low, uint64_t high)
 {
     if (id > CCT_KEY_UNLOADED_MAX)

@@ -134,6 +134,12 @@ void hprof_thread_forget_code(int id, uint64_t low, uint64_t high);
  * byte counting, never the MPI call). Only call it when call->measured. */
 void *hprof_thread_scratch(size_t bytes);
 
+/* fn(tree, ctx) for the tree of every location, under the registry's
+ * lock: no thread's tree goes meanwhile (a thread that ends waits). For
+ * background work that reads the trees (lib/exact's selection by the
+ * calls and MPI paths seen); not from signal handlers. */
+void hprof_thread_each_tree(void (*fn)(const cct *tree, void *ctx), void *ctx);
+
 /* Every location: live threads, kept ended ones, merged ones; newest first. */
 hprof_thread *hprof_thread_list(void);
 int hprof_thread_count(void);

@@ -38,6 +38,10 @@ const cube_metric_def hprof_metric_defs[M_COUNT] = {
     [M_FUNCTION_ENTRIES] = { "function_entries_seen", "Function entries seen", "UINT64", "occ",
                              "Entries of a function seen by the thunk stack or a sample: a lower "
                              "bound of its calls, not a count", 0, -1 },
+    [M_EXACT_TIME] = { "exact_time", "Exact time", "DOUBLE", "sec",
+                       "Time in functions measured exactly (HPROF_SELECT, HPROF_FILTER), from their entry to "
+                       "their return; a function's exclusive value leaves out the functions measured exactly "
+                       "that it called", 0, -1 },
     [M_POLLS_FAILED] = { "polls_unsuccessful", "Unsuccessful polls", "UINT64", "occ",
                          "Calls of MPI_Test*, MPI_Iprobe and MPI_Improbe that completed nothing "
                          "(HPROF_POLLS=split; part of visits)", 0, -1 },
@@ -46,16 +50,32 @@ const cube_metric_def hprof_metric_defs[M_COUNT] = {
                               0, -1 },
 };
 
-/* The fixed metrics that go into the file: the unsuccessful polls' two
- * only with HPROF_POLLS=split (on some rank: agreed with the events, in
- * the mask's top bit). Events follow them. */
+/* The fixed metrics that go into the file: exact_time only where some
+ * rank measured a function exactly, the unsuccessful polls' two only with
+ * HPROF_POLLS=split (on some rank: agreed with the events, in the mask's
+ * bits 62 and 63); events follow them. */
+#define MASK_EXACT (1ull << 62)
 #define MASK_POLLS_SPLIT (1ull << 63)
 static int polls_split = -1; /* -1: not agreed yet, this rank's setting */
+static int exact_any = -1;   /* -1: not agreed yet, this rank's counts */
+static int exact_here;       /* a node of this rank counted an exact call */
+
+/* file[i]: the fixed metric at file position i; the count. */
+static int fixed_in_file_list(int *file)
+{
+    int split = polls_split >= 0 ? polls_split : hprof_config.polls == HPROF_POLLS_SPLIT;
+    int exact = exact_any >= 0 ? exact_any : exact_here;
+    int n = 0;
+    for (int m = 0; m < M_COUNT; m++)
+        if ((m != M_EXACT_TIME || exact) && ((m != M_POLLS_FAILED && m != M_POLLS_FAILED_TIME) || split))
+            file[n++] = m;
+    return n;
+}
 
 static int fixed_in_file(void)
 {
-    int split = polls_split >= 0 ? polls_split : hprof_config.polls == HPROF_POLLS_SPLIT;
-    return split ? M_COUNT : M_POLLS_FAILED;
+    int file[M_COUNT];
+    return fixed_in_file_list(file);
 }
 
 void metrics_clear(double *v)
@@ -72,6 +92,9 @@ void metrics_add_counters(double *v, const uint64_t *c, int is_function)
     v[M_MPI_TIME] += mpi;
     v[M_COMP_TIME] += comp;
     v[is_function ? M_FUNCTION_ENTRIES : M_VISITS] += (double)c[CCT_VISITS];
+    v[M_VISITS] += (double)c[CCT_EXACT_VISITS];
+    v[M_EXACT_TIME] += (double)c[CCT_EXACT_SELF_NS] * 1e-9;
+    exact_here |= c[CCT_EXACT_VISITS] != 0;
     /* A node entered but never timed keeps the "no call yet" sentinel. */
     if (c[CCT_MIN_NS] != UINT64_MAX && (double)c[CCT_MIN_NS] * 1e-9 < v[M_MIN_TIME])
         v[M_MIN_TIME] = (double)c[CCT_MIN_NS] * 1e-9;
@@ -88,7 +111,7 @@ void metrics_add_counters(double *v, const uint64_t *c, int is_function)
 
 /* ---- PAPI events ---- */
 
-#define MAX_EVENT_METRICS 63 /* bits of the agreed mask; the top one is MASK_POLLS_SPLIT */
+#define MAX_EVENT_METRICS 62 /* bits of the agreed mask; the top two are MASK_EXACT, MASK_POLLS_SPLIT */
 static cube_metric_def all_defs[M_COUNT + MAX_EVENT_METRICS];
 static int event_slot[MAX_EVENT_METRICS]; /* file metric fixed + k -> local slot, -1: none */
 static int nmetrics = -1;                  /* -1: the fixed ones, not yet set */
@@ -118,6 +141,8 @@ uint64_t metrics_local_events(void)
             mask |= 1ull << j;
     if (hprof_config.polls == HPROF_POLLS_SPLIT)
         mask |= MASK_POLLS_SPLIT;
+    if (exact_here)
+        mask |= MASK_EXACT;
     return mask;
 }
 
@@ -125,6 +150,7 @@ void metrics_set_events(uint64_t mask)
 {
     event_def defs[MAX_EVENT_METRICS];
     polls_split = (mask & MASK_POLLS_SPLIT) != 0;
+    exact_any = (mask & MASK_EXACT) != 0;
     int fixed = fixed_in_file();
     nmetrics = fixed;
     for (int j = 0, n = event_defs(defs); j < n; j++) {
@@ -141,18 +167,20 @@ int metrics_count(void) { return nmetrics < 0 ? fixed_in_file() : nmetrics; }
 
 const cube_metric_def *metrics_defs(void)
 {
-    for (int m = 0; m < fixed_in_file(); m++)
-        all_defs[m] = hprof_metric_defs[m];
+    int file[M_COUNT], n = fixed_in_file_list(file);
+    for (int m = 0; m < n; m++)
+        all_defs[m] = hprof_metric_defs[file[m]];
     return all_defs;
 }
 
 double metrics_stored(const double *v, int m)
 {
-    int fixed = fixed_in_file();
+    int file[M_COUNT], fixed = fixed_in_file_list(file);
     if (m >= fixed) {
         int slot = m < metrics_count() ? event_slot[m - fixed] : -1;
         return slot >= 0 ? v[M_COUNT + slot] : 0;
     }
+    m = file[m];
     /* A node never visited has no shortest call: store 0, as Score-P does. */
     if (m == M_MIN_TIME && isinf(v[m]))
         return 0;

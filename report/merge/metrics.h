@@ -15,7 +15,8 @@ enum hprof_metric {
     M_BYTES_SENT, M_BYTES_RECEIVED, M_BYTES_PUT, M_BYTES_GET,
     M_IO_BYTES_READ, M_IO_BYTES_WRITTEN,
     M_SAMPLES, M_UNWIND_FAILURES, M_CALLS_NOT_UNWOUND, M_FUNCTION_ENTRIES,
-    M_POLLS_FAILED, M_POLLS_FAILED_TIME, /* last: in the file with HPROF_POLLS=split only */
+    M_EXACT_TIME,                        /* in the file when some rank measured functions exactly */
+    M_POLLS_FAILED, M_POLLS_FAILED_TIME, /* in the file with HPROF_POLLS=split only */
     M_COUNT
 };
 
@@ -25,7 +26,8 @@ extern const cube_metric_def hprof_metric_defs[M_COUNT];
  * counters of a call-tree node (several raw nodes can fold into one cnode).
  * A function's entries seen by the thunk stack are a lower bound, so they
  * go to function_entries_seen, never to visits, which stays exact: the calls
- * of MPI functions (and the counts of hprof's artificial nodes). */
+ * of MPI functions, of functions measured exactly (lib/exact/), and the
+ * counts of hprof's artificial nodes. */
 void metrics_clear(double *values);
 void metrics_add_counters(double *values, const uint64_t *counters, int is_function);
 /* The value as stored in the file (metric: an index into metrics_defs()). */
@@ -36,8 +38,9 @@ double metrics_stored(const double *values, int metric);
  * metrics_nlocal() doubles per (cnode, thread): the fixed metrics, then
  * this rank's events by slot. The file's metric list is agreed on at the
  * merge: metrics_set_events(OR over ranks of metrics_local_events()) makes
- * it the fixed metrics (the unsuccessful polls' two when some rank has
- * HPROF_POLLS=split: the mask's top bit), then every event some rank
+ * it the fixed metrics (exact_time when some rank measured a function
+ * exactly: the mask's bit 62; the unsuccessful polls' two when some rank
+ * has HPROF_POLLS=split: its top bit), then every event some rank
  * counted, in HPROF_METRICS order (0 on ranks that did not count it). Until
  * then it is this rank's fixed ones. */
 int metrics_nlocal(void);

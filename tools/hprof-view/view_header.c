@@ -4,6 +4,7 @@
  * effective sampling interval histogram (--intervals).
  */
 #include "vtree.h"
+#include "view_exact.h"
 #include "view_width.h"
 
 #include <math.h>
@@ -119,7 +120,8 @@ int vt_header_width(vtree *t, FILE *out, int width)
     }
     if (o->rank >= 0)
         fprintf(out, "%-10s rank %d only\n", "showing", o->rank);
-    return split_line(t, out, width);
+    int rc = view_exact_lines(t, out);
+    return rc ? rc : split_line(t, out, width);
 }
 
 int view_header_only(cube_profile *p, const view_opts *o, FILE *out)

@@ -12,6 +12,7 @@
  * with one line saying how many call paths were cut.
  */
 #include "vtree.h"
+#include "view_exact.h"
 #include "view_visits.h"
 
 #include <math.h>
@@ -38,6 +39,7 @@ typedef struct tree_ctx {
     int max_depth;      /* --depth, else TREE_MAX_DEPTH */
     int visits;             /* the visits metric, -1 if absent */
     double *entries;        /* [vnode] function_entries_seen, NULL if absent (view_visits.h) */
+    int exact;              /* the exact_time metric, -1 if absent (view_exact.h) */
 } tree_ctx;
 
 static int add_metric_cols(column *cols, int n, int m, int with_percent)
@@ -112,7 +114,7 @@ static void print_cell(const tree_ctx *x, const column *col, int v)
     double val = col->inclusive ? vm->incl[v] : vm->excl[v];
     char lb[32];
     if (col->metric == x->visits && !col->inclusive && !col->percent && x->entries && !x->t->v[v].is_mpi &&
-        view_lower_bound(lb, sizeof lb, x->entries[v])) {
+        val == 0 && view_lower_bound(lb, sizeof lb, x->entries[v])) {
         fprintf(x->out, "%14s ", lb);
         return;     /* a function: the entries seen, a lower bound */
     }
@@ -149,6 +151,9 @@ static void print_line(const tree_ctx *x, int v, int hidden_children)
     char site[512];
     if (vt_site(t, v, site, sizeof site)[0])
         fprintf(x->out, " %s(%s)%s", view_c(o, C_DIM), site, view_c(o, C_RESET));
+    char mark[64];
+    if (view_exact_marker(t, x->exact, v, mark, sizeof mark))
+        fprintf(x->out, " %s%s%s", view_c(o, C_BOLD), mark, view_c(o, C_RESET));
     if (hidden_children)
         fprintf(x->out, " %s[+%d below depth %d]%s", view_c(o, C_DIM), hidden_children, x->max_depth,
                 view_c(o, C_RESET));
@@ -261,7 +266,7 @@ static int walk(tree_ctx *x)
 int view_tree(cube_profile *p, const view_opts *o, FILE *out)
 {
     vtree t;
-    tree_ctx x = { &t, o, out, NULL, 0, NULL, -1, o->max_depth >= 0 ? o->max_depth : TREE_MAX_DEPTH, -1, NULL };
+    tree_ctx x = { &t, o, out, NULL, 0, NULL, -1, o->max_depth >= 0 ? o->max_depth : TREE_MAX_DEPTH, -1, NULL, -1 };
     int rc = vt_build(&t, p, o);
     x.cols = malloc(sizeof *x.cols * (size_t)(3 * (p->nmetrics + o->nmetrics) + 4));
     x.totals = calloc((size_t)p->nmetrics + 1, sizeof *x.totals);
@@ -278,6 +283,7 @@ int view_tree(cube_profile *p, const view_opts *o, FILE *out)
         x.key = x.ncols ? x.cols[0].metric : -1;
         x.visits = view_metric(p, "visits");
         x.entries = view_entries(&t);
+        x.exact = view_exact_load(&t);
         rc = vt_header(&t, out);
     }
     if (rc == 0) {

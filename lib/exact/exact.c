@@ -1,0 +1,409 @@
+#define _GNU_SOURCE
+/*
+ * exact.c - the life of exact measurement (see exact.h): modules read as
+ * they appear, ids given to their patchable entries, the selection asked,
+ * the selected entries patched, and all of it undone at the end.
+ */
+#include "exact.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exact_entry.h"
+#include "exact_patch.h"
+#include "exact_seen.h"
+#include "exact_select.h"
+#include "exact_sites.h"
+#include "exact_tick.h"
+#include "exact_stack.h"
+#include "clock.h"
+#include "interpose.h"
+#include "log.h"
+#include "modules.h"
+#include "symbols.h"
+#include "thunk_stack.h"
+
+/* How often a selection that reads calls and MPI paths is evaluated again. */
+#define EXACT_RESELECT_NS 1000000000ull
+
+typedef struct module_state {
+    int id;                  /* modules.h record */
+    char *path;
+    uint64_t low, high;      /* its code: the stubs go within reach */
+    int live;
+    uint32_t first_id;       /* its sites' ids: first_id + index */
+    exact_module_sites s;
+    exact_stubs stubs;       /* made with its first selected site */
+    int have_stubs;
+    uint64_t *stub;          /* per site: its stub */
+    unsigned char *patched;  /* per site: now */
+    unsigned char *ever;     /* per site: at some time */
+    uint64_t *since;         /* per site: first patched at (ns since the window's start) */
+    uint64_t *until;         /* per site: patched out at (0: not since it was last patched in) */
+    char **demangled;        /* per site: its name for people, NULL: the symbol's */
+    char **files;            /* per site: its source file (NULL: unknown), when the selection reads them */
+} module_state;
+
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static exact_choice *choice;
+static int running;
+static uint64_t window_start;
+static module_state **mods; /* each apart: a nested refresh (symbols_open) may add one meanwhile */
+static int nmods;
+static uint32_t next_id;
+static int records_seen, modules_with_records;
+static int nmeasured;
+
+static module_state *module_known(int id)
+{
+    for (int i = 0; i < nmods; i++)
+        if (mods[i]->id == id)
+            return mods[i];
+    return NULL;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+/* Patches the chosen sites of m (chosen[i]), at now. */
+static void patch_chosen(module_state *m, const unsigned char *chosen, uint64_t now)
+{
+    int *which = malloc((size_t)m->s.n * sizeof *which), n = 0;
+    for (int i = 0; which && i < m->s.n; i++)
+        if (chosen[i] && !m->patched[i])
+            which[n++] = i;
+    if (n == 0) {
+        free(which);
+        return;
+    }
+    if (!m->have_stubs) {
+        if (exact_stubs_make(&m->stubs, m->low, m->high, m->first_id, m->s.n,
+                             (uint64_t)(uintptr_t)hprof_exact_entry) != 0) {
+            hprof_say("%s: no room for hprof's entry stubs within 2 GiB of its code; its functions are not "
+                      "measured exactly", base_name(m->path));
+            free(which);
+            return;
+        }
+        m->have_stubs = 1;
+        exact_code_add(m->stubs.base - EXACT_STUB_SIZE, m->stubs.base - EXACT_STUB_SIZE + m->stubs.len);
+        for (int i = 0; i < m->s.n; i++)
+            m->stub[i] = exact_stub_addr(&m->stubs, i);
+    }
+    for (int k = 0; k < n; k++)
+        exact_fn_at(m->first_id + (uint32_t)which[k])->on = 1; /* before a thread can take the jump */
+    char err[256];
+    if (exact_patch(m->s.v, m->stub, which, n, 1, err, sizeof err) != 0) {
+        for (int k = 0; k < n; k++)
+            exact_fn_at(m->first_id + (uint32_t)which[k])->on = 0;
+        hprof_say("%s: %s; its functions are not measured exactly", base_name(m->path), err);
+        free(which);
+        return;
+    }
+    for (int k = 0; k < n; k++) {
+        int i = which[k];
+        if (!m->ever[i])
+            m->since[i] = now > window_start ? now - window_start : 0;
+        m->patched[i] = m->ever[i] = 1;
+        m->until[i] = 0;
+    }
+    nmeasured += n;
+    hprof_verbose(1, "%s: %d functions measured exactly (of %d with a patchable entry)", base_name(m->path), n,
+                  m->s.n);
+    free(which);
+}
+
+/* The source file of each site of m, where the selection reads them. */
+static void find_files(module_state *m)
+{
+    if (!exact_choice_needs_files(choice) || m->files)
+        return;
+    m->files = calloc((size_t)m->s.n + 1, sizeof *m->files);
+    symbols *sym = m->files ? symbols_open() : NULL;
+    for (int i = 0; sym && i < m->s.n; i++) {
+        const char *file = NULL;
+        int line;
+        if (symbols_line(sym, m->s.v[i].fn, &file, &line) == 0 && file)
+            m->files[i] = strdup(file);
+    }
+    if (sym)
+        symbols_close(sym);
+}
+
+/* The selection over m's sites; 0 or -1. */
+static int choose(module_state *m, unsigned char *chosen)
+{
+    exact_fn_info *info = calloc((size_t)m->s.n + 1, sizeof *info);
+    if (!info)
+        return -1;
+    find_files(m);
+    for (int i = 0; i < m->s.n; i++) {
+        const exact_site *s = &m->s.v[i];
+        info[i] = (exact_fn_info){ m->demangled[i] ? m->demangled[i] : s->name, m->demangled[i] ? s->name : NULL,
+                                   m->files ? m->files[i] : NULL, m->path, s->size, 0 };
+    }
+    select_graph g = { m->s.n, info, 0, NULL };
+    int rc = exact_choice_eval(choice, &g, chosen);
+    free(info);
+    return rc;
+}
+
+/* Ids, names and per-site state for the sites of m. */
+static int number_sites(module_state *m)
+{
+    int n = m->s.n;
+    m->stub = calloc((size_t)n + 1, sizeof *m->stub);
+    m->patched = calloc((size_t)n + 1, 1);
+    m->ever = calloc((size_t)n + 1, 1);
+    m->since = calloc((size_t)n + 1, sizeof *m->since);
+    m->until = calloc((size_t)n + 1, sizeof *m->until);
+    m->demangled = calloc((size_t)n + 1, sizeof *m->demangled);
+    if (!m->stub || !m->patched || !m->ever || !m->since || !m->until || !m->demangled ||
+        exact_fn_reserve(next_id, n) != 0)
+        return -1;
+    m->first_id = next_id;
+    next_id += (uint32_t)n;
+    for (int i = 0; i < n; i++) {
+        exact_fn *f = exact_fn_at(m->first_id + (uint32_t)i);
+        f->resume = m->s.v[i].jmp_at + 2;
+        f->key = m->s.v[i].fn + 1;
+        m->demangled[i] = exact_demangle(m->s.v[i].name);
+    }
+    return 0;
+}
+
+/* A module seen for the first time: its sites, and the selected ones
+ * patched. The caller holds the lock. */
+static void add_module(int id, const module_rec *rec)
+{
+    if (module_known(id))
+        return;
+    module_state **v = realloc(mods, (size_t)(nmods + 1) * sizeof *v), *m = calloc(1, sizeof *m);
+    if (v)
+        mods = v;
+    if (!v || !m) {
+        free(m);
+        return;
+    }
+    mods[nmods++] = m;
+    m->id = id;
+    m->live = 1;
+    m->low = rec->low;
+    m->high = rec->high;
+    m->path = strdup(rec->path ? rec->path : "");
+    if (exact_sites_read(rec->path, rec->bias, rec->low, rec->high, &m->s) != 0 || m->s.records == 0)
+        return;
+    records_seen += m->s.records;
+    modules_with_records++;
+    if (m->s.unfit || m->s.unnamed)
+        hprof_verbose(1, "%s: %d patchable entries, %d without a symbol, %d whose NOP area does not fit "
+                         "(-fpatchable-function-entry=7,5 needed)",
+                      base_name(m->path), m->s.records, m->s.unnamed, m->s.unfit);
+    unsigned char *chosen = m->s.n ? calloc((size_t)m->s.n, 1) : NULL;
+    if (chosen && number_sites(m) == 0 && choose(m, chosen) == 0)
+        patch_chosen(m, chosen, hprof_now_ns());
+    free(chosen);
+}
+
+/* Patches out the sites of m patched in and not chosen any more, at now. */
+static void unpatch_dropped(module_state *m, const unsigned char *chosen, uint64_t now)
+{
+    int *which = malloc((size_t)m->s.n * sizeof *which + 1), n = 0;
+    for (int i = 0; which && i < m->s.n; i++)
+        if (m->patched[i] && !chosen[i])
+            which[n++] = i;
+    char err[256];
+    if (n && exact_patch(m->s.v, m->stub, which, n, 0, err, sizeof err) != 0) {
+        hprof_verbose(1, "%s: cannot unpatch %d functions (%s); they stay measured", base_name(m->path), n, err);
+        n = 0;
+    }
+    for (int k = 0; k < n; k++) {
+        exact_fn_at(m->first_id + (uint32_t)which[k])->on = 0; /* calls under way still return through it */
+        m->patched[which[k]] = 0;
+        m->until[which[k]] = now > window_start ? now - window_start : 1;
+    }
+    if (n)
+        hprof_verbose(1, "%s: %d functions no longer measured exactly", base_name(m->path), n);
+    free(which);
+}
+
+static int by_lo(const void *a, const void *b)
+{
+    const exact_range *x = a, *y = b;
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Every live module's sites as one graph, with what the trees show: the
+ * selection evaluated again, and applied. The caller holds the lock. */
+static void reselect_locked(void)
+{
+    int nfn = 0, nm = nmods; /* a module a nested refresh adds waits for the next time */
+    for (int i = 0; i < nm; i++)
+        nfn += mods[i]->live && mods[i]->patched ? mods[i]->s.n : 0;
+    exact_fn_info *info = calloc((size_t)nfn + 1, sizeof *info);
+    exact_range *r = calloc((size_t)nfn + 1, sizeof *r);
+    unsigned char *chosen = calloc((size_t)nfn + 1, 1);
+    unsigned char *in = calloc((size_t)nm + 1, 1); /* module i's sites are in the graph */
+    exact_seen seen = { 0 };
+    int g = 0;
+    for (int i = 0; info && r && chosen && in && i < nm; i++) {
+        module_state *m = mods[i];
+        if (!m->live || !m->patched || g + m->s.n > nfn)
+            continue;
+        in[i] = 1;
+        find_files(m);
+        for (int k = 0; k < m->s.n; k++, g++) {
+            const exact_site *st = &m->s.v[k];
+            info[g] = (exact_fn_info){ m->demangled[k] ? m->demangled[k] : st->name, m->demangled[k] ? st->name : NULL,
+                                       m->files ? m->files[k] : NULL, m->path, st->size, 0 };
+            r[g] = (exact_range){ st->fn, st->fn + (st->size ? st->size : 1), g };
+        }
+    }
+    if (nfn > 0 && g == nfn) {
+        qsort(r, (size_t)nfn, sizeof *r, by_lo);
+        if (exact_seen_collect(r, nfn, nfn, &seen) == 0) {
+            for (int k = 0; k < nfn; k++)
+                info[k].on_mpi_path = seen.on_mpi[k];
+            select_graph graph = { nfn, info, seen.ncalls, (const int(*)[2])seen.calls };
+            if (exact_choice_eval(choice, &graph, chosen) == 0) {
+                uint64_t now = hprof_now_ns();
+                for (int i = 0, at = 0; i < nm; i++) {
+                    module_state *m = mods[i];
+                    if (!in[i])
+                        continue;
+                    if (m->live) { /* not unloaded meanwhile */
+                        unpatch_dropped(m, chosen + at, now);
+                        patch_chosen(m, chosen + at, now);
+                    }
+                    at += m->s.n;
+                }
+            }
+        }
+    }
+    exact_seen_free(&seen);
+    free(info), free(r), free(chosen), free(in);
+}
+
+/* The tick (exact_tick.h): the selection again, on what the run showed. */
+static void reselect(void)
+{
+    pthread_mutex_lock(&lock);
+    if (running)
+        reselect_locked();
+    pthread_mutex_unlock(&lock);
+}
+
+static void on_module(int id, const module_rec *rec, int live)
+{
+    pthread_mutex_lock(&lock);
+    module_state *m = module_known(id);
+    if (!live && m) {
+        m->live = 0; /* its code is gone: nothing to unpatch */
+        for (int i = 0; i < m->s.n; i++)
+            if (m->patched[i])
+                exact_fn_at(m->first_id + (uint32_t)i)->on = 0;
+    } else if (live && running) {
+        add_module(id, rec);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void hprof_exact_start(uint64_t window_start_ns)
+{
+    if (running || !(choice = exact_choice_from_env()))
+        return;
+    if (uw_shadow_stack_active()) {
+        hprof_say("%s: the program runs with a CET shadow stack, where hprof cannot replace return "
+                  "addresses; no function is measured exactly", exact_choice_var(choice));
+        return;
+    }
+    exact_entry_init();
+    free(exact_demangle("_Z1fv")); /* finds the demangler now, not in a dlsym of the program's */
+    window_start = window_start_ns;
+    exact_stack_recording = 1;
+    modules_add_hook(on_module);
+    pthread_mutex_lock(&lock);
+    running = 1;
+    modules_refresh();
+    for (int id = 0, n = modules_count(); id < n; id++) {
+        module_rec rec;
+        if (modules_get(id, &rec) == 0 && rec.live)
+            add_module(id, &rec);
+    }
+    if (records_seen == 0)
+        hprof_say("%s asks for functions measured exactly, but no code loaded has patchable entries: build "
+                  "the program with -fpatchable-function-entry=7,5", exact_choice_var(choice));
+    else if (exact_choice_unmatched(choice))
+        hprof_say("%s: no function with a patchable entry is named %s", exact_choice_var(choice),
+                  exact_choice_unmatched(choice));
+    hprof_verbose(1, "%d functions measured exactly; %d patchable entries in %d modules", nmeasured, records_seen,
+                  modules_with_records);
+    hprof_dlsym_watch(1); /* a library dlopen adds: patched at the program's dlsym */
+    if (exact_choice_dynamic(choice) && exact_tick_start(reselect, EXACT_RESELECT_NS) != 0)
+        hprof_say("%s: no thread to evaluate it again as the run shows calls and MPI paths; it stays as "
+                  "MPI_Init found it", exact_choice_var(choice));
+    pthread_mutex_unlock(&lock);
+}
+
+/* Every patched site of the live modules back to its NOPs. */
+static void unpatch_all(void)
+{
+    for (int i = 0; i < nmods; i++) {
+        module_state *m = mods[i];
+        int *which = m->s.n ? malloc((size_t)m->s.n * sizeof *which) : NULL, n = 0;
+        for (int k = 0; which && k < m->s.n; k++)
+            if (m->patched[k])
+                which[n++] = k;
+        char err[256];
+        if (m->live && n && exact_patch(m->s.v, m->stub, which, n, 0, err, sizeof err) != 0)
+            hprof_say("%s: cannot unpatch its functions (%s); their calls pass through", base_name(m->path), err);
+        for (int k = 0; k < n; k++)
+            exact_fn_at(m->first_id + (uint32_t)which[k])->on = 0;
+        free(which);
+    }
+}
+
+void hprof_exact_stop(uint64_t now_ns)
+{
+    if (!running)
+        return;
+    hprof_dlsym_watch(0);
+    exact_tick_stop();
+    pthread_mutex_lock(&lock);
+    running = 0;
+    unpatch_all();
+    /* The calls under way on this thread end with the window; their
+     * returns come later and count nothing. */
+    exact_stack *x = exact_stack_peek();
+    if (x) {
+        x->busy = 1;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        exact_stack_close_all(x, now_ns, current_sp(), 0);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        x->busy = 0;
+    }
+    exact_stack_recording = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+int hprof_exact_measured(exact_measured *out, int max)
+{
+    pthread_mutex_lock(&lock);
+    int n = 0;
+    for (int i = 0; i < nmods; i++) {
+        const module_state *m = mods[i];
+        for (int k = 0; k < m->s.n; k++) {
+            if (!m->ever[k])
+                continue;
+            if (n < max)
+                out[n] = (exact_measured){ m->demangled[k] ? m->demangled[k] : m->s.v[k].name, m->path,
+                                           m->since[k], m->patched[k] ? 0 : m->until[k] };
+            n++;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return n;
+}

@@ -1,0 +1,39 @@
+/*
+ * exact.h - functions measured exactly, patched in at run time (issue 29).
+ *
+ * A program built with -fpatchable-function-entry=7,5 (exact_sites.h)
+ * has a NOP area at every function's entry. When a selection is asked for
+ * (exact_select.h), hprof_exact_start finds the areas of the program and
+ * of every shared library loaded (and, later, of each library dlopen
+ * adds: at the first dlsym after it, or the next walk that finds the
+ * loader's list changed), patches the selected functions' areas into a
+ * call of the entry trampoline (exact_patch.h, exact_entry.h), and from
+ * then on each of their calls is a node of the thread's call tree with
+ * exact visits and time (CCT_EXACT_*; the return through the exit thunk,
+ * unwind/exact_stack.h). hprof_exact_stop, at the end of the window,
+ * closes the calls under way on the calling thread and unpatches.
+ *
+ * Without a selection nothing is read or patched. A selection the program
+ * cannot serve (no patchable entries, a CET shadow stack) gets one line.
+ */
+#ifndef HPROF_EXACT_H
+#define HPROF_EXACT_H
+
+#include <stdint.h>
+
+/* At the start of the measurement (MPI_Init), after the window opened at
+ * window_start_ns. Not from signal handlers. */
+void hprof_exact_start(uint64_t window_start_ns);
+/* At the end of the window (MPI_Finalize), now_ns its end. */
+void hprof_exact_stop(uint64_t now_ns);
+
+/* The functions measured on this rank, for the profile: count, and each
+ * one's name (demangled), module, and when it was patched (ns since the
+ * window's start) and unpatched (0: at the end). */
+typedef struct exact_measured {
+    const char *name, *module;
+    uint64_t since_ns, until_ns;
+} exact_measured;
+int hprof_exact_measured(exact_measured *out, int max);
+
+#endif

@@ -1,0 +1,256 @@
+#define _GNU_SOURCE
+/*
+ * exact_entry.c - the entry trampoline and its two halves (see
+ * exact_entry.h). Compiled with -mgeneral-regs-only (Makefile): the fast
+ * half runs with the function's vector arguments live and saves none.
+ */
+#if defined(__x86_64__)
+#include "exact_entry.h"
+
+#include <cpuid.h>
+#include <stdlib.h>
+
+#include "cct.h"
+#include "clock.h"
+#include "exact_stack.h"
+#include "runtime.h"
+#include "thread.h"
+#include "thunk_stack.h"
+#include "unwind.h"
+
+exact_fn *exact_fn_chunks[EXACT_FN_CHUNKS];
+
+/* How the slow half keeps the vector registers: xsave of x87, SSE, AVX and
+ * AVX-512 state into size bytes (64-aligned), or fxsave (512) without
+ * XSAVE. Read by the assembly. */
+static uint64_t xsave_size __attribute__((used)) = 512;
+static int xsave_on __attribute__((used));
+
+#define XSAVE_MASK 0xe7 /* x87, SSE, AVX, opmask, ZMM_Hi256, Hi16_ZMM */
+
+/*
+ * The frame the trampoline builds, from the entry's rsp up:
+ *   pad, r11 (the id), r10, rax, r9, r8, rcx, rdx, rsi, rdi   (80 bytes)
+ *   frame: caller's rbp (over the patched call's return address)
+ *   frame + 8: the function's return address (its slot)
+ * At the stub's jump rsp is 16-byte aligned (the function's entry had it
+ * 8 off, the patched call pushed 8), and so it stays at each call.
+ */
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".globl hprof_exact_entry\n"
+        ".hidden hprof_exact_entry\n"
+        ".type hprof_exact_entry, @function\n"
+        "hprof_exact_entry:\n"
+        "  movq %rbp, (%rsp)\n"
+        "  pushq %rdi\n"
+        "  pushq %rsi\n"
+        "  pushq %rdx\n"
+        "  pushq %rcx\n"
+        "  pushq %r8\n"
+        "  pushq %r9\n"
+        "  pushq %rax\n"
+        "  pushq %r10\n"
+        "  pushq %r11\n"
+        "  pushq %r11\n"
+        "  movl %r11d, %edi\n"
+        "  leaq 80(%rsp), %rsi\n"
+        "  call hprof_exact_enter_fast\n"
+        "  testq %rax, %rax\n"
+        "  jz 2f\n"
+        "1:\n"
+        "  movq %rax, %r11\n"
+        "  addq $16, %rsp\n"
+        "  popq %r10\n"
+        "  popq %rax\n"
+        "  popq %r9\n"
+        "  popq %r8\n"
+        "  popq %rcx\n"
+        "  popq %rdx\n"
+        "  popq %rsi\n"
+        "  popq %rdi\n"
+        /* a return, not a jump: it takes the return-stack entry the
+         * patched call pushed, so the processor's prediction of the
+         * returns that follow stays in step */
+        "  movq %r11, (%rsp)\n"
+        "  ret\n"
+        /* the slow half: every vector register kept as well */
+        "2:\n"
+        "  pushq %rbx\n"
+        "  movq %rsp, %rbx\n"
+        "  subq xsave_size(%rip), %rsp\n"
+        "  andq $-64, %rsp\n"
+        "  cmpl $0, xsave_on(%rip)\n"
+        "  je 3f\n"
+        "  xorl %eax, %eax\n"          /* the XSAVE header must be zero where xsave does not write */
+        "  movq %rax, 512(%rsp)\n"
+        "  movq %rax, 520(%rsp)\n"
+        "  movq %rax, 528(%rsp)\n"
+        "  movq %rax, 536(%rsp)\n"
+        "  movq %rax, 544(%rsp)\n"
+        "  movq %rax, 552(%rsp)\n"
+        "  movq %rax, 560(%rsp)\n"
+        "  movq %rax, 568(%rsp)\n"
+        "  movl $0xe7, %eax\n"
+        "  xorl %edx, %edx\n"
+        "  xsave (%rsp)\n"
+        "  jmp 4f\n"
+        "3:\n"
+        "  fxsave (%rsp)\n"
+        "4:\n"
+        "  movl 16(%rbx), %edi\n"
+        "  leaq 88(%rbx), %rsi\n"
+        "  call hprof_exact_enter_slow\n"
+        "  movq %rax, 8(%rbx)\n"       /* over the pad */
+        "  cmpl $0, xsave_on(%rip)\n"
+        "  je 5f\n"
+        "  movl $0xe7, %eax\n"
+        "  xorl %edx, %edx\n"
+        "  xrstor (%rsp)\n"
+        "  jmp 6f\n"
+        "5:\n"
+        "  fxrstor (%rsp)\n"
+        "6:\n"
+        "  movq %rbx, %rsp\n"
+        "  popq %rbx\n"
+        "  movq (%rsp), %rax\n"
+        "  jmp 1b\n"
+        ".size hprof_exact_entry, . - hprof_exact_entry\n");
+
+_Static_assert(XSAVE_MASK == 0xe7, "the assembly's xsave mask");
+
+void exact_entry_init(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
+        return; /* fxsave, 512 bytes */
+    uint64_t size = 576; /* the legacy area and the header */
+    for (unsigned i = 2; i < 8; i++) {
+        if (!(XSAVE_MASK & (1u << i)) || !__get_cpuid_count(0xd, i, &a, &b, &c, &d) || !a)
+            continue;
+        if ((uint64_t)b + a > size)
+            size = (uint64_t)b + a;
+    }
+    xsave_size = (size + 63) & ~63ull;
+    xsave_on = 1;
+}
+
+int exact_fn_reserve(uint32_t first, int n)
+{
+    uint64_t last = (uint64_t)first + (uint64_t)(n > 0 ? n : 1) - 1;
+    if (last / EXACT_FN_CHUNK >= EXACT_FN_CHUNKS)
+        return -1;
+    for (uint64_t c = first / EXACT_FN_CHUNK; c <= last / EXACT_FN_CHUNK; c++) {
+        if (exact_fn_chunks[c])
+            continue;
+        exact_fn *p = calloc(EXACT_FN_CHUNK, sizeof *p);
+        if (!p)
+            return -1;
+        __atomic_store_n(&exact_fn_chunks[c], p, __ATOMIC_RELEASE);
+    }
+    return 0;
+}
+
+/* ---- the two halves ------------------------------------------------------------ */
+
+/* Per thread, the node of (call site, function) pairs met: the site is
+ * the call site's node, as unwind_mpi_cached gives it. */
+#define MEMO 64
+static __thread struct memo {
+    uint32_t site, id, node;
+} memo[MEMO] __attribute__((tls_model("initial-exec")));
+
+static inline struct memo *memo_of(uint32_t site, uint32_t id)
+{
+    return &memo[(site * 31u + id) & (MEMO - 1)];
+}
+
+/* The call counts on node n, under the call site's node site (depth: its
+ * frame's in the thunk stack): its activation goes on the thread's stack. */
+static inline void enter(uw_thread *st, exact_stack *x, cct_node *n, uint32_t id, uint64_t *frame, uint32_t site,
+                         int depth)
+{
+    uint64_t now = hprof_now_ns();
+    n->counter[CCT_EXACT_VISITS]++;
+    if (x->disarmed && !st->foreign)
+        exact_stack_rearm(x, (uint64_t)(uintptr_t)frame);
+    exact_stack_push(x, frame + 1, n, id, now, site, depth);
+}
+
+uint64_t hprof_exact_enter_fast(uint32_t id, uint64_t *frame)
+{
+    const exact_fn *f = exact_fn_at(id);
+    if (!f->on || !exact_stack_recording)
+        return f->resume;
+    hprof_thread *t = hprof_self;
+    uw_thread *st = uw_self;
+    exact_stack *x = st ? &st->ex : NULL;
+    if (!t || !x || !x->e)
+        return 0;
+    if (t->depth || x->busy)
+        return f->resume;
+    int depth;
+    uint32_t site = unwind_entry_cached(frame, &depth);
+    struct memo *m = memo_of(site, id);
+    if (site == CCT_NONE || m->site != site || m->id != id || !m->node)
+        return 0;
+    x->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    enter(st, x, &t->tree.nodes[m->node], id, frame, site, depth);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    x->busy = 0;
+    return f->resume;
+}
+
+/* frame + 1 lies on the thread's own stack (or its bounds are unknown). */
+static int on_own_stack(const exact_stack *x, const uint64_t *frame)
+{
+    uint64_t s = (uint64_t)(uintptr_t)(frame + 1);
+    return !x->stack_hi || (s >= x->stack_lo && s < x->stack_hi);
+}
+
+/* The function's node on this call's path, and *site, *depth as
+ * enter() takes them; memo'd when the walk succeeded (its site is what
+ * unwind_entry_cached tells next time). */
+static uint32_t node_by_walk(hprof_thread *t, const exact_fn *f, uint32_t id, uint64_t *frame, uint32_t *site,
+                             int *depth)
+{
+    int failed;
+    *site = unwind_entry_node(&t->tree, frame, &failed, depth);
+    uint32_t node = *site != CCT_NONE && cct_reserve(&t->tree, 1) == 0 ? cct_child(&t->tree, *site, f->key) : CCT_NONE;
+    if (failed)
+        *depth = -1;
+    if (node == CCT_NONE || node == 0) {
+        *site = CCT_NONE;
+        return t->tree.full_node;
+    }
+    if (!failed)
+        *memo_of(*site, id) = (struct memo){ *site, id, node };
+    return node;
+}
+
+uint64_t hprof_exact_enter_slow(uint32_t id, uint64_t *frame)
+{
+    const exact_fn *f = exact_fn_at(id);
+    if (!f->on || !exact_stack_recording || !hprof_active)
+        return f->resume;
+    hprof_thread *t = hprof_thread_enter();
+    if (!t || t->depth)
+        return f->resume;
+    exact_stack *x = exact_stack_mine();
+    uw_thread *st = uw_self;
+    if (!x || !st || x->busy || !on_own_stack(x, frame))
+        return f->resume;
+    t->depth++; /* MPI calls and exact ones from a signal handler stay out meanwhile */
+    x->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint32_t site;
+    int depth;
+    uint32_t node = node_by_walk(t, f, id, frame, &site, &depth);
+    enter(st, x, &t->tree.nodes[node], id, frame, site, depth);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    x->busy = 0;
+    t->depth--;
+    return f->resume;
+}
+#endif

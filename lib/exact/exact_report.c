@@ -1,0 +1,177 @@
+/*
+ * exact_report.c - which functions were measured exactly, and from when,
+ * as the profile says it (exact_report.h).
+ */
+#include "exact_report.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exact.h"
+
+/* This rank's list: one line per function, "since until module\tname\n"
+ * (ns since the window's start; until 0: to the end). */
+static char *local_list(size_t *len)
+{
+    int n = hprof_exact_measured(NULL, 0);
+    exact_measured *v = calloc((size_t)n + 1, sizeof *v);
+    size_t cap = 1;
+    if (!v)
+        return NULL;
+    n = hprof_exact_measured(v, n);
+    for (int i = 0; i < n; i++)
+        cap += strlen(v[i].name) + strlen(v[i].module) + 48;
+    char *text = malloc(cap);
+    size_t used = 0;
+    for (int i = 0; text && i < n; i++)
+        used += (size_t)snprintf(text + used, cap - used, "%llu %llu %s\t%s\n", (unsigned long long)v[i].since_ns,
+                                 (unsigned long long)v[i].until_ns, v[i].module, v[i].name);
+    if (text)
+        text[used] = '\0';
+    free(v);
+    *len = used;
+    return text;
+}
+
+typedef struct agg {
+    char *module, *name;
+    int ranks;
+    uint64_t since_min, since_max, until_max;
+    int until_end; /* some rank kept it patched to the end */
+} agg;
+
+static agg *find_or_add(agg **v, int *n, const char *module, const char *name)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp((*v)[i].module, module) == 0 && strcmp((*v)[i].name, name) == 0)
+            return &(*v)[i];
+    agg *w = realloc(*v, (size_t)(*n + 1) * sizeof *w);
+    if (!w)
+        return NULL;
+    *v = w;
+    agg *a = &w[(*n)++];
+    *a = (agg){ strdup(module), strdup(name), 0, UINT64_MAX, 0, 0, 0 };
+    return a;
+}
+
+/* One rank's lines into the aggregate. */
+static void add_lines(agg **v, int *n, char *text)
+{
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        unsigned long long since, until;
+        int at = 0;
+        char *tab = strchr(line, '\t');
+        if (!tab || sscanf(line, "%llu %llu %n", &since, &until, &at) < 2)
+            continue;
+        *tab = '\0';
+        agg *a = find_or_add(v, n, line + at, tab + 1);
+        if (!a || !a->module || !a->name)
+            continue;
+        a->ranks++;
+        a->since_min = since < a->since_min ? since : a->since_min;
+        a->since_max = since > a->since_max ? since : a->since_max;
+        if (until == 0)
+            a->until_end = 1;
+        else if (until > a->until_max)
+            a->until_max = until;
+    }
+}
+
+/* "RANKS SINCE_MIN SINCE_MAX UNTIL MODULE NAME" (seconds; UNTIL "-": to
+ * the end; MODULE the file's base name, spaces as '?'). */
+static char *format(const agg *a)
+{
+    const char *base = strrchr(a->module, '/');
+    base = base ? base + 1 : a->module;
+    size_t len = strlen(base) + strlen(a->name) + 96;
+    char *s = malloc(len), until[32];
+    if (!s)
+        return NULL;
+    if (a->until_end)
+        snprintf(until, sizeof until, "-");
+    else
+        snprintf(until, sizeof until, "%.6f", (double)a->until_max * 1e-9);
+    int at = snprintf(s, len, "%d %.6f %.6f %s ", a->ranks, (double)a->since_min * 1e-9,
+                      (double)a->since_max * 1e-9, until);
+    for (const char *p = base; *p && (size_t)at < len - 1; p++)
+        s[at++] = *p == ' ' ? '?' : *p;
+    snprintf(s + at, len - (size_t)at, " %s", a->name);
+    return s;
+}
+
+static int collect(agg **v, int *n, MPI_Comm comm)
+{
+    int rank, size;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    size_t len = 0;
+    char *mine = local_list(&len);
+    int mylen = mine ? (int)len : 0, *lens = NULL, *displs = NULL;
+    char *all = NULL;
+    if (rank == 0) {
+        lens = calloc((size_t)size, sizeof *lens);
+        displs = calloc((size_t)size, sizeof *displs);
+    }
+    PMPI_Gather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
+    long total = 0;
+    for (int r = 0; rank == 0 && lens && displs && r < size; r++) {
+        displs[r] = (int)total;
+        total += lens[r];
+    }
+    if (rank == 0 && lens && displs)
+        all = malloc((size_t)total + 1);
+    /* every rank takes part; rank 0 without memory receives nothing */
+    if (rank == 0 && !all)
+        for (int r = 0; lens && r < size; r++)
+            lens[r] = 0;
+    PMPI_Gatherv(mine ? mine : "", mylen, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, comm);
+    free(mine);
+    for (int r = 0; all && r < size; r++) {
+        char *part = malloc((size_t)lens[r] + 1);
+        if (!part)
+            continue;
+        memcpy(part, all + displs[r], (size_t)lens[r]);
+        part[lens[r]] = '\0';
+        add_lines(v, n, part);
+        free(part);
+    }
+    free(all);
+    free(lens);
+    free(displs);
+    return rank;
+}
+
+static void free_aggs(agg *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(v[i].module);
+        free(v[i].name);
+    }
+    free(v);
+}
+
+int hprof_exact_report(MPI_Comm comm, exact_report_fn add, void *ctx)
+{
+    agg *v = NULL;
+    int n = 0;
+    int rank = comm == MPI_COMM_NULL ? 0 : collect(&v, &n, comm);
+    if (comm == MPI_COMM_NULL) {
+        size_t len;
+        char *mine = local_list(&len);
+        if (mine)
+            add_lines(&v, &n, mine);
+        free(mine);
+    }
+    char key[48];
+    for (int i = 0; rank == 0 && i < n; i++) {
+        char *text = format(&v[i]);
+        snprintf(key, sizeof key, "hprof::exact::%d", i);
+        if (text)
+            add(ctx, key, text);
+        free(text);
+    }
+    free_aggs(v, n);
+    return n;
+}

@@ -1,0 +1,27 @@
+/*
+ * exact_report.h - the functions measured exactly, for the profile's
+ * attributes: one per function, key "hprof::exact::N", value
+ *
+ *     RANKS SINCE_MIN SINCE_MAX UNTIL MODULE NAME
+ *
+ * the ranks that measured it, when the first and the last of them patched
+ * it in (seconds from the start of the measurement: 0 for a selection made
+ * at MPI_Init; a library dlopen'ed later counts from then), when it was
+ * patched out ("-": at the end), the base name of its ELF object (spaces
+ * as '?') and its name (demangled; the rest of the value). Its calls
+ * counted from SINCE on each rank: visits and exact_time cover that part
+ * of the run.
+ */
+#ifndef HPROF_EXACT_REPORT_H
+#define HPROF_EXACT_REPORT_H
+
+#include <mpi.h>
+
+typedef void (*exact_report_fn)(void *ctx, const char *key, const char *value);
+
+/* Collective over comm (PMPI only): rank 0 gets add() called for every
+ * function some rank measured. comm MPI_COMM_NULL: this rank's alone, no
+ * communication (the partial profile of a rank that dies). The count. */
+int hprof_exact_report(MPI_Comm comm, exact_report_fn add, void *ctx);
+
+#endif

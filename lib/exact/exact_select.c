@@ -1,0 +1,229 @@
+#define _GNU_SOURCE
+/*
+ * exact_select.c - see exact_select.h.
+ */
+#include "exact_select.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+
+struct exact_choice {
+    const char *var;     /* for messages: the variable(s) that asked */
+    select_expr *select; /* HPROF_SELECT's, NULL: none */
+    select_expr *filter; /* HPROF_FILTER's, NULL: none */
+    char **names;        /* HPROFTEST_EXACT's names */
+    char *matched;       /* per name: some function took it */
+    int nnames;
+    char *unmatched;
+    int failed_once;     /* an evaluation error was said */
+};
+
+static void split_names(exact_choice *c, const char *list)
+{
+    char *copy = strdup(list);
+    for (char *save = NULL, *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+        char **v = realloc(c->names, (size_t)(c->nnames + 1) * sizeof *v);
+        if (!v)
+            break;
+        c->names = v;
+        c->names[c->nnames++] = strdup(tok);
+    }
+    free(copy);
+    c->matched = calloc((size_t)c->nnames + 1, 1);
+}
+
+/* HPROF_SELECT and HPROF_FILTER, parsed: one line for each that is wrong. */
+static void read_selections(exact_choice *c)
+{
+    char err[512];
+    if (hprof_config.select && !(c->select = select_parse(hprof_config.select, err, sizeof err)))
+        hprof_say("HPROF_SELECT: %s; it selects nothing", err);
+    if (hprof_config.filter && !(c->filter = select_from_scorep_filter(hprof_config.filter, err, sizeof err)))
+        hprof_say("HPROF_FILTER: %s; it selects nothing", err);
+}
+
+exact_choice *exact_choice_from_env(void)
+{
+    const char *knob = getenv("HPROFTEST_EXACT");
+    if (!hprof_config.select && !hprof_config.filter && (!knob || !*knob))
+        return NULL;
+    exact_choice *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->var = hprof_config.select && hprof_config.filter ? "HPROF_SELECT and HPROF_FILTER"
+             : hprof_config.select                      ? "HPROF_SELECT"
+             : hprof_config.filter                      ? "HPROF_FILTER"
+                                                        : "HPROFTEST_EXACT";
+    read_selections(c);
+    if (knob && *knob)
+        split_names(c, knob);
+    if (!c->select && !c->filter && c->nnames == 0) {
+        if (knob && *knob && !hprof_config.select && !hprof_config.filter)
+            hprof_say("HPROFTEST_EXACT='%s' names no function; nothing is measured exactly", knob);
+        exact_choice_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+const char *exact_choice_var(const exact_choice *c)
+{
+    return c->var;
+}
+
+/* sym is name, or name followed by GCC clone suffixes (.isra.N,
+ * .constprop.N, in any order and number). */
+static int same_or_clone(const char *sym, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(sym, name, n) != 0)
+        return 0;
+    for (const char *p = sym + n; *p;) {
+        const char *k = strncmp(p, ".isra.", 6) == 0 ? p + 6 : strncmp(p, ".constprop.", 11) == 0 ? p + 11 : NULL;
+        if (!k || !(*k >= '0' && *k <= '9'))
+            return 0;
+        while (*k >= '0' && *k <= '9')
+            k++;
+        p = k;
+    }
+    return 1;
+}
+
+/* The demangled name without its parameter list ("ns::f(int)" -> "ns::f"). */
+static int same_without_params(const char *demangled, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(demangled, name, n) == 0 && demangled[n] == '(';
+}
+
+/* gfortran's symbols: name_ for an external procedure, __mod_MOD_name for
+ * a module's (named name, or mod::name). */
+static int fortran_name(const char *sym, const char *name)
+{
+    size_t n = strlen(name), ls = strlen(sym);
+    if (ls == n + 1 && sym[n] == '_' && strncmp(sym, name, n) == 0)
+        return 1;
+    const char *mod = strstr(sym, "_MOD_");
+    if (strncmp(sym, "__", 2) != 0 || !mod)
+        return 0;
+    if (strcmp(mod + 5, name) == 0)
+        return 1;
+    const char *colons = strstr(name, "::");
+    return colons && (size_t)(colons - name) == (size_t)(mod - sym - 2) && strncmp(sym + 2, name, (size_t)(colons - name)) == 0 &&
+           strcmp(mod + 5, colons + 2) == 0;
+}
+
+static int name_matches(const exact_fn_info *f, const char *name)
+{
+    const char *sym = f->mangled ? f->mangled : f->name;
+    return strcmp(name, "*") == 0 || same_or_clone(sym, name) || strcmp(f->name, name) == 0 || same_without_params(f->name, name) ||
+           fortran_name(sym, name);
+}
+
+int exact_choice_dynamic(const exact_choice *c)
+{
+    unsigned uses = (c->select ? select_inputs(c->select) : 0) | (c->filter ? select_inputs(c->filter) : 0);
+    return (uses & (SELECT_USES_CALLS | SELECT_USES_MPI_PATH)) != 0;
+}
+
+int exact_choice_needs_files(const exact_choice *c)
+{
+    return c->select || c->filter;
+}
+
+/* The functions expression e takes, added to chosen. */
+static int add_selected(exact_choice *c, const select_expr *e, const char *var, const select_graph *g,
+                        unsigned char *chosen)
+{
+    unsigned char *mine = calloc((size_t)g->nfn + 1, 1);
+    char err[512];
+    if (!mine)
+        return -1;
+    int rc = select_eval(e, g, mine, err, sizeof err);
+    if (rc != 0 && !c->failed_once) {
+        c->failed_once = 1;
+        hprof_say("%s: %s; it selects nothing", var, err);
+    }
+    for (int i = 0; rc == 0 && i < g->nfn; i++)
+        chosen[i] |= mine[i];
+    free(mine);
+    return rc;
+}
+
+int exact_choice_eval(exact_choice *c, const select_graph *g, unsigned char *chosen)
+{
+    for (int i = 0; i < g->nfn; i++) {
+        chosen[i] = 0;
+        for (int k = 0; k < c->nnames; k++) {
+            if (name_matches(&g->fn[i], c->names[k])) {
+                chosen[i] = 1;
+                c->matched[k] = 1;
+            }
+        }
+    }
+    int rc = 0;
+    if (c->select)
+        rc |= add_selected(c, c->select, "HPROF_SELECT", g, chosen);
+    if (c->filter)
+        rc |= add_selected(c, c->filter, "HPROF_FILTER", g, chosen);
+    return rc ? -1 : 0;
+}
+
+const char *exact_choice_unmatched(exact_choice *c)
+{
+    size_t len = 1;
+    for (int k = 0; k < c->nnames; k++)
+        len += c->matched[k] ? 0 : strlen(c->names[k]) + 2;
+    free(c->unmatched);
+    c->unmatched = NULL;
+    if (len == 1 || !(c->unmatched = malloc(len)))
+        return NULL;
+    c->unmatched[0] = '\0';
+    for (int k = 0; k < c->nnames; k++) {
+        if (c->matched[k])
+            continue;
+        if (c->unmatched[0])
+            strcat(c->unmatched, ", ");
+        strcat(c->unmatched, c->names[k]);
+    }
+    return c->unmatched;
+}
+
+void exact_choice_free(exact_choice *c)
+{
+    if (!c)
+        return;
+    select_free(c->select);
+    select_free(c->filter);
+    for (int k = 0; k < c->nnames; k++)
+        free(c->names[k]);
+    free(c->names);
+    free(c->matched);
+    free(c->unmatched);
+    free(c);
+}
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+char *exact_demangle(const char *symbol)
+{
+    static demangle_fn demangle;
+    static int looked;
+    if (symbol[0] != '_' || symbol[1] != 'Z')
+        return NULL;
+    if (!looked) {
+        demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        looked = 1;
+    }
+    int status = -1;
+    char *d = demangle ? demangle(symbol, NULL, NULL, &status) : NULL;
+    if (status != 0) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}

@@ -1,0 +1,53 @@
+/*
+ * exact_select.h - which of the functions with a patchable entry are
+ * measured exactly: asked for in the environment, decided per batch of
+ * functions (all of them at MPI_Init, then each library dlopen adds).
+ *
+ *   HPROF_SELECT   the selection language (core/select/select.h)
+ *   HPROF_FILTER   a Score-P filter file (the same); with HPROF_SELECT too,
+ *                  the functions either of them selects
+ *   HPROFTEST_EXACT=name,name  (a test knob) functions by name: the
+ *                  symbol's own, its demangled form with or without the
+ *                  parameter list, GCC's clones of it (name.isra.N,
+ *                  name.constprop.N; not name.part.N or name.cold, pieces
+ *                  of its body), gfortran's name_ and __mod_MOD_name (also
+ *                  as mod::name); * selects every function.
+ *
+ * The calls and MPI paths a selection may use (callers, callees,
+ * mpi_path) are those passed in; at MPI_Init none is known yet.
+ * Not from signal handlers (allocates).
+ */
+#ifndef HPROF_EXACT_SELECT_H
+#define HPROF_EXACT_SELECT_H
+
+#include "select.h"
+
+/* One function with a patchable entry: core/select's description of it
+ * (name demangled, mangled or NULL, file or NULL, module, size, whether
+ * seen on a path to MPI). */
+typedef select_fn exact_fn_info;
+
+typedef struct exact_choice exact_choice;
+
+/* The selection the environment asks for; NULL when none is (or it is
+ * wrong: one line says so). */
+exact_choice *exact_choice_from_env(void);
+/* The variable that asked, for messages. */
+const char *exact_choice_var(const exact_choice *c);
+/* Whether the selection reads the calls or MPI paths seen (callers,
+ * callees, mpi_path): then it is evaluated again as the run goes on. */
+int exact_choice_dynamic(const exact_choice *c);
+/* Whether the selection reads source files (HPROF_SELECT, HPROF_FILTER):
+ * the caller fills them in only then. */
+int exact_choice_needs_files(const exact_choice *c);
+/* chosen[i] = 1 for each function of g selected. 0, or -1 (one line said why). */
+int exact_choice_eval(exact_choice *c, const select_graph *g, unsigned char *chosen);
+/* What was asked by name and matched nothing so far ("a, b"), or NULL. */
+const char *exact_choice_unmatched(exact_choice *c);
+void exact_choice_free(exact_choice *c);
+
+/* A symbol's demangled name (malloc'd), or NULL when it is not mangled or
+ * no demangler is loaded. */
+char *exact_demangle(const char *symbol);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * exact_sites.h - the patchable entries of one loaded module: the records
+ * a program built with -fpatchable-function-entry=N,M keeps in its
+ * __patchable_function_entries section (the address of each function's
+ * NOP area, relocated by the loader), checked against the code and named
+ * from the module's symbol table.
+ *
+ * hprof needs M >= 5 NOP bytes before the entry (a call rel32 goes into
+ * the last 5) and N - M >= 2 at the entry, after its endbr64 if it has
+ * one, as one 2-byte NOP (66 90, clang) or two 1-byte ones (90 90, GCC):
+ * a short jump goes there. -fpatchable-function-entry=7,5 is that.
+ * Not for signal handlers (reads files, allocates).
+ */
+#ifndef HPROF_EXACT_SITES_H
+#define HPROF_EXACT_SITES_H
+
+#include <stdint.h>
+
+typedef struct exact_site {
+    uint64_t fn;       /* the function's address (its symbol) */
+    uint64_t size;     /* its symbol's size */
+    uint64_t call_at;  /* the 5 NOP bytes before the entry: the call to its stub goes here */
+    uint64_t jmp_at;   /* the 2 NOP bytes at the entry: the jump back to call_at goes here */
+    uint16_t nops;     /* their bytes, to put back */
+    char *name;        /* the symbol's name, as in the file (mangled) */
+} exact_site;
+
+typedef struct exact_module_sites {
+    exact_site *v;
+    int n;
+    int records;       /* records found, patchable or not */
+    int unnamed;       /* records of functions without a symbol */
+    int unfit;         /* records whose NOP area does not fit the scheme above */
+} exact_module_sites;
+
+/* The sites of the module mapped from file path with load bias bias, its
+ * segments in [low, high). 0 (n may be 0: no records), or -1 when the file
+ * could not be read. */
+int exact_sites_read(const char *path, uint64_t bias, uint64_t low, uint64_t high, exact_module_sites *out);
+void exact_sites_free(exact_module_sites *s);
+
+#endif

@@ -1,0 +1,296 @@
+#define _GNU_SOURCE
+/*
+ * exact_stack.c - see exact_stack.h. Compiled with -mgeneral-regs-only
+ * (Makefile): the exit thunk calls exact_stack_leave with the returning
+ * function's vector and x87 registers live.
+ */
+#if defined(__x86_64__)
+#include "exact_stack.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "thunk_stack.h"
+#include "thunks.h"
+
+/* Entries a thread may have open at once: recursion deeper than this
+ * runs unmeasured below it (exact_stack.full). 64 bytes each, mapped
+ * without reserve: the pages of the depth reached are touched. */
+#define EXACT_STACK_CAP (1u << 17)
+
+volatile int exact_stack_recording;
+
+/* On the thread's own stack (or its bounds unknown). */
+static inline int on_stack(const exact_stack *x, uint64_t a)
+{
+    return !x->stack_hi || (a >= x->stack_lo && a < x->stack_hi);
+}
+
+exact_stack *exact_stack_peek(void)
+{
+    uw_thread *st = uw_self;
+    return st ? &st->ex : NULL;
+}
+
+exact_stack *exact_stack_mine(void)
+{
+    uw_thread *st = thunk_stack_get();
+    if (!st)
+        return NULL;
+    exact_stack *x = &st->ex;
+    if (!x->e) {
+        void *p = mmap(NULL, (size_t)EXACT_STACK_CAP * sizeof(exact_entry), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        x->stack_lo = st->stack_lo;
+        x->stack_hi = st->stack_hi;
+        x->cap = EXACT_STACK_CAP;
+        x->e = p;
+    }
+    return x;
+}
+
+/* Entry k's call ends at now: its time to its node, and to its caller's
+ * account of time spent in exact callees. */
+static void close_entry(exact_stack *x, uint32_t k, uint64_t now)
+{
+    exact_entry *e = &x->e[k];
+    uint64_t incl = now > e->t0 ? now - e->t0 : 0;
+    if (e->node && exact_stack_recording) {
+        e->node->counter[CCT_EXACT_NS] += incl;
+        e->node->counter[CCT_EXACT_SELF_NS] += incl > e->inner_ns ? incl - e->inner_ns : 0;
+    }
+    e->node = NULL;
+    if (k > 0)
+        x->e[k - 1].inner_ns += incl;
+}
+
+/* Pops the top entry, left without its return: closed at now. */
+static void drop_top(exact_stack *x, uint64_t now)
+{
+    uint32_t k = x->top - 1;
+    close_entry(x, k, now);
+    if (x->e[k].armed == EXACT_DISARMED)
+        x->disarmed--;
+    x->abandoned++;
+    x->top = k;
+}
+
+int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn, uint64_t now, uint32_t site,
+                     int depth)
+{
+    uint64_t s = (uint64_t)(uintptr_t)slot;
+    /* A measured function that tail-called this one handed it its slot,
+     * holding the exit thunk: the return address is the one it stood for. */
+    uint64_t ra = *slot;
+    if (ra == exact_exit_addr() && !(ra = exact_stack_translate(x, slot)))
+        return -1; /* cannot happen: an armed slot has its entry */
+    /* a frame whose slot lies at or below the new one's is gone */
+    while (x->top > 0 && (uint64_t)(uintptr_t)x->e[x->top - 1].slot <= s)
+        drop_top(x, now);
+    if (x->top == x->cap) {
+        x->full++;
+        *slot = ra; /* the exit thunk a tail-calling one left there has no entry now */
+        return -1;
+    }
+    exact_entry *e = &x->e[x->top];
+    e->slot = slot;
+    e->ra = ra;
+    e->t0 = now;
+    e->inner_ns = 0;
+    e->node = node;
+    e->fn = fn;
+    e->armed = EXACT_ARMED;
+    e->site = site;
+    e->depth = depth;
+    x->top++;
+    *slot = exact_exit_addr();
+    return 0;
+}
+
+/* Where a live return takes us when its entry is missing: the stack was
+ * switched behind hprof's back (a coroutine library's own switch). There
+ * is no return address to go to. */
+static void lost_return(void)
+{
+    static const char msg[] = "hprof: an exactly measured function returned through a slot hprof has no "
+                              "record of (a stack switch it did not see); cannot continue\n";
+    ssize_t rc = write(2, msg, sizeof msg - 1);
+    (void)rc;
+    _exit(134);
+}
+
+uint64_t exact_stack_leave(uint64_t sp)
+{
+    uint64_t now = hprof_now_ns();
+    uw_thread *st = uw_self;
+    exact_stack *x = st ? &st->ex : NULL;
+    const uint64_t *slot = (const uint64_t *)(uintptr_t)(sp - 8);
+    uint32_t k = x ? x->top : 0;
+    while (k > 0 && !(x->e[k - 1].slot == slot && x->e[k - 1].armed == EXACT_ARMED))
+        k--;
+    if (k == 0)
+        lost_return();
+    k--;
+    x->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    while (x->top > k + 1)
+        drop_top(x, now); /* newer activations left without their return */
+    uint64_t ra = x->e[k].ra;
+    close_entry(x, k, now);
+    x->top = k;
+    /* a frame returned: promises about the thunks hold no longer (unwind.h) */
+    st->epoch++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    x->busy = 0;
+    return ra;
+}
+
+int exact_stack_index_below(const exact_stack *x, const uint64_t *slot, int below)
+{
+    if (!x || below > (int)x->top)
+        below = x ? (int)x->top : 0;
+    for (int k = below; k-- > 0;)
+        if (x->e[k].slot == slot && x->e[k].armed == EXACT_ARMED)
+            return k;
+    return -1;
+}
+
+int exact_stack_index(const exact_stack *x, const uint64_t *slot)
+{
+    return exact_stack_index_below(x, slot, x ? (int)x->top : 0);
+}
+
+uint64_t exact_stack_translate(const exact_stack *x, const uint64_t *slot)
+{
+    int k = exact_stack_index(x, slot);
+    return k >= 0 ? x->e[k].ra : 0;
+}
+
+void exact_stack_unwind_to(exact_stack *x, uint64_t sp, uint64_t now)
+{
+    if (!x || !on_stack(x, sp))
+        return;
+    while (x->top > 0 && (uint64_t)(uintptr_t)x->e[x->top - 1].slot < sp)
+        drop_top(x, now);
+}
+
+void exact_stack_disarm(exact_stack *x, uint64_t sp)
+{
+    for (uint32_t k = 0; x && k < x->top; k++) {
+        exact_entry *e = &x->e[k];
+        uint64_t s = (uint64_t)(uintptr_t)e->slot;
+        if (e->armed != EXACT_DISARMED && s > sp && on_stack(x, s) && *e->slot == exact_exit_addr()) {
+            *e->slot = e->ra;
+            if (e->armed == EXACT_ARMED)
+                x->disarmed++;
+            e->armed = EXACT_DISARMED;
+        }
+    }
+}
+
+void exact_stack_disarm_own(exact_stack *x, uint64_t sp)
+{
+    for (uint32_t k = 0; x && k < x->top; k++) {
+        exact_entry *e = &x->e[k];
+        uint64_t s = (uint64_t)(uintptr_t)e->slot;
+        if (e->armed == EXACT_ARMED && s > sp && on_stack(x, s) && *e->slot == exact_exit_addr()) {
+            *e->slot = e->ra;
+            e->armed = EXACT_OWN_WALK;
+        }
+    }
+}
+
+void exact_stack_rearm_own(exact_stack *x)
+{
+    for (uint32_t k = 0; x && k < x->top; k++) {
+        exact_entry *e = &x->e[k];
+        if (e->armed == EXACT_OWN_WALK) {
+            *e->slot = exact_exit_addr();
+            e->armed = EXACT_ARMED;
+        }
+    }
+}
+
+void exact_stack_rearm(exact_stack *x, uint64_t sp)
+{
+    uw_thread *st = uw_self;
+    for (uint32_t k = 0; x && x->disarmed > 0 && k < x->top; k++) {
+        exact_entry *e = &x->e[k];
+        uint64_t s = (uint64_t)(uintptr_t)e->slot;
+        if (e->armed != EXACT_DISARMED || s <= sp || !on_stack(x, s))
+            continue;
+        uint64_t v = *e->slot;
+        int d = thunk_index(v);
+        if (v != e->ra && !(st && d >= 0 && d < st->top && st->slot[d] == e->slot && st->ra[d] == e->ra))
+            continue; /* not the activation it stood for */
+        if (v != e->ra)
+            st->slot[d] = NULL; /* a walk redirected it meanwhile: the exit takes it back */
+        *e->slot = exact_exit_addr();
+        e->armed = EXACT_ARMED;
+        x->disarmed--;
+    }
+}
+
+void exact_stack_close_all(exact_stack *x, uint64_t now, uint64_t sp, int disarm)
+{
+    if (!x || !x->e)
+        return;
+    for (uint32_t k = x->top; k-- > 0;)
+        close_entry(x, k, now);
+    if (disarm)
+        exact_stack_disarm(x, sp);
+}
+
+static struct { uint64_t lo, hi; } code_blocks[EXACT_CODE_BLOCKS];
+static int ncode_blocks;
+
+int exact_code_add(uint64_t lo, uint64_t hi)
+{
+    int n = ncode_blocks;
+    if (n == EXACT_CODE_BLOCKS)
+        return -1;
+    code_blocks[n].lo = lo;
+    code_blocks[n].hi = hi;
+    __atomic_store_n(&ncode_blocks, n + 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+static int in_blocks(uint64_t pc)
+{
+    int n = __atomic_load_n(&ncode_blocks, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (pc >= code_blocks[i].lo && pc < code_blocks[i].hi)
+            return 1;
+    return 0;
+}
+
+int exact_code_at(uint64_t pc)
+{
+    if (!__atomic_load_n(&ncode_blocks, __ATOMIC_RELAXED))
+        return 0;
+    if (in_blocks(pc))
+        return 1;
+    /* a patched entry's call (e8 rel32) into a stub; an instruction that
+     * starts with e8 is a call, its 5 bytes are mapped */
+    const unsigned char *p = (const unsigned char *)(uintptr_t)pc;
+    if (p[0] != 0xe8)
+        return 0;
+    int32_t rel;
+    __builtin_memcpy(&rel, p + 1, 4);
+    return in_blocks(pc + 5 + (uint64_t)(int64_t)rel);
+}
+
+void exact_stack_free(exact_stack *x)
+{
+    if (!x || !x->e)
+        return;
+    exact_stack_close_all(x, hprof_now_ns(), current_sp(), 1);
+    munmap(x->e, (size_t)x->cap * sizeof(exact_entry));
+    x->e = NULL;
+    x->top = x->cap = 0;
+    x->disarmed = 0;
+}
+#endif

@@ -18,17 +18,18 @@ VERSION := 0.1.0
 CWARN   := -Wall -Wextra -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(CWARN) -fPIC -fvisibility=hidden -DHPROF_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
-# lib/core and core/ (issue 28's ground floor; core/select: which functions
-# to measure exactly): what every layer may use; lib/runtime: init/finalize, threads,
-# sampler, PAPI, on top (tests/common/layers.sh). A file straight in lib/
-# still builds, as part of the runtime.
-CPPFLAGS += -Ilib/core -Icore/select -Ilib/runtime -Ilib/exact -Ilib -Iunwind -Ireport/writer -Ireport/merge -Ireport/reader -Iwrappers
+# One folder per floor (docs/architecture.md, tests/common/layers.sh): core/
+# (tree, clock, config, log; core/select: which functions to measure
+# exactly), unwind/, report/ (cube/ the format, profile/ one rank's, merge/
+# the ranks'), lib/ (the runtime) and wrappers/ on top. Includes name their
+# folder (#include "core/cct.h"): one -I at the root.
+CPPFLAGS += -I.
 # The compiler lists each object's headers (build/.../x.d, included below):
 # a header change rebuilds only what includes it. -MP keeps a removed
 # header from breaking the build.
 DEPFLAGS := -MMD -MP
 RUNTIME_LIBS := -lunwind -ldw -lelf -lz -ldl -lpthread -lm
-# PAPI (HPROF_METRICS, lib/runtime/papi_events.c): on when papi.h is found (Debian:
+# PAPI (HPROF_METRICS, lib/papi_events.c): on when papi.h is found (Debian:
 # libpapi-dev), off with `make PAPI=0` (after `make clean`). libhprof.so
 # needs libpapi; libhprof.a refers to it weakly (link -lpapi to count events).
 PAPI ?= $(shell printf '\043include <papi.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
@@ -38,19 +39,19 @@ RUNTIME_LIBS += -Wl,--push-state,--no-as-needed -lpapi -Wl,--pop-state
 endif
 # All runtime code goes to one section, hprof_text, so the sampler can tell
 # "inside hprof" from the program by address, linked statically or not
-# (lib/core/own_code.h). Keeping every function in .text first makes that a
+# (core/own_code.h). Keeping every function in .text first makes that a
 # plain rename.
 RUNTIME_CFLAGS := -fno-reorder-functions -fno-reorder-blocks-and-partition
 RUNTIME_TEXT   := objcopy --rename-section .text=hprof_text
 # ...except the thread trampoline, which sits below every thread's own frames.
-OUTSIDE_TEXT   := lib/runtime/thread_start.c
+OUTSIDE_TEXT   := lib/thread_start.c
 # What runs at an exactly measured function's entry and exit with its
 # vector registers live (arguments, return values): no vector register used.
 GENERAL_REGS   := lib/exact/exact_entry.c unwind/exact_stack.c
 VIEW_LIBS    := -lexpat -lz -lm
 
-RUNTIME_SRCS := $(wildcard lib/*.c lib/core/*.c core/*/*.c lib/runtime/*.c lib/exact/*.c unwind/*.c report/writer/*.c report/merge/*.c wrappers/*.c)
-READER_SRCS  := $(wildcard report/reader/*.c)
+RUNTIME_SRCS := $(wildcard core/*.c core/*/*.c unwind/*.c unwind/*/*.c report/cube/writer/*.c report/profile/*.c report/merge/*.c lib/*.c lib/*/*.c wrappers/*.c)
+READER_SRCS  := $(wildcard report/cube/reader/*.c)
 VIEW_SRCS    := $(wildcard tools/hprof-view/*.c)
 GEN_INPUTS   := $(wildcard wrappers/*.txt wrappers/*.py)
 
@@ -77,20 +78,20 @@ $(BUILD)/$(1)/gen/stamp: $(GEN_INPUTS)
 
 $(BUILD)/$(1)/gen/wrappers_c.c $(BUILD)/$(1)/gen/wrappers_f.c $(BUILD)/$(1)/gen/wrappers_f08.c $(BUILD)/$(1)/gen/fn_table.c $(BUILD)/$(1)/gen/fn_ids.h: $(BUILD)/$(1)/gen/stamp
 
-$(BUILD)/$(1)/gen/remapping_spec.c: report/merge/remapping.spec tools/embed_text.py
+$(BUILD)/$(1)/gen/remapping_spec.c: report/profile/remapping.spec tools/embed_text.py
 	@mkdir -p $$(@D)
-	$(PYTHON) tools/embed_text.py $$< $$@.tmp hprof_remapping_spec remapping_spec.h && mv $$@.tmp $$@
+	$(PYTHON) tools/embed_text.py $$< $$@.tmp hprof_remapping_spec report/profile/remapping_spec.h && mv $$@.tmp $$@
 
 # Every object waits for the generated headers (fn_ids.h) the first time;
 # after that its .d file says which headers it reads.
 $(BUILD)/$(1)/obj/gen/%.o: $(BUILD)/$(1)/gen/%.c $(BUILD)/$(1)/gen/stamp
 	@mkdir -p $$(@D)
-	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) $(DEPFLAGS) $(RUNTIME_CFLAGS) -fno-omit-frame-pointer -c $$< -o $$@
+	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1) $(CFLAGS) $(DEPFLAGS) $(RUNTIME_CFLAGS) -fno-omit-frame-pointer -c $$< -o $$@
 	$(RUNTIME_TEXT) $$@
 
 $(BUILD)/$(1)/obj/%.o: %.c $(BUILD)/$(1)/gen/stamp
 	@mkdir -p $$(@D)
-	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1)/gen $(CFLAGS) $(DEPFLAGS) $(RUNTIME_CFLAGS) $$(if $$(filter $(GENERAL_REGS),$$<),-mgeneral-regs-only) -c $$< -o $$@
+	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1) $(CFLAGS) $(DEPFLAGS) $(RUNTIME_CFLAGS) $$(if $$(filter $(GENERAL_REGS),$$<),-mgeneral-regs-only) -c $$< -o $$@
 	$$(if $$(filter $(OUTSIDE_TEXT),$$<),,$(RUNTIME_TEXT) $$@)
 
 $(BUILD)/$(1)/libhprof.so: $$($(1)_OBJS) lib/exports.map
@@ -118,7 +119,7 @@ $(VIEW_HTML_C): tools/hprof-view/html/report.html tools/hprof-view/html/embed.py
 
 $(BUILD)/tools/obj/gen/view_html_template.o: $(VIEW_HTML_C)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itools/hprof-view $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/tools/obj/%.o: %.c
 	@mkdir -p $(@D)

@@ -82,12 +82,12 @@ def per_call(exe, lines):
     lines.append("\n## 1. Per-call cost: MPI_Barrier(MPI_COMM_SELF), one rank\n")
     lines.append("Per call, the calling thread's CPU time (bench/callcost.c; on this shared machine the wall "
                  "clock also counts other processes' turns on the core). Calls repeated from one call site: "
-                 "the path is known without a walk, and its node without a tree lookup (lib/runtime/measure.c). The "
+                 "the path is known without a walk, and its node without a tree lookup (lib/measure.c). The "
                  "floor: the program itself reading the TSC before and after each call, no tool.\n")
     per_call_table(exe, lines, "calls")
     lines.append("\nThe polling case: MPI_Test on a receive that never completes, in a loop (every call "
                  "completes nothing; with call paths every poll is counted and one in N is timed, a timed poll "
-                 "about every 20 us of the loop (lib/runtime/poll_run.h); counting only, `HPROF_NOUNWIND=all`, "
+                 "about every 20 us of the loop (lib/poll_run.h); counting only, `HPROF_NOUNWIND=all`, "
                  "each poll is timed alone: two reads):\n")
     per_call_table(exe, lines, "polls")
     per_call_mempolls(exe, lines)
@@ -192,7 +192,7 @@ def poll_accuracy(lines):
     ms = int(os.environ.get("BENCH_POLL_MS", "300"))
     lines.append("\n## 1d. Polling loops: MPI time against the program's own clock, one rank\n")
     lines.append("tests/mpi/polls/poll_gaps.c: a loop of MPI_Test completing nothing with G ns of computation "
-                 "between polls, %d ms a gap, under hprof (one poll in N timed, lib/runtime/poll_run.h). The "
+                 "between polls, %d ms a gap, under hprof (one poll in N timed, lib/poll_run.h). The "
                  "program times every poll itself (t0, t1 around MPI_Test). Raw: the sum of t1 - t0. Truth: that "
                  "less its clock's own part a poll (the median around an empty call), polls 16 times the median "
                  "and 2 us above it (descheduled in them) at the median, and the time its thread was off the "

@@ -3,7 +3,7 @@
  * only (debug_files.h).
  */
 #define _GNU_SOURCE
-#include "debug_files.h"
+#include "unwind/debug_files.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>

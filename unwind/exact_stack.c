@@ -5,14 +5,14 @@
  * function's vector and x87 registers live.
  */
 #if defined(__x86_64__)
-#include "exact_stack.h"
+#include "unwind/exact_stack.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "thunk_stack.h"
-#include "thunks.h"
+#include "core/clock.h"
+#include "unwind/thunk_stack.h"
+#include "unwind/thunks.h"
 
 /* Entries a thread may have open at once: recursion deeper than this
  * runs unmeasured below it (exact_stack.full). 64 bytes each, mapped

@@ -38,7 +38,7 @@
 
 #include <stdint.h>
 
-#include "cct.h"
+#include "core/cct.h"
 
 typedef struct exact_entry {
     uint64_t *slot;      /* the function's return-address slot */

@@ -31,7 +31,7 @@
  * hprof's own walks on the main thread that mask would hand a
  * process-directed signal (SIGALRM, SIGCHLD, ...) to another thread, an MPI
  * library's helper; so the walk says so (hprof_main_in_own_walk) and the
- * signal router (lib/runtime/signal_route.c) queues such a signal back to the main
+ * signal router (lib/signal_route.c) queues such a signal back to the main
  * thread, where it is handled once the walk is over. A handler on the same
  * thread that would enter libunwind during hprof's walk is refused too:
  * libunwind entered by anything else during that walk gets an error
@@ -49,13 +49,13 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "exact_stack.h"
-#include "interpose.h"
-#include "modules.h"
-#include "own_code.h"
-#include "thunk_stack.h"
-#include "unwind.h"
+#include "core/clock.h"
+#include "unwind/exact_stack.h"
+#include "unwind/interpose.h"
+#include "unwind/modules.h"
+#include "core/own_code.h"
+#include "unwind/thunk_stack.h"
+#include "unwind/unwind.h"
 
 /* libgcc's <unwind.h> is shadowed by ours (-Iunwind): its few types here */
 typedef int _Unwind_Reason_Code;

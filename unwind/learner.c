@@ -9,7 +9,7 @@
  * exchange, so every queued key is learned once, by whoever drains first.
  */
 #if defined(__x86_64__)
-#include "learner.h"
+#include "unwind/learner.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -17,8 +17,8 @@
 #include <semaphore.h>
 #include <signal.h>
 
-#include "prelearn.h"
-#include "recipe.h"
+#include "unwind/prelearn.h"
+#include "unwind/recipe.h"
 
 #define QUEUE_SLOTS 256
 

@@ -7,14 +7,14 @@
 
 #include <ucontext.h>
 
-#include "libunwind_walk.h"
-#include "own_code.h"
-#include "unwind.h"
+#include "unwind/libunwind_walk.h"
+#include "core/own_code.h"
+#include "unwind/unwind.h"
 
 #if defined(__x86_64__)
 /* unw_backtrace itself is interposed: hprof's own walks call the real one
  * (interpose.h). */
-#include "interpose.h"
+#include "unwind/interpose.h"
 #define lu_backtrace hprof_real_unw_backtrace
 #define lu_own_walk_begin hprof_own_walk_begin
 #define lu_own_walk_end hprof_own_walk_end

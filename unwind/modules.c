@@ -9,9 +9,9 @@
  * for a relative name (dlopen("./libx.so")) the file the kernel shows
  * mapped at its first segment.
  */
-#include "modules.h"
+#include "unwind/modules.h"
 
-#include "debug_files.h"
+#include "unwind/debug_files.h"
 
 #include <elfutils/libdwfl.h>
 #include <link.h>

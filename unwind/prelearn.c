@@ -10,17 +10,17 @@
  * at the first address without CFI).
  */
 #if defined(__x86_64__)
-#include "prelearn.h"
+#include "unwind/prelearn.h"
 
 #include <link.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
-#include "learner.h"
-#include "log.h"
-#include "recipe.h"
+#include "core/config.h"
+#include "unwind/learner.h"
+#include "core/log.h"
+#include "unwind/recipe.h"
 
 #define PRELEARN_MAX_FUNCTIONS 50000
 #define PRELEARN_MAX_NS 2000000000ull /* of the learner's own CPU time */

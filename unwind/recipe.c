@@ -4,8 +4,8 @@
  * process) and the lock-free table they are kept in. See recipe.h.
  */
 #if defined(__x86_64__)
-#include "recipe.h"
-#include "modules.h"
+#include "unwind/recipe.h"
+#include "unwind/modules.h"
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>

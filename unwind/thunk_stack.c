@@ -3,18 +3,18 @@
  * thunk_stack.c - see thunk_stack.h.
  */
 #if defined(__x86_64__)
-#include "thunk_stack.h"
+#include "unwind/thunk_stack.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "config.h"
-#include "interpose.h"
-#include "py_runtime.h"
-#include "unwind.h"
-#include "unwind_check.h"
+#include "core/config.h"
+#include "unwind/interpose.h"
+#include "unwind/python/py_runtime.h"
+#include "unwind/unwind.h"
+#include "unwind/unwind_check.h"
 
 /* The thunk code finds top and epoch before ra[] (thunks_x86_64.c). */
 _Static_assert(offsetof(uw_thread, ra) == offsetof(uw_thread, top) + 8 &&

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "exact_stack.h"
-#include "thunks.h"
+#include "unwind/exact_stack.h"
+#include "unwind/thunks.h"
 
 /* A call site in the frame that made the latest MPI calls: the wrapper's
  * frame, its return address and saved rbp (compared only when the

@@ -4,7 +4,7 @@
  * table, so nothing is generated at run time.
  */
 #if defined(__x86_64__)
-#include "thunks.h"
+#include "unwind/thunks.h"
 
 __asm__(".text\n"
         ".p2align 5\n"

@@ -1,7 +1,7 @@
 /*
  * tree_path.c - see tree_path.h.
  */
-#include "tree_path.h"
+#include "unwind/tree_path.h"
 
 uint32_t tree_path_failed(cct *tree, const uint64_t *ips, int n)
 {

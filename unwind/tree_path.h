@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "cct.h"
+#include "core/cct.h"
 
 /* Path of keys ips[from] (outermost) .. ips[0] under parent; the node of
  * ips[j] goes to nodes[j] when nodes is given. CCT_NONE if the tree is

@@ -12,14 +12,14 @@
 
 #include <stdint.h>
 
-#include "cct.h"
+#include "core/cct.h"
 
 #define UNWIND_MAX_FRAMES 512
 
 /* Fills ips[] with the return addresses of the frames above the MPI wrapper
  * that called into hprof: ips[0] is the MPI call site in the program,
  * ips[n-1] the outermost frame. The frames in hprof's own code (the
- * wrappers, the runtime: lib/core/own_code.h) are skipped, whatever the compiler
+ * wrappers, the runtime: core/own_code.h) are skipped, whatever the compiler
  * did to them (inlining, tail calls). Returns n >= 1, or 0 if the unwind
  * failed (no frame outside hprof, or the stack is deeper than max). */
 int unwind_mpi_path(uint64_t *ips, int max);
@@ -68,7 +68,7 @@ uint32_t unwind_entry_cached(const void *frame, int *depth);
  * caller's activation is still the one that was vouched for (no thunked
  * frame of this thread returned and no walk changed its thunks since, and
  * the caller's return slot still holds its thunk). Checked in four loads,
- * for polling loops (lib/runtime/poll_run.h). Never holds without thunks. */
+ * for polling loops (lib/poll_run.h). Never holds without thunks. */
 typedef struct unwind_token {
     const uint64_t *epoch_at; /* NULL: holds nothing */
     uint64_t epoch;

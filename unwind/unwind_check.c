@@ -3,14 +3,14 @@
  * unwind_check.c - see unwind_check.h.
  */
 #if defined(__x86_64__) /* the fast walk's check; elsewhere libunwind walks alone */
-#include "unwind_check.h"
+#include "unwind/unwind_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "recipe.h"
-#include "unwind.h"
+#include "unwind/recipe.h"
+#include "unwind/unwind.h"
 
 static int enabled;
 static uint64_t compared, mismatched, printed;

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "cct.h"
+#include "core/cct.h"
 
 /* 1 when HPROFTEST_UNWIND_CHECK=1 (reads the environment: not from a
  * signal handler). */

@@ -9,10 +9,10 @@
 
 #include <ucontext.h>
 
-#include "libunwind_walk.h"
-#include "own_code.h"
-#include "tree_path.h"
-#include "unwind.h"
+#include "unwind/libunwind_walk.h"
+#include "core/own_code.h"
+#include "unwind/tree_path.h"
+#include "unwind/unwind.h"
 
 int unwind_mpi_path(uint64_t *ips, int max)
 {

@@ -28,24 +28,24 @@
  * the originals back first (interpose.c).
  */
 #if defined(__x86_64__)
-#include "libunwind_walk.h"
-#include "unwind.h"
+#include "unwind/libunwind_walk.h"
+#include "unwind/unwind.h"
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <string.h>
 #include <ucontext.h>
 
-#include "exact_stack.h"
-#include "interpose.h"
-#include "own_code.h"
-#include "py_splice.h"
-#include "learner.h"
-#include "recipe.h"
-#include "thunk_stack.h"
-#include "thunks.h"
-#include "tree_path.h"
-#include "unwind_check.h"
+#include "unwind/exact_stack.h"
+#include "unwind/interpose.h"
+#include "core/own_code.h"
+#include "unwind/python/py_splice.h"
+#include "unwind/learner.h"
+#include "unwind/recipe.h"
+#include "unwind/thunk_stack.h"
+#include "unwind/thunks.h"
+#include "unwind/tree_path.h"
+#include "unwind/unwind_check.h"
 
 /* ---- set-up ---------------------------------------------------------------- */
 

@@ -18,7 +18,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "fortran_libs.h"
+#include "wrappers/fortran_libs.h"
 
 #ifndef MPI_F_STATUS_SIZE   /* Open MPI: the Fortran MPI_STATUS_SIZE */
 #define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))

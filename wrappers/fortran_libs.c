@@ -1,4 +1,4 @@
-#include "fortran_libs.h"
+#include "wrappers/fortran_libs.h"
 
 #include <dlfcn.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
  * fortran_mpich.c - MPICH's MPI_IN_PLACE as mpif.h / use mpi pass it
  * (fortran_mpif.h). Empty for other MPI libraries.
  */
-#include "fortran_mpif.h"
+#include "wrappers/fortran_mpif.h"
 
 #if defined(MPICH) && !defined(OPEN_MPI)
 

@@ -17,7 +17,7 @@
 
 #include <mpi.h>
 
-#include "fortran_libs.h"
+#include "wrappers/fortran_libs.h"
 
 #ifndef MPI_F_STATUS_SIZE   /* Open MPI: the Fortran MPI_STATUS_SIZE */
 #ifdef OMPI_FORTRAN_STATUS_SIZE

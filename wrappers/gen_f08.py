@@ -51,9 +51,9 @@ def header(head, libs):
     probe found (how entries are looked up and how MPI_STATUS_IGNORE and
     MPI_IN_PLACE of the mpi_f08 module arrive: wrappers/fortran_f08.h)"""
     return [head, '#include <mpi.h>', '#include <stddef.h>', '#include <stdint.h>',
-            '#include <string.h>', '#include "measure.h"', '#include "requests.h"', '#include "spawn.h"',
-            '#include "wrap_support.h"',
-            '#include "fn_ids.h"', '#include "fortran_f08.h"', '',
+            '#include <string.h>', '#include "lib/measure.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"',
+            '#include "wrappers/wrap_support.h"',
+            '#include "gen/fn_ids.h"', '#include "wrappers/fortran_f08.h"', '',
             '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '',
             '/* The mpi_f08 libraries the probe found (fortran_libs.h). */',
             'static const char *const hprof_f08_libs[] = { %s NULL };'

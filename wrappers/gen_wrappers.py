@@ -335,7 +335,7 @@ def completion(fn, kind, lang, pre, post):
                  '            %s(call.bytes, hprof_saved[%s%s], %s);' % (complete, ix, ' - 1' if F else '', stat('hprof_i'))]
 
 
-# The lean path of a poll (lib/runtime/poll_run.h, hprof_poll_latest): a
+# The lean path of a poll (lib/poll_run.h, hprof_poll_latest): a
 # poll from its run's latest entry, told before the PMPI call, counts one
 # poll of the run and nothing else (one in N is timed: hprof_poll_latest
 # reads the clock before the call, hprof_poll_counted after it), in ~30 fewer instructions than the
@@ -453,7 +453,7 @@ def general_c_wrapper(fn, sig, head, frame):
         pre += ['uint64_t hprof_t0 = call.measured ? call.start_ns : hprof_clock_anchor();']
         post += ['hprof_w_session_init(%s, hprof_t0, call.measured);' % fn.id]
     if fn.get('spawn') == 'one':
-        pre += ['hprof_spawn hprof_sp;   /* the children get hprof too (lib/runtime/spawn.h) */',
+        pre += ['hprof_spawn hprof_sp;   /* the children get hprof too (lib/spawn.h) */',
                 'hprof_spawn_prepare(&hprof_sp, &command, &argv);']
     elif fn.get('spawn') == 'multiple':
         pre += ['hprof_spawn_multiple_note();']
@@ -731,7 +731,7 @@ def fn_ids_h(head, fns):
 
 
 def fn_table_c(head, fns):
-    t = [head, '#include "fn_table.h"', '#include "fn_ids.h"', '',
+    t = [head, '#include "core/fn_table.h"', '#include "gen/fn_ids.h"', '',
          '__attribute__((visibility("default"))) const hprof_fn_info hprof_fn_table[] = {']
     for f in fns:
         flags = ' | '.join([x for c, x in ((f.has('nounwind'), 'HPROF_FN_NOUNWIND_DEFAULT'),
@@ -746,8 +746,8 @@ def wrappers_c(head, m, wrapped):
     c = [head, '#include <mpi.h>',
          '/* deprecated MPI functions are wrapped too */',
          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '#include <stdint.h>', '#include <string.h>',
-         '#include "measure.h"', '#include "poll_run.h"', '#include "requests.h"', '#include "spawn.h"',
-         '#include "wrap_support.h"', '#include "fn_ids.h"', '']
+         '#include "lib/measure.h"', '#include "lib/poll_run.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"',
+         '#include "wrappers/wrap_support.h"', '#include "gen/fn_ids.h"', '']
     for f in wrapped:
         for n in (f.name, 'P' + f.name):
             if n in mac:
@@ -762,8 +762,8 @@ def wrappers_c(head, m, wrapped):
 def wrappers_f(head, m, fwrapped):
     fortran_libs, fcommons, flav = m.fortran_libs, set(m.fcommons), m.flav
     fo = [head, '#include <mpi.h>', '#include <stddef.h>', '#include <stdint.h>', '#include <string.h>',
-          '#include "measure.h"', '#include "requests.h"', '#include "spawn.h"', '#include "wrap_support.h"',
-          '#include "fn_ids.h"', '#include "fortran_mpif.h"', '',
+          '#include "lib/measure.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"', '#include "wrappers/wrap_support.h"',
+          '#include "gen/fn_ids.h"', '#include "wrappers/fortran_mpif.h"', '',
           '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '',
           '/* The Fortran MPI libraries the probe found (fortran_libs.h). */',
           'static const char *const hprof_f_libs[] = { %s NULL };'

@@ -1,7 +1,7 @@
 /*
  * requests.c - the request table (see requests.h).
  */
-#include "requests.h"
+#include "wrappers/requests.h"
 
 #include <string.h>
 

@@ -7,13 +7,13 @@
  * not move; intercommunicators count the remote group. wrappers/README.md
  * has the table.
  */
-#include "clock.h"
-#include "timeline.h"
-#include "wrap_support.h"
-#include "log.h"
-#include "requests.h"
-#include "run_marks.h"
-#include "session.h"
+#include "core/clock.h"
+#include "core/timeline.h"
+#include "wrappers/wrap_support.h"
+#include "core/log.h"
+#include "wrappers/requests.h"
+#include "lib/run_marks.h"
+#include "lib/session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -451,7 +451,7 @@ static int lifecycle_started, lifecycle_stopped, lifecycle_nest;
 /* The two ways into MPI: the World model (between hprof's MPI_Init and
  * MPI_Finalize wrappers) and the program's sessions open through hprof's
  * wrappers. session_owned: the first session opened the measurement, over
- * a communicator from hprof's own session (lib/runtime/session.h). */
+ * a communicator from hprof's own session (lib/session.h). */
 static int world_open, sessions_open, session_owned;
 
 void hprof_w_phase(int level)

@@ -9,10 +9,10 @@
 
 #include <mpi.h>
 #include <stdint.h>
-#include "measure.h"
-#include "requests.h"
+#include "lib/measure.h"
+#include "wrappers/requests.h"
 /* hprof_thread_scratch(), which the generated wrappers call */
-#include "thread.h"
+#include "lib/thread.h"
 
 #define HPROF_EXPORT __attribute__((visibility("default")))
 
@@ -88,7 +88,7 @@ void hprof_w_req_start(uint64_t *b, MPI_Request r);
 /* MPI_Request_free */
 void hprof_w_req_forget(MPI_Request r);
 
-/* MPI_Pcontrol(level): a phase mark on the timeline (lib/core/timeline.h). */
+/* MPI_Pcontrol(level): a phase mark on the timeline (core/timeline.h). */
 void hprof_w_phase(int level);
 
 /* ---- lifecycle ---------------------------------------------------------- */

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select.h"
-#include "select_filter.h"
-#include "select_graph.h"
-#include "select_node.h"
+#include "core/select/select.h"
+#include "core/select/select_filter.h"
+#include "core/select/select_graph.h"
+#include "core/select/select_node.h"
 
 typedef struct eval_ctx {
     const select_graph *g;

@@ -27,7 +27,7 @@
 
 #include <stddef.h>
 
-#include "select_node.h"
+#include "core/select/select_node.h"
 
 /* 1: the filter excludes fn (Score-P would not measure it), 0: it does
  * not, -1: fnmatch() failed on a pattern (one line in err). */

@@ -1,4 +1,4 @@
-#include "select_filter.h"
+#include "core/select/select_filter.h"
 
 #include <stdint.h>
 #include <stdlib.h>

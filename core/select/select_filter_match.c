@@ -1,4 +1,4 @@
-#include "select_filter.h"
+#include "core/select/select_filter.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>

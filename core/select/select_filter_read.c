@@ -28,9 +28,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "select.h"
-#include "select_filter.h"
-#include "select_node.h"
+#include "core/select/select.h"
+#include "core/select/select_filter.h"
+#include "core/select/select_node.h"
 
 enum block { NO_BLOCK, FILE_BLOCK, REGION_BLOCK };
 enum rule { NO_RULE, INCLUDE_RULE, EXCLUDE_RULE };

@@ -1,4 +1,4 @@
-#include "select_graph.h"
+#include "core/select/select_graph.h"
 
 #include <stdlib.h>
 

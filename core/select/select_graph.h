@@ -8,7 +8,7 @@
 #ifndef HPROF_SELECT_GRAPH_H
 #define HPROF_SELECT_GRAPH_H
 
-#include "select.h"
+#include "core/select/select.h"
 
 typedef struct select_adj {         /* neighbours of i: list[start[i] .. start[i + 1]) */
     int *start, *list;

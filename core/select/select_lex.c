@@ -1,4 +1,4 @@
-#include "select_lex.h"
+#include "core/select/select_lex.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select_node.h"
+#include "core/select/select_node.h"
 
 void select_lex_where(const char *text, const char *at, char *buf, size_t len)
 {

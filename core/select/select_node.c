@@ -1,4 +1,4 @@
-#include "select_node.h"
+#include "core/select/select_node.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 #include <regex.h>
 #include <stddef.h>
 
-#include "select.h"
+#include "core/select/select.h"
 
 enum select_kind {
     SEL_ALL, SEL_NONE, SEL_MPI_PATH,

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select.h"
-#include "select_lex.h"
-#include "select_node.h"
+#include "core/select/select.h"
+#include "core/select/select_lex.h"
+#include "core/select/select_node.h"
 
 typedef struct parser {
     const char *text, *pos;

@@ -4,25 +4,25 @@
  * they appear, ids given to their patchable entries, the selection asked,
  * the selected entries patched, and all of it undone at the end.
  */
-#include "exact.h"
+#include "lib/exact/exact.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exact_entry.h"
-#include "exact_patch.h"
-#include "exact_seen.h"
-#include "exact_select.h"
-#include "exact_sites.h"
-#include "exact_tick.h"
-#include "exact_stack.h"
-#include "clock.h"
-#include "interpose.h"
-#include "log.h"
-#include "modules.h"
-#include "symbols.h"
-#include "thunk_stack.h"
+#include "lib/exact/exact_entry.h"
+#include "lib/exact/exact_patch.h"
+#include "lib/exact/exact_seen.h"
+#include "lib/exact/exact_select.h"
+#include "lib/exact/exact_sites.h"
+#include "lib/exact/exact_tick.h"
+#include "unwind/exact_stack.h"
+#include "core/clock.h"
+#include "unwind/interpose.h"
+#include "core/log.h"
+#include "unwind/modules.h"
+#include "report/profile/symbols.h"
+#include "unwind/thunk_stack.h"
 
 /* How often a selection that reads calls and MPI paths is evaluated again. */
 #define EXACT_RESELECT_NS 1000000000ull

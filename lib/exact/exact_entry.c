@@ -5,18 +5,18 @@
  * half runs with the function's vector arguments live and saves none.
  */
 #if defined(__x86_64__)
-#include "exact_entry.h"
+#include "lib/exact/exact_entry.h"
 
 #include <cpuid.h>
 #include <stdlib.h>
 
-#include "cct.h"
-#include "clock.h"
-#include "exact_stack.h"
-#include "runtime.h"
-#include "thread.h"
-#include "thunk_stack.h"
-#include "unwind.h"
+#include "core/cct.h"
+#include "core/clock.h"
+#include "unwind/exact_stack.h"
+#include "lib/runtime.h"
+#include "lib/thread.h"
+#include "unwind/thunk_stack.h"
+#include "unwind/unwind.h"
 
 exact_fn *exact_fn_chunks[EXACT_FN_CHUNKS];
 

@@ -2,7 +2,7 @@
 /*
  * exact_patch.c - see exact_patch.h.
  */
-#include "exact_patch.h"
+#include "lib/exact/exact_patch.h"
 
 #include <errno.h>
 #include <link.h>

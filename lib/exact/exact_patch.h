@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "exact_sites.h"
+#include "lib/exact/exact_sites.h"
 
 #define EXACT_STUB_SIZE 16
 

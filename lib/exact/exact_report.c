@@ -2,14 +2,14 @@
  * exact_report.c - which functions were measured exactly, and from when,
  * as the profile says it (exact_report.h).
  */
-#include "exact_report.h"
+#include "lib/exact/exact_report.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exact.h"
+#include "lib/exact/exact.h"
 
 /* This rank's list: one line per function, "since until module\tname\n"
  * (ns since the window's start; until 0: to the end). */

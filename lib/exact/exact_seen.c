@@ -5,13 +5,13 @@
  * function called it; an MPI call's leaf puts every function above it on
  * a path to MPI.
  */
-#include "exact_seen.h"
+#include "lib/exact/exact_seen.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cct.h"
-#include "thread.h"
+#include "core/cct.h"
+#include "lib/thread.h"
 
 typedef struct collector {
     const exact_range *r;

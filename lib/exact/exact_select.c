@@ -2,14 +2,14 @@
 /*
  * exact_select.c - see exact_select.h.
  */
-#include "exact_select.h"
+#include "lib/exact/exact_select.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "log.h"
+#include "core/config.h"
+#include "core/log.h"
 
 struct exact_choice {
     const char *var;     /* for messages: the variable(s) that asked */

@@ -20,7 +20,7 @@
 #ifndef HPROF_EXACT_SELECT_H
 #define HPROF_EXACT_SELECT_H
 
-#include "select.h"
+#include "core/select/select.h"
 
 /* One function with a patchable entry: core/select's description of it
  * (name demangled, mangled or NULL, file or NULL, module, size, whether

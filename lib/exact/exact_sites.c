@@ -3,7 +3,7 @@
  * table come from the file (libelf); the records and the code bytes from
  * memory, as the loader relocated them.
  */
-#include "exact_sites.h"
+#include "lib/exact/exact_sites.h"
 
 #include <fcntl.h>
 #include <gelf.h>

@@ -2,7 +2,7 @@
 /*
  * exact_tick.c - see exact_tick.h.
  */
-#include "exact_tick.h"
+#include "lib/exact/exact_tick.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

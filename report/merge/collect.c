@@ -12,14 +12,14 @@
  * Zeros are what the writer would have got for the cells not sent: the
  * file is the same as with dense rows.
  */
-#include "collect.h"
+#include "report/merge/collect.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
-#include "quiet.h"
+#include "report/profile/metrics.h"
+#include "report/merge/quiet.h"
 
 #define CHUNK_VALUES (1 << 20)  /* values of one chunk: 8 MiB of rows on rank 0 */
 

@@ -9,8 +9,8 @@
 
 #include <mpi.h>
 
-#include "cube_writer.h"
-#include "local_profile.h"
+#include "report/cube/writer/cube_writer.h"
+#include "report/profile/local_profile.h"
 
 /* This rank's values, metric by metric (metrics_count(): call it after
  * metrics_set_events), only those whose bits are not all zero, keyed by

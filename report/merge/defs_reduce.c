@@ -1,13 +1,13 @@
 /* defs_reduce.c - the reduction of definitions and the ids sent back down. */
-#include "defs_reduce.h"
+#include "report/merge/defs_reduce.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cw_order.h"
-#include "log.h"
-#include "quiet.h"
+#include "report/cube/writer/cw_order.h"
+#include "core/log.h"
+#include "report/merge/quiet.h"
 
 #define TAG_DEFS 4711
 #define TAG_IDS 4712

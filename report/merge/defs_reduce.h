@@ -11,7 +11,7 @@
 
 #include <mpi.h>
 
-#include "defs.h"
+#include "report/profile/defs.h"
 
 /* Collective over comm. Adds the other ranks' definitions to rank 0's d
  * (elsewhere d gains those of the rank's subtree; ids already in d keep

@@ -3,7 +3,7 @@
  * Everything goes through PMPI_ on a private communicator: hprof never
  * measures its own communication and never mixes with the program's messages.
  */
-#include "merge.h"
+#include "report/merge/merge.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -12,20 +12,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cube_writer.h"
-#include "cw_tmpfile.h"
-#include "collect.h"
-#include "config.h"
-#include "defs.h"
-#include "defs_reduce.h"
-#include "local_profile.h"
-#include "log.h"
-#include "metrics.h"
-#include "output_name.h"
-#include "path_series.h"
-#include "profile_file.h"
-#include "quiet.h"
-#include "timeline_file.h"
+#include "report/cube/writer/cube_writer.h"
+#include "report/cube/writer/cw_tmpfile.h"
+#include "report/merge/collect.h"
+#include "core/config.h"
+#include "report/profile/defs.h"
+#include "report/merge/defs_reduce.h"
+#include "report/profile/local_profile.h"
+#include "core/log.h"
+#include "report/profile/metrics.h"
+#include "report/profile/output_name.h"
+#include "report/merge/path_series.h"
+#include "report/profile/profile_file.h"
+#include "report/merge/quiet.h"
+#include "report/merge/timeline_file.h"
 
 #define HOST_LEN 64
 

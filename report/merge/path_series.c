@@ -1,10 +1,10 @@
 /* path_series.c - the heaviest call paths over time (path_series.h). */
-#include "path_series.h"
+#include "report/merge/path_series.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "quiet.h"
+#include "report/merge/quiet.h"
 
 #define NEARLY_ALL 0.99   /* a child with this share of a path stands for it */
 

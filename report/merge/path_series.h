@@ -1,6 +1,6 @@
 /*
  * path_series.h - the heaviest call paths over time: from every rank's
- * path logs (local_profile's path_times, lib/core/path_log.h), the k call
+ * path logs (local_profile's path_times, core/path_log.h), the k call
  * paths with the most inclusive time over all ranks are chosen, and each
  * rank's inclusive MPI and computation time on them per bucket is
  * computed, for the timeline member (timeline_file.h).
@@ -15,8 +15,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "defs.h"
-#include "local_profile.h"
+#include "report/profile/defs.h"
+#include "report/profile/local_profile.h"
 
 /* What the timeline member needs of the paths (k 0: none). */
 typedef struct timeline_paths {

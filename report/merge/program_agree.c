@@ -4,14 +4,14 @@
  * differs send their command back, and rank 0 joins the distinct ones in
  * rank order.
  */
-#include "program_agree.h"
+#include "report/merge/program_agree.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "program_id.h"
-#include "quiet.h"
+#include "report/profile/program_id.h"
+#include "report/merge/quiet.h"
 
 #define ID_LEN 4096   /* "basename\ncommand line" of one rank */
 #define JOINED_LEN 4096

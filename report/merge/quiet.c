@@ -1,5 +1,5 @@
 /* quiet.c - test, then sleep a little longer each time. */
-#include "quiet.h"
+#include "report/merge/quiet.h"
 
 #include <sched.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* timeline_file.c - gathers the ranks' time histograms into one text member. */
-#include "timeline_file.h"
+#include "report/merge/timeline_file.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "log.h"
-#include "quiet.h"
+#include "core/clock.h"
+#include "core/log.h"
+#include "report/merge/quiet.h"
 
 static const char *const field_names[TL_NFIELDS] = {
     "mpi_ns", "comp_ns", "visits", "bytes_sent", "bytes_received",

@@ -1,5 +1,5 @@
 /*
- * timeline_file.h - the ranks' time histograms (lib/core/timeline.h) merged into
+ * timeline_file.h - the ranks' time histograms (core/timeline.h) merged into
  * one archive member, hprof.timeline, beside the CUBE data. Cube readers
  * ignore members they do not know. The member is text:
  *
@@ -41,8 +41,8 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "path_series.h"
-#include "timeline.h"
+#include "report/merge/path_series.h"
+#include "core/timeline.h"
 
 #define TIMELINE_MEMBER "hprof.timeline"
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Configuration in one place (issue 18): lib/core/config.c's table is what the
+# Configuration in one place (issue 18): core/config.c's table is what the
 # loader and the typo finder use, what the README's environment table lists
 # (its user variables, exactly), and every HPROF_*/HPROFTEST_* variable the
 # sources read is a row of it. The loader is checked here without MPI
@@ -8,8 +8,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/lib/common.sh"
 
 P=$W/print_vars
-if ! gcc -std=gnu11 -O1 -Wall -Wextra -Werror -Wno-unused-parameter -Ilib/core \
-        "$HERE/config_vars/print_vars.c" lib/core/config.c lib/core/log.c -o "$P" 2> "$W/cc.err"; then
+if ! gcc -std=gnu11 -O1 -Wall -Wextra -Werror -Wno-unused-parameter -I. \
+        "$HERE/config_vars/print_vars.c" core/config.c core/log.c -o "$P" 2> "$W/cc.err"; then
     notok "config: the table's test program builds" "$(head -c 400 "$W/cc.err")"; exit 0
 fi
 "$P" names > "$W/names"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# CUBE writer checks: a program built against report/writer/*.c writes a
+# CUBE writer checks: a program built against report/cube/writer/*.c writes a
 # profile (several dtypes, C++ names with commas and XML specials, nested
 # cnodes with call sites, 3 processes with 1-2 threads, an INCLUSIVE
 # metric, rows given out of preorder); `hprof-view --csv` must print

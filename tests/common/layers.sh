@@ -1,22 +1,22 @@
 #!/bin/bash
 # Layers (issue 18): every #include "..." runs from a layer to itself or a
 # lower one. From low to high:
-#   core      lib/core/: the calling context tree, clock, config, log, function
+#   core      core/: the calling context tree, clock, config, log, function
 #             table, own-code bounds, timeline and path log, HPROF_NOUNWIND parsing;
 #             core/ (issue 28's ground floor): core/select, which functions to
 #             measure exactly
 #   capture   unwind/ (call paths): core
 #   report    report/ (merge, symbols, CUBE writer and reader): core, and
 #             unwind/modules.h, the record of loaded code symbols resolve in,
-#             and unwind/py_codes.h, the record of Python code met;
-#             the runtime's state comes as a snapshot (report/merge/locations.h)
+#             and unwind/python/py_codes.h, the record of Python code met;
+#             the runtime's state comes as a snapshot (report/profile/locations.h)
 #   view      tools/hprof-view/: the CUBE reader only
 #   runtime   the rest of lib/ (init/finalize, threads, sampler, PAPI): all
 #             but view; wrappers/ likewise.
 # KNOWN lists the includes that still break the order, each with what
 # removes it; one that is gone must leave the list too.
-# Since lib/ was split, the folder gives the layer: core is lib/core/, the
-# runtime lib/runtime/ (and a file straight in lib/); the generated function
+# Since lib/ was split, the folder gives the layer: core is core/, the
+# runtime lib/ (and a file straight in lib/); the generated function
 # table is core, the generated wrappers are wrappers/. Besides locations.h,
 # report/ reads the runtime's PAPI event definitions through
 # report/merge/event_defs.h.
@@ -34,10 +34,10 @@ layer_of() { # FILE -> core capture reader report view runtime wrappers
     case $1 in
         gen/fn_table.*) echo core ;;
         gen/*) echo wrappers ;;
-        lib/core/* | core/*) echo core ;;
+        core/* | core/*) echo core ;;
         lib/*) echo runtime ;;
         unwind/*) echo capture ;;
-        report/reader/*) echo reader ;;
+        report/cube/reader/*) echo reader ;;
         report/*) echo report ;;
         tools/hprof-view/*) echo view ;;
         wrappers/*) echo wrappers ;;
@@ -50,7 +50,7 @@ allowed() { # FROM-LAYER TO-LAYER TO-FILE
         capture:core | capture:capture) return 0 ;;
         reader:reader) return 0 ;;
         report:core | report:report | report:reader) return 0 ;;
-        report:capture) [ "$3" = unwind/modules.h ] || [ "$3" = unwind/py_codes.h ] ;;
+        report:capture) [ "$3" = unwind/modules.h ] || [ "$3" = unwind/python/py_codes.h ] ;;
         view:view | view:reader) return 0 ;;
         runtime:view | wrappers:view) return 1 ;;
         runtime:* | wrappers:*) return 0 ;;

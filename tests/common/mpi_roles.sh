@@ -6,8 +6,8 @@
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 W=${TEST_TMP:-$(mktemp -d)}
-if ! gcc -std=gnu11 -Wall -Wextra -Werror -I"$ROOT/report/merge" "$ROOT/tests/common/mpi_roles/roles.c" \
-        "$ROOT/report/merge/mpi_roles.c" -o "$W/roles" 2> "$W/cc.err"; then
+if ! gcc -std=gnu11 -Wall -Wextra -Werror -I"$ROOT" "$ROOT/tests/common/mpi_roles/roles.c" \
+        "$ROOT/report/profile/mpi_roles.c" -o "$W/roles" 2> "$W/cc.err"; then
     echo "not ok - mpi roles: driver builds: $(head -c 300 "$W/cc.err")"; exit 1
 fi
 # "group | prototype | ..." -> "MPI_Name group"

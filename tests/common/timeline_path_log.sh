@@ -1,5 +1,5 @@
 #!/bin/bash
-# The call paths over time (lib/core/path_log.c) without MPI: exact sums per
+# The call paths over time (core/path_log.c) without MPI: exact sums per
 # node and bucket in a long run, fixed memory when more paths arrive than
 # the log holds (folds, then spilled time, never lost), and an ended
 # thread's log merged through a node map (tests/mpi/timeline.sh checks
@@ -8,8 +8,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/lib/common.sh"
 
 P=$W/path_log_check
-if ! gcc -std=gnu11 -O1 -Wall -Wextra -Werror -Ilib/core "$HERE/timeline_path_log/check.c" lib/core/path_log.c \
-        lib/core/timeline.c -o "$P" 2> "$W/cc.err"; then
+if ! gcc -std=gnu11 -O1 -Wall -Wextra -Werror -I. "$HERE/timeline_path_log/check.c" core/path_log.c \
+        core/timeline.c -o "$P" 2> "$W/cc.err"; then
     notok "path log: the test program builds" "$(head -c 400 "$W/cc.err")"; exit 0
 fi
 "$P" > "$W/out" 2>&1

@@ -7,8 +7,8 @@ set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 W=${TEST_TMP:-$(mktemp -d)}
-if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ROOT/report/writer" "$HERE/writer_noreplace/noreplace_test.c" \
-        "$ROOT/report/writer/cw_tmpfile.c" -o "$W/noreplace_test" 2> "$W/cc.err"; then
+if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ROOT" "$HERE/writer_noreplace/noreplace_test.c" \
+        "$ROOT/report/cube/writer/cw_tmpfile.c" -o "$W/noreplace_test" 2> "$W/cc.err"; then
     echo "not ok - writer no-replace: test builds: $(head -c 300 "$W/cc.err" | tr '\n' ' ')"; exit 0
 fi
 mkdir -p "$W/d"

@@ -83,7 +83,7 @@ def check_min_max(cube, metric, mv, view, problems):
     """Shortest and longest calls are measured on MPI call paths (and where
     an artificial node holds calls); elsewhere min_time is 0 and max_time
     the path's inclusive time (the longest one visit can be:
-    report/merge/time_bounds.h), never a sentinel."""
+    report/profile/time_bounds.h), never a sentinel."""
     for cn in cube.all_cnodes():
         vals = as_array(mv.cnode_values(cn))
         region = cube.get_region(cn)

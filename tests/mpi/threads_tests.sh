@@ -120,7 +120,7 @@ inv=$(python3 "$here/sampling/check_invariant.py" stress4.csv stress4.err "stres
 # Samples that landed in a thread's start-up code (libc's start_thread,
 # hprof's trampoline, the loader resolving a symbol there) were once lost
 # with the dropped start-up frames: this check failed about 1 run in 8.
-# They count under (start-up code) now (report/merge/local_profile.c).
+# They count under (start-up code) now (report/profile/local_profile.c).
 echo "$inv"
 fi
 

@@ -2,7 +2,7 @@
 # unwind_learner: samples in a phase without MPI calls are walked with
 # cached recipes, learned in the background (unwind/learner.c), not with
 # libunwind at every sample; and the TSC clock hprof times with
-# (lib/core/clock.c) agrees with CLOCK_MONOTONIC: the measurement window equals
+# (core/clock.c) agrees with CLOCK_MONOTONIC: the measurement window equals
 # the program's own measurement of it.
 . "$(dirname "$0")/progs/lib.sh"
 require_built "computeonly build"

@@ -11,7 +11,7 @@
 require_built "unwind rows build"
 HERE=$(cd "$(dirname "$0")" && pwd)
 SEEDS=${UNWIND_SEEDS:-"1 2"}
-$MPICC -g -O1 -I"$ROOT/unwind" -c "$HERE/unwind/row_sweep.c" -o row_sweep.o 2>row_sweep.build \
+$MPICC -g -O1 -I"$ROOT" -c "$HERE/unwind/row_sweep.c" -o row_sweep.o 2>row_sweep.build \
     || { notok "row_sweep build" "$(oneline row_sweep.build 300)"; finish; }
 for seed in $SEEDS; do
     python3 "$HERE/unwind/gen_epilogues.py" "$seed" 40 > "g$seed.c" || { notok "generate $seed" "gen_epilogues.py failed"; continue; }

@@ -61,7 +61,7 @@ done
 INC=$(make -s --no-print-directory -C "$ROOT" print-CPPFLAGS 2> /dev/null | sed "s|-I|-I$ROOT/|g")
 warn=0
 for f in wrappers_c wrappers_f wrappers_f08 fn_table; do
-    if ! $MPICC -std=gnu11 -O2 -Wall -Wextra -fPIC -fvisibility=hidden $INC -I"$G" \
+    if ! $MPICC -std=gnu11 -O2 -Wall -Wextra -fPIC -fvisibility=hidden $INC -I"$G/.." \
             -c "$G/$f.c" -o "$T/$f.o" > "$T/$f.cc.log" 2>&1 || [ -s "$T/$f.cc.log" ]; then
         notok "$f.c compiles without warnings" "$(head -c 300 "$T/$f.cc.log" | tr '\n' ' ')"; warn=1
     fi
@@ -100,7 +100,7 @@ else
 fi
 
 # 4. the request table
-if cc -std=gnu11 -O2 -Wall -Wextra -pthread -I"$ROOT/wrappers" "$(dirname "$0")/wrappers_generate/reqtable_test.c" \
+if cc -std=gnu11 -O2 -Wall -Wextra -pthread -I"$ROOT" "$(dirname "$0")/wrappers_generate/reqtable_test.c" \
         "$ROOT/wrappers/requests.c" -o "$T/reqtable_test" > "$T/rt.log" 2>&1 && [ ! -s "$T/rt.log" ]; then
     "$T/reqtable_test" || true
 else

@@ -20,10 +20,10 @@ CUBE_SAMPLES ?= /work/shared/cube-samples
 FUZZ_SAVED_GOAL := $(.DEFAULT_GOAL)
 BUILD        ?= build
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_SRCS    := tools/hprof-view/fuzz/fuzz_reader.c $(wildcard report/reader/*.c) \
+FUZZ_SRCS    := tools/hprof-view/fuzz/fuzz_reader.c $(wildcard report/cube/reader/*.c) \
                 $(filter-out tools/hprof-view/main.c,$(wildcard tools/hprof-view/*.c)) \
                 $(BUILD)/tools/gen/view_html_template.c
-FUZZ_HEADERS := $(wildcard report/reader/*.h tools/hprof-view/*.h)
+FUZZ_HEADERS := $(wildcard report/cube/reader/*.h tools/hprof-view/*.h)
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_DIR)/fuzz_reader
@@ -31,13 +31,13 @@ fuzz-build: $(FUZZ_DIR)/fuzz_reader
 $(FUZZ_DIR)/fuzz_reader: $(FUZZ_SRCS) $(FUZZ_HEADERS) tools/hprof-view/fuzz.mk
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=undefined -Ireport/reader -Itools/hprof-view $(FUZZ_SRCS) \
+	  -fno-sanitize-recover=undefined -I. $(FUZZ_SRCS) \
 	  -o $@ -lexpat -lz -lm -lpthread
 
-$(FUZZ_DIR)/seeds/stamp: tests/common/cube_tools/view_profiles.c tests/common/cube_tools/write_profile.c $(wildcard report/writer/*.c)
+$(FUZZ_DIR)/seeds/stamp: tests/common/cube_tools/view_profiles.c tests/common/cube_tools/write_profile.c $(wildcard report/cube/writer/*.c)
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -O1 -Ireport/writer tests/common/cube_tools/view_profiles.c report/writer/*.c -o $(FUZZ_DIR)/view_profiles -lz -lm
-	$(CC) -std=gnu11 -O1 -Ireport/writer tests/common/cube_tools/write_profile.c report/writer/*.c -o $(FUZZ_DIR)/write_profile -lz -lm
+	$(CC) -std=gnu11 -O1 -I. tests/common/cube_tools/view_profiles.c report/cube/writer/*.c -o $(FUZZ_DIR)/view_profiles -lz -lm
+	$(CC) -std=gnu11 -O1 -I. tests/common/cube_tools/write_profile.c report/cube/writer/*.c -o $(FUZZ_DIR)/write_profile -lz -lm
 	rm -f $(@D)/*.cubex
 	$(FUZZ_DIR)/view_profiles drops $(@D)/drops.cubex
 	$(FUZZ_DIR)/view_profiles threads $(@D)/threads.cubex

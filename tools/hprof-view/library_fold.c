@@ -1,6 +1,6 @@
 /* library_fold.c - regions that --fold folds, by module (library_fold.h). */
-#include "library_fold.h"
-#include "view.h"
+#include "tools/hprof-view/library_fold.h"
+#include "tools/hprof-view/view.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #ifndef HPROF_LIBRARY_FOLD_H
 #define HPROF_LIBRARY_FOLD_H
 
-#include "cube_reader.h"
+#include "report/cube/reader/cube_reader.h"
 
 /* Per region: "[libstdc++.so.6]" when its frames are folded, else NULL.
  * NULL when out of memory. */

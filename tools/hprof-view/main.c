@@ -5,8 +5,8 @@
  *
  * Exit status: 0 success, 2 unreadable file or bad usage, 1 output error.
  */
-#include "cube_reader.h"
-#include "view.h"
+#include "report/cube/reader/cube_reader.h"
+#include "tools/hprof-view/view.h"
 
 #include <errno.h>
 #include <stdio.h>

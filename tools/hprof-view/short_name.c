@@ -7,7 +7,7 @@
  * and the return type (what comes before the last space outside
  * brackets) are cut.
  */
-#include "short_name.h"
+#include "tools/hprof-view/short_name.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #ifndef HPROF_SHORT_NAME_H
 #define HPROF_SHORT_NAME_H
 
-#include "cube_reader.h"
+#include "report/cube/reader/cube_reader.h"
 
 /* The short form of a demangled name, malloc'd; keep_templates keeps the
  * template arguments (a longer form that tells instantiations apart). */

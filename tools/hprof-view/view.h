@@ -11,7 +11,7 @@
 #define HPROF_VIEW_H
 
 #include <stdio.h>
-#include "cube_reader.h"
+#include "report/cube/reader/cube_reader.h"
 
 #define VIEW_MAX_HIDE 32
 

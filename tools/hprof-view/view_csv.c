@@ -5,7 +5,7 @@
  * in the middle, as vtree.h describes), below hprof's program root
  * (vt_is_program_root), so paths start at main.
  */
-#include "vtree.h"
+#include "tools/hprof-view/vtree.h"
 
 #include <math.h>
 

@@ -6,7 +6,7 @@
  * the absolute change of the exclusive value (where the time moved), with
  * the inclusive change beside it.
  */
-#include "vtree.h"
+#include "tools/hprof-view/vtree.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,10 +1,10 @@
 /* view_exact.c - functions measured exactly (view_exact.h). */
-#include "view_exact.h"
+#include "tools/hprof-view/view_exact.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "view_width.h"
+#include "tools/hprof-view/view_width.h"
 
 int view_exact_load(vtree *t)
 {

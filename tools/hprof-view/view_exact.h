@@ -9,7 +9,7 @@
 #define HPROF_VIEW_EXACT_H
 
 #include <stdio.h>
-#include "vtree.h"
+#include "tools/hprof-view/vtree.h"
 
 #define VIEW_EXACT_METRIC "exact_time"
 

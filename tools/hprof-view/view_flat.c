@@ -5,8 +5,8 @@
  * is not counted twice), calls (visits), per call averages. With --fold a
  * folded library is one row ("[libc.so.6]").
  */
-#include "vtree.h"
-#include "view_visits.h"
+#include "tools/hprof-view/vtree.h"
+#include "tools/hprof-view/view_visits.h"
 
 #include <stdlib.h>
 #include <string.h>

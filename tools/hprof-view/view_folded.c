@@ -8,7 +8,7 @@
  * path deeper than VT_PATH_FRAMES frames keeps its first and last frames
  * around a "[... N frames ...]" marker.
  */
-#include "vtree.h"
+#include "tools/hprof-view/vtree.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,9 +3,9 @@
  * Score-P file says about itself), the split of the total time, and the
  * effective sampling interval histogram (--intervals).
  */
-#include "vtree.h"
-#include "view_exact.h"
-#include "view_width.h"
+#include "tools/hprof-view/vtree.h"
+#include "tools/hprof-view/view_exact.h"
+#include "tools/hprof-view/view_width.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -13,10 +13,10 @@
  *     it (vtl_findings.c); --phase restricts them to one phase.
  * Findings are ordered by the share of the total time they concern.
  */
-#include "vtree.h"
-#include "view_stats.h"
-#include "view_timeline.h"
-#include "view_width.h"
+#include "tools/hprof-view/vtree.h"
+#include "tools/hprof-view/view_stats.h"
+#include "tools/hprof-view/view_timeline.h"
+#include "tools/hprof-view/view_width.h"
 
 #include <math.h>
 #include <stdarg.h>

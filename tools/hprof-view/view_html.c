@@ -13,11 +13,11 @@
  * nodes are the call paths a person can see, the others folded into
  * "[N more call paths]" nodes (view_html_fold.h); the header says so.
  */
-#include "view_html.h"
-#include "view_timeline.h"
-#include "vtree.h"
-#include "library_fold.h"
-#include "view_html_fold.h"
+#include "tools/hprof-view/view_html.h"
+#include "tools/hprof-view/view_timeline.h"
+#include "tools/hprof-view/vtree.h"
+#include "tools/hprof-view/library_fold.h"
+#include "tools/hprof-view/view_html_fold.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* view_html_fold.c - the HTML page's call paths, the rest folded (view_html_fold.h). */
-#include "view_html_fold.h"
+#include "tools/hprof-view/view_html_fold.h"
 
 #include <math.h>
 #include <stdlib.h>

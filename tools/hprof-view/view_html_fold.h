@@ -16,7 +16,7 @@
 #ifndef HPROF_VIEW_HTML_FOLD_H
 #define HPROF_VIEW_HTML_FOLD_H
 
-#include "vtree.h"
+#include "tools/hprof-view/vtree.h"
 
 #define HTML_ALL_PATHS 2000
 #define HTML_MIN_SHARE 1e-4

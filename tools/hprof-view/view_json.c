@@ -5,9 +5,9 @@
  * with, per call path and metric, the exclusive and inclusive value of
  * every location. Metrics that are zero at a call path are left out there.
  */
-#include "view.h"
-#include "short_name.h"
-#include "vnames.h"
+#include "tools/hprof-view/view.h"
+#include "tools/hprof-view/short_name.h"
+#include "tools/hprof-view/vnames.h"
 
 #include <stdlib.h>
 #include <string.h>

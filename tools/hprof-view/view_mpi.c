@@ -8,8 +8,8 @@
  * MPI time: hprof's mpi_time metric where the profile has it, else the
  * time of the outermost MPI call paths (Score-P files).
  */
-#include "vtree.h"
-#include "view_stats.h"
+#include "tools/hprof-view/vtree.h"
+#include "tools/hprof-view/view_stats.h"
 
 #include <stdlib.h>
 #include <string.h>

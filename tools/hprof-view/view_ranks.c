@@ -5,8 +5,8 @@
  * strip with one character per rank (scaled to the path's maximum), so
  * that an outlier rank stands out.
  */
-#include "vtree.h"
-#include "view_stats.h"
+#include "tools/hprof-view/vtree.h"
+#include "tools/hprof-view/view_stats.h"
 
 #include <math.h>
 #include <stdlib.h>

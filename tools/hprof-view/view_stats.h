@@ -5,7 +5,7 @@
 #ifndef HPROF_VIEW_STATS_H
 #define HPROF_VIEW_STATS_H
 
-#include "vtree.h"
+#include "tools/hprof-view/vtree.h"
 
 typedef struct rank_stats {
     double min, mean, max, sum;

@@ -5,7 +5,7 @@
  * strip per heaviest call path (its share of all ranks' time), and the
  * findings (vtl_findings.c). With --phase, only that phase's buckets.
  */
-#include "view_timeline.h"
+#include "tools/hprof-view/view_timeline.h"
 
 #include <math.h>
 #include <stdlib.h>

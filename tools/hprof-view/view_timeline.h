@@ -7,7 +7,7 @@
 #ifndef HPROF_VIEW_TIMELINE_H
 #define HPROF_VIEW_TIMELINE_H
 
-#include "view.h"
+#include "tools/hprof-view/view.h"
 
 #define VTL_MEMBER "hprof.timeline"
 #define VTL_MAX_PATHS 1024
@@ -31,7 +31,7 @@ typedef struct timeline {
     int level;                 /* the MPI_Pcontrol level of --phase */
 } timeline;
 
-/* hprof keeps this many MPI_Pcontrol marks a rank (lib/core/timeline.h). */
+/* hprof keeps this many MPI_Pcontrol marks a rank (core/timeline.h). */
 #define VTL_RUNTIME_PHASES 1024
 
 /* 1: loaded (restricted to o->phase when set); 0: the file has no

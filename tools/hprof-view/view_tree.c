@@ -11,9 +11,9 @@
  * "[N] "), and without --depth the tree stops at TREE_MAX_DEPTH levels
  * with one line saying how many call paths were cut.
  */
-#include "vtree.h"
-#include "view_exact.h"
-#include "view_visits.h"
+#include "tools/hprof-view/vtree.h"
+#include "tools/hprof-view/view_exact.h"
+#include "tools/hprof-view/view_visits.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* view_util.c - value printing, CSV quoting, metric selection. */
-#include "view.h"
+#include "tools/hprof-view/view.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <math.h>
 
 /* Blanks around a number are allowed on both sides (" 10" and "10 "), as
- * the CUBE reader and the library's variables (lib/core/config.c) allow. */
+ * the CUBE reader and the library's variables (core/config.c) allow. */
 static int only_blanks(const char *s)
 {
     while (isspace((unsigned char)*s))

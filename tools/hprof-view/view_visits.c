@@ -1,5 +1,5 @@
 /* view_visits.c - lower-bound function visits (view_visits.h). */
-#include "view_visits.h"
+#include "tools/hprof-view/view_visits.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #define HPROF_VIEW_VISITS_H
 
 #include <stddef.h>
-#include "vtree.h"
+#include "tools/hprof-view/vtree.h"
 
 #define VIEW_ENTRIES_METRIC "function_entries_seen"
 

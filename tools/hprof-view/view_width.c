@@ -1,6 +1,6 @@
 /* view_width.c - terminal width, elided paths, wrapped text (view_width.h). */
-#include "view_width.h"
-#include "library_fold.h"
+#include "tools/hprof-view/view_width.h"
+#include "tools/hprof-view/library_fold.h"
 
 #include <stdlib.h>
 #include <string.h>

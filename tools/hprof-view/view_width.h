@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include "vtree.h"
+#include "tools/hprof-view/vtree.h"
 
 /* Non-breaking space: view_print_wrapped prints it as a space but never
  * breaks a line there (so a call path stays on one line). */

@@ -1,5 +1,5 @@
 /* vnames.c - printed names, name classes and hashes per region (vnames.h). */
-#include "vnames.h"
+#include "tools/hprof-view/vnames.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "cube_reader.h"
+#include "report/cube/reader/cube_reader.h"
 
 #define VIEW_NAME_MAX 1024
 

@@ -3,7 +3,7 @@
  * read into a timeline (view_timeline.h): ranks' histograms, MPI_Pcontrol
  * marks, the heaviest paths' series, and the --phase restriction.
  */
-#include "view_timeline.h"
+#include "tools/hprof-view/view_timeline.h"
 
 #include <limits.h>
 #include <math.h>

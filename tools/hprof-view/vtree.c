@@ -1,7 +1,7 @@
 /* vtree.c - folding, merging, focus and rank selection (see vtree.h). */
-#include "vtree.h"
-#include "short_name.h"
-#include "library_fold.h"
+#include "tools/hprof-view/vtree.h"
+#include "tools/hprof-view/short_name.h"
+#include "tools/hprof-view/library_fold.h"
 
 #include <limits.h>
 #include <math.h>

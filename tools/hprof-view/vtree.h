@@ -22,8 +22,8 @@
 #ifndef HPROF_VTREE_H
 #define HPROF_VTREE_H
 
-#include "view.h"
-#include "vnames.h"
+#include "tools/hprof-view/view.h"
+#include "tools/hprof-view/vnames.h"
 
 typedef struct vnode {
     int region;             /* region index, -1 if none */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
+#include "core/config.h"
 
 static void print_names(void)
 {

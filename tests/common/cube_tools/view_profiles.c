@@ -1,6 +1,6 @@
 /*
  * view_profiles - writes small profiles with exact (dyadic) values for the
- * hprof-view tests (tests/common/view_*.sh), through report/writer.
+ * hprof-view tests (tests/common/view_*.sh), through report/cube/writer.
  *
  *   view_profiles drops OUT     8 ranks, DROPS-like: ranks 1..7 wait in
  *                               MPI_Allreduce (6.5 s each) while rank 0
@@ -25,7 +25,7 @@
  *   (not unwound) > MPI_Comm_rank     0.0625   0.0625
  * Total per rank 9.125 s (rank 0: 9.125 s as well), 73 s in all.
  */
-#include "cube_writer.h"
+#include "report/cube/writer/cube_writer.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,7 +18,7 @@
  * Prints "error: <reason>" and exits 1 when a writer call fails unexpectedly;
  * exits 0 when the expected outcome happened.
  */
-#include "cube_writer.h"
+#include "report/cube/writer/cube_writer.h"
 
 #include <math.h>
 #include <stdio.h>

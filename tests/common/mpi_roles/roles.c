@@ -1,7 +1,7 @@
 /* Reads "NAME GROUP" lines, prints "NAME ROLE" as hprof writes it. */
 #include <stdio.h>
 
-#include "mpi_roles.h"
+#include "report/profile/mpi_roles.h"
 
 int main(void)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "py_lines.h"
+#include "unwind/python/py_lines.h"
 
 static char buf[1 << 22];
 static uint8_t table[1 << 20];

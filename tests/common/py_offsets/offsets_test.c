@@ -1,4 +1,4 @@
-/* py_offsets: unwind/py_layout.h's CPython 3.11 offsets (its #defines,
+/* py_offsets: unwind/python/py_layout.h's CPython 3.11 offsets (its #defines,
  * pasted in by py_offsets.sh as offsets.h) against the interpreter's own
  * headers. Prints one ok/not ok line. */
 #define Py_BUILD_CORE 1
@@ -58,6 +58,6 @@ int main(void)
     if (bad)
         printf("not ok - py_offsets: %d offsets differ from CPython 3.11's headers; first: %s\n", bad, first);
     else
-        printf("ok - py_offsets: unwind/py_layout.h's offsets are CPython %s's (its headers)\n", PY_VERSION);
+        printf("ok - py_offsets: unwind/python/py_layout.h's offsets are CPython %s's (its headers)\n", PY_VERSION);
     return 0;
 }

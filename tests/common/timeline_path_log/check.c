@@ -1,5 +1,5 @@
 /*
- * check.c - lib/core/path_log.c on its own, with known answers:
+ * check.c - core/path_log.c on its own, with known answers:
  *   steady   few nodes, a long run: the log folds with the histogram, no
  *            time is spilled, every (node, bucket) sum is exact;
  *   many     more distinct nodes per bucket than the log holds: it folds
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "path_log.h"
-#include "timeline.h"
+#include "core/path_log.h"
+#include "core/timeline.h"
 
 static uint64_t logged(const hprof_path_log *l, int field, uint32_t node)
 {

@@ -22,7 +22,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "cw_tmpfile.h"
+#include "report/cube/writer/cw_tmpfile.h"
 
 static int failed;
 static const char *dir;

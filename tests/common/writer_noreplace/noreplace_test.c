@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cw_tmpfile.h"
+#include "report/cube/writer/cw_tmpfile.h"
 
 static int failed;
 static void check(int cond, const char *name, const char *why)

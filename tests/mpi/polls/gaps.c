@@ -3,7 +3,7 @@
  * (tests/mpi/spine_polls.sh): GAPS times (spin GAP_US, MPI_Iprobe for a
  * message nobody sends) from one frame. hprof times polls in a loop from
  * the previous poll's end only while the code between them is short
- * (lib/runtime/measure.c); here it is not, so the loop's MPI time must stay a
+ * (lib/measure.c); here it is not, so the loop's MPI time must stay a
  * small part of its computation. Prints check_csv.py expectations: exact
  * visits, and MPI time at most a quarter of the measured spin time.
  */

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "recipe.h"
+#include "unwind/recipe.h"
 
 long gen_all(long x);
 long (*volatile keep_gen)(long) = gen_all; /* the generated code is linked in */

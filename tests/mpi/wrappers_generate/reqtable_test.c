@@ -1,7 +1,7 @@
 /* Unit test of wrappers/requests.c (no MPI): insert / lookup / remove,
  * tombstone reuse, a full table, concurrent inserts from threads.
  * Prints 'ok - NAME' / 'not ok - NAME: reason' lines. */
-#include "requests.h"
+#include "wrappers/requests.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@ if [ "${SELECT_VALGRIND:-0}" = 1 ]; then
     SAN=""
     RUN=(valgrind -q --error-exitcode=98 --leak-check=full --errors-for-leak-kinds=all)
 fi
-if ! gcc -std=gnu11 -g -O1 $SAN -Wall -Wextra -Werror -I"$ROOT/core/select" \
+if ! gcc -std=gnu11 -g -O1 $SAN -Wall -Wextra -Werror -I"$ROOT" \
         "$SEL_DIR/select_driver.c" "$ROOT"/core/select/*.c -o "$D" 2> "$W/cc.err"; then
     notok "select: the test program builds" "$(head -c 400 "$W/cc.err")"; exit 0
 fi

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select.h"
+#include "core/select/select.h"
 
 typedef struct graph {
     select_fn *fn;

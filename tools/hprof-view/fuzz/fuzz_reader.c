@@ -8,8 +8,8 @@
  * any crash, sanitizer report or leak is a finding.
  */
 #define _GNU_SOURCE
-#include "cube_reader.h"
-#include "view.h"
+#include "report/cube/reader/cube_reader.h"
+#include "tools/hprof-view/view.h"
 
 #include <stdint.h>
 #include <stdio.h>

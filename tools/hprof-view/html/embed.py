@@ -22,7 +22,7 @@ def main():
         sys.exit("embed.py: %s must hold %s exactly once" % (src, MARK))
     head, tail = page.split(MARK)
     c = ("/* Generated from html/report.html by html/embed.py: do not edit. */\n"
-         "#include \"view_html.h\"\n\n"
+         "#include \"tools/hprof-view/view_html.h\"\n\n"
          "const char view_html_head[] =\n%s;\n\n"
          "const char view_html_tail[] =\n%s;\n") % (literal(head), literal(tail))
     with open(dst, "w", encoding="utf-8") as f:

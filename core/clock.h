@@ -1,0 +1,52 @@
+/*
+ * clock.h - the monotonic clock every MPI call and every sample is timed
+ * with, in nanoseconds (core/clock.c): the TSC once calibrated,
+ * CLOCK_MONOTONIC before. Every duration hprof stores is a difference of
+ * values of this one clock. Reading it allocates nothing, takes no lock
+ * and is async-signal-safe.
+ */
+#ifndef HPROF_CLOCK_H
+#define HPROF_CLOCK_H
+
+#include <stdint.h>
+
+/* The clock's state, written once at calibration (use_tsc last, with
+ * release order); read inline by hprof_now_ns, the wrappers' hot path. */
+typedef struct hprof_tsc_clock {
+    int use_tsc;
+    uint64_t tsc_base, ns_base;
+    uint64_t ns_per_tick_q32; /* ns per tick, fixed point with 32 fractional bits */
+} hprof_tsc_clock;
+extern hprof_tsc_clock hprof_tsc __attribute__((visibility("hidden")));
+
+uint64_t hprof_gettime_ns(void); /* CLOCK_MONOTONIC, before calibration */
+
+static inline uint64_t hprof_read_tsc(void)
+{
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc();
+#else
+    return 0;
+#endif
+}
+
+static inline uint64_t hprof_now_ns(void)
+{
+    if (__builtin_expect(!__atomic_load_n(&hprof_tsc.use_tsc, __ATOMIC_ACQUIRE), 0))
+        return hprof_gettime_ns();
+    uint64_t tsc = hprof_read_tsc();
+    /* a thread may read a stamp a little older than the base */
+    if (__builtin_expect(tsc >= hprof_tsc.tsc_base, 1))
+        return hprof_tsc.ns_base +
+               (uint64_t)(((unsigned __int128)(tsc - hprof_tsc.tsc_base) * hprof_tsc.ns_per_tick_q32) >> 32);
+    return hprof_tsc.ns_base -
+           (uint64_t)(((unsigned __int128)(hprof_tsc.tsc_base - tsc) * hprof_tsc.ns_per_tick_q32) >> 32);
+}
+
+/* MPI_Init's entry: hprof_now_ns(), and the starting point of the TSC's
+ * calibration, which hprof_clock_calibrate() (at the start of the
+ * measurement) completes. */
+uint64_t hprof_clock_anchor(void);
+void hprof_clock_calibrate(void);
+
+#endif

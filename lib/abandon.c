@@ -1,0 +1,206 @@
+#define _GNU_SOURCE
+#include "lib/abandon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "report/profile/fallback.h"
+#include "core/log.h"
+#include "report/merge/merge.h"
+#include "lib/run_attrs.h"
+#include "lib/runtime.h"
+#include "lib/sampler.h"
+#include "lib/signal_chain.h"
+#include "lib/thread.h"
+
+static int my_rank, my_nranks;
+static volatile int abandoning;
+static volatile int merging; /* MPI_Finalize's merge runs: the measurement is over, its profile not written */
+
+static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+#define NFATAL (int)(sizeof fatal_signals / sizeof fatal_signals[0])
+
+/* The writer holds none of the rank's connections (the launcher's PMI
+ * socket, the MPI library's): the launcher must see this rank end exactly
+ * when the rank does. Standard error stays for HPROF_VERBOSE. */
+static void detach_descriptors(void)
+{
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        if (hprof_config.verbose == 0)
+            dup2(null, STDERR_FILENO);
+    }
+    long max = sysconf(_SC_OPEN_MAX);
+    for (long fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+        close((int)fd);
+}
+
+/* The writer: a detached grandchild, so that the dying rank goes on dying
+ * at once (the launcher sees the same exit, at the same moment, as without
+ * hprof) and the launcher's clean-up of the rank does not take the write
+ * with it. The grandchild has this process's memory as it was. */
+static void write_in_background(const char *reason)
+{
+    /* A folder that certainly cannot take the profile (full, read-only) is
+     * said here: the writer cannot tell anyone once the rank is gone. */
+    char err[512];
+    const char *what = merging ? "MPI_Finalize's merge did not end" : "MPI_Finalize not reached";
+    if (fallback_check_room(hprof_config.output, err, sizeof err) != 0) {
+        hprof_say("%s: %s; no partial profile written for this rank: %s", reason, what, err);
+        return;
+    }
+    pid_t child = fork();
+    if (child < 0) {
+        hprof_say("%s: %s; no partial profile written for this rank: fork failed", reason, what);
+        return;
+    }
+    if (child > 0) {
+        /* Only the short-lived middle process is waited for (a fork and a
+         * setsid, well under a millisecond): until it has put the writer in
+         * a session of its own, the launcher's kill of this rank's process
+         * group (MPICH's after MPI_Abort) would take the writer too. The
+         * write itself is not waited for: the line says what is tried, not
+         * what came of it. */
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+            ;
+        hprof_say("%s: %s; each rank that got this far tries to write its own "
+                  "partial profile (.rank%d.cubex for this one) in the background; a write that fails "
+                  "leaves none (HPROF_VERBOSE=1 says why)", reason,
+                  merging ? "MPI_Finalize's merge did not end, no profile of all ranks is written"
+                          : "MPI_Finalize not reached", my_rank);
+        return;
+    }
+    setsid();
+    if (fork() != 0)
+        _exit(0);
+    detach_descriptors();
+    signal_chain_release();
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    real_sigaction(SIGPIPE, &ign, NULL); /* the launcher may be gone */
+    run_attrs attrs;
+    run_attrs_local(&attrs, my_nranks);
+    char path[4096];
+    if (fallback_write(my_rank, my_nranks, hprof_config.output, reason, attrs.keys, attrs.values, attrs.count,
+                       path, sizeof path, err, sizeof err) != 0)
+        hprof_verbose(1, "partial profile not written: %s", err);
+    _exit(0);
+}
+
+void abandon_measurement(const char *reason)
+{
+    if (!(hprof_active || merging) || __atomic_exchange_n(&abandoning, 1, __ATOMIC_SEQ_CST))
+        return;
+    if (merging) {
+        hprof_merge_drop_output(); /* never half a profile; every thread is closed already */
+    } else {
+        hprof_active = 0;
+        hprof_thread_freeze(0);
+        for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
+            t->depth++; /* no more samples anywhere */
+            hprof_thread_close(t, sampler_clock_ns());
+        }
+    }
+    write_in_background(reason);
+}
+
+void abandon_merge_begins(void)
+{
+    __atomic_store_n(&merging, 1, __ATOMIC_SEQ_CST);
+}
+
+void abandon_merge_ended(void)
+{
+    __atomic_store_n(&merging, 0, __ATOMIC_SEQ_CST);
+}
+
+static void at_exit(void)
+{
+    abandon_measurement("exit without MPI_Finalize");
+}
+
+/* A forked child is not the measured process: it never samples or writes. */
+static void in_child(void)
+{
+    if (abandoning)
+        return; /* our own fallback writer: it keeps what it needs */
+    hprof_active = 0;
+    abandoning = 1;
+    signal_chain_release();
+}
+
+/* The handlers that were there before ours (the MPI library's crash
+ * reporters, say), called after the fallback profile is written. */
+static struct sigaction previous[NFATAL];
+
+static int fatal_index(int sig)
+{
+    for (int i = 0; i < NFATAL; i++)
+        if (fatal_signals[i] == sig)
+            return i;
+    return -1;
+}
+
+static void on_fatal(int sig, siginfo_t *info, void *ucontext)
+{
+    /* Whatever happens below, the process dies as it would have: the
+     * previous action is back in place and an alarm ends a write that got
+     * stuck on a lock the interrupted code held. */
+    int i = fatal_index(sig);
+    struct sigaction prev = previous[i];
+    real_sigaction(sig, &prev, NULL);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    real_sigaction(SIGALRM, &dfl, NULL);
+    alarm(10);
+    abandon_measurement(strsignal(sig));
+    alarm(0);
+    if (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN) {
+        raise(sig);
+    } else if (prev.sa_flags & SA_SIGINFO) {
+        prev.sa_sigaction(sig, info, ucontext);
+    } else {
+        prev.sa_handler(sig);
+    }
+}
+
+static int crash_signal(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT;
+}
+
+void abandon_arm(int rank, int nranks)
+{
+    my_rank = rank;
+    my_nranks = nranks;
+    atexit(at_exit);
+    pthread_atfork(NULL, NULL, in_child);
+    for (int i = 0; i < NFATAL; i++) {
+        int sig = fatal_signals[i];
+        if (real_sigaction(sig, NULL, &previous[i]) != 0 || previous[i].sa_handler == SIG_IGN)
+            continue;
+        /* A handler of the program's own for a signal it may survive (SIGTERM,
+         * SIGINT, SIGHUP) is left alone; crash signals are chained: the MPI
+         * libraries install crash reporters, and they still run after us. */
+        int is_default = previous[i].sa_handler == SIG_DFL && !(previous[i].sa_flags & SA_SIGINFO);
+        if (!is_default && !crash_signal(sig))
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_fatal;
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        real_sigaction(sig, &sa, NULL);
+    }
+}

@@ -1,0 +1,27 @@
+/*
+ * abandon.h - when MPI_Finalize will never come: exit() without it,
+ * MPI_Abort, a fatal signal (a crash, or the launcher killing the job after
+ * another rank died). Each rank that gets there writes its own fallback
+ * profile (report/profile/fallback.h) without any MPI communication, then the
+ * program goes on dying exactly as it would have: same exit status, same
+ * signal. Forked children never write anything.
+ */
+#ifndef HPROF_ABANDON_H
+#define HPROF_ABANDON_H
+
+/* Arms the exit, fork and fatal-signal hooks; called at MPI_Init. */
+void abandon_arm(int rank, int nranks);
+
+/* Writes this rank's fallback profile if the measurement still runs, or
+ * if MPI_Finalize's merge has begun and not ended. */
+void abandon_measurement(const char *reason);
+
+/* Around MPI_Finalize's merge and write: an MPI_Abort (from another
+ * thread) or a fatal signal (the launcher ending the job after another
+ * rank aborted) that comes meanwhile ends the merge before it wrote
+ * anything; each rank that gets there writes its own partial profile
+ * then, as before MPI_Finalize. */
+void abandon_merge_begins(void);
+void abandon_merge_ended(void);
+
+#endif

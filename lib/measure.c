@@ -1,0 +1,306 @@
+/*
+ * measure.c - what every MPI wrapper does around the PMPI call: decide whether
+ * the call is measured, time it, find its call path and add it to the
+ * thread's calling context tree.
+ *
+ * The common case is kept short (bench/callcost.c, cost_probe.h): one TLS
+ * access per call (begin keeps the thread in the call), the clock read
+ * inline, no atomics, and a call whose call site the unwinder still knows
+ * (unwind_mpi_cached: same frame, nothing entered or left since) finds its
+ * node in the thread's leaf memo, with no walk and no tree lookup: loops of
+ * MPI calls cost two clock reads and a few adds.
+ *
+ * Polling loops time one poll in N (poll_run.h): a poll that completes
+ * nothing from the frame of the thread's polling run costs a count and no
+ * clock read.
+ */
+#include "lib/measure.h"
+
+#include "lib/abandon.h"
+#include "core/cct.h"
+#include "core/config.h"
+#include "lib/cost_probe.h"
+#include "core/fn_table.h"
+#include "lib/papi_events.h"
+#include "lib/poll_run.h"
+#include "lib/runtime.h"
+#include "lib/thread.h"
+#include "unwind/unwind.h"
+
+/* The leaf memo's site for functions that are not unwound (their node is
+ * (not unwound)/function): no node has this id. */
+#define SITE_NOUNWIND (CCT_NONE - 1)
+
+/* The sampler never interrupts a wrapper's bookkeeping (depth > 0): keep
+ * the compiler from moving tree updates across the depth changes. */
+#define SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* Everything but the common case: before MPI_Init or after finalize,
+ * MPI_Abort, a thread's first call, MPI calls made inside a wrapper. */
+static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread *t)
+{
+    if (call->fn == hprof_abort_fn)
+        abandon_measurement("MPI_Abort"); /* also from another thread during MPI_Finalize's merge */
+    if (!hprof_active) {
+        hprof_w_unmeasured();
+        return;
+    }
+    if (!t && !(t = hprof_thread_enter()))
+        return;
+    call->thread = t;
+    /* MPI calls made from inside a wrapper (MPICH's Fortran layer calls the C
+     * MPI_ symbols, MPI-IO calls datatype functions) belong to the outer call. */
+    if (t->depth++ > 0) {
+        call->nested = 1;
+        return;
+    }
+    SIGNAL_FENCE();
+    for (int i = 0; i < HPROF_NBYTES; i++)
+        call->bytes[i] = 0;
+    call->measured = 1;
+    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU)
+        call->start_cpu_ns = sampler_cpu_read(&call->start_cpu_cost_ns);
+    call->start_ns = hprof_now_ns();
+    if (hprof_papi_nevents)
+        hprof_papi_call_begin(&t->papi); /* after the clock: its cost is MPI time */
+}
+
+/* A call's record as its wrapper starts: measured on thread t (NULL: not
+ * yet known), chained: a poll of the thread's run, 1 not timed, 2 timed. */
+static inline void call_start(hprof_call *call, int fn, void *frame, hprof_thread *t, int chained)
+{
+    call->fn = fn;
+    call->frame = frame;
+    call->measured = t != NULL;
+    call->nested = 0;
+    call->poll = 0;
+    call->chained = chained;
+    call->poll_end_ns = 0;
+    call->thread = t;
+}
+
+void hprof_call_begin(hprof_call *call, int fn, void *frame)
+{
+    COST_START();
+    hprof_thread *t = hprof_self;
+    call_start(call, fn, frame, NULL, 0);
+    if (__builtin_expect(!hprof_active || !t || t->depth || fn == hprof_abort_fn ||
+                         hprof_config.sampling_clock == HPROF_CLOCK_CPU || hprof_papi_nevents, 0)) {
+        begin_rare(call, t);
+        return;
+    }
+    t->depth = 1;
+    SIGNAL_FENCE();
+    call->thread = t;
+    call->measured = 1;
+    for (int i = 0; i < HPROF_NBYTES; i++)
+        call->bytes[i] = 0;
+    COST_MARK(0);
+    call->start_ns = hprof_now_ns();
+    if (__builtin_expect(t->poll.frame != NULL, 0)) {
+        if (poll_run_joins(t, frame) && (hprof_fn_table[fn].flags & HPROF_FN_POLL))
+            call->chained = 2; /* a poll of the run, timed (poll_run.h) */
+        else
+            poll_run_close(t, call->start_ns);
+    }
+    COST_MARK(1);
+}
+
+/* exact: ns was measured, not estimated (a poll of a run not timed) */
+static void add_call(cct_node *n, const hprof_call *call, uint64_t ns, int exact)
+{
+    n->counter[CCT_VISITS]++;
+    n->counter[CCT_MPI_TIME_NS] += ns;
+    if (ns < n->counter[CCT_MIN_NS] && exact)
+        n->counter[CCT_MIN_NS] = ns;
+    if (ns > n->counter[CCT_MAX_NS] && exact)
+        n->counter[CCT_MAX_NS] = ns;
+    for (int i = 0; i < HPROF_NBYTES; i++)
+        n->counter[CCT_BYTES_SENT + i] += call->bytes[i];
+    if (call->poll) {
+        n->counter[CCT_POLLS_FAILED]++;
+        n->counter[CCT_POLLS_FAILED_NS] += ns;
+    }
+}
+
+/* The node for this call by a walk (or, for functions that are not
+ * unwound, under (not unwound)); an artificial root when the unwind fails.
+ * *counter: the counter the call also adds to, or -1. */
+static uint32_t call_node(cct *tree, int fn, void *frame, int *counter)
+{
+    *counter = -1;
+    if (hprof_fn_nounwind && hprof_fn_nounwind[fn]) {
+        *counter = CCT_CALLS_NOT_UNWOUND;
+        if (cct_reserve(tree, 2) != 0)
+            return CCT_NONE;
+        return cct_child(tree, cct_child(tree, CCT_ROOT, CCT_KEY_NOT_UNWOUND), CCT_KEY_MPI_FN(fn));
+    }
+    /* The caller's node (under (unwind failed) with the frames that were
+     * known when the unwind fails); room for the leaf is reserved with it. */
+    int failed;
+    uint32_t node = unwind_mpi_node(tree, frame, &failed);
+    if (failed)
+        *counter = CCT_UNWIND_FAILURES;
+    if (node == CCT_NONE)
+        return CCT_NONE;
+    return cct_child(tree, node, CCT_KEY_MPI_FN(fn));
+}
+
+/* The call's site without a walk: SITE_NOUNWIND, the site's node, or
+ * CCT_NONE when only a walk can tell. Not with PAPI events (their
+ * readings go through call_node's path). */
+static inline uint32_t call_site(const hprof_call *call)
+{
+    if (__builtin_expect(hprof_papi_nevents != 0, 0))
+        return CCT_NONE;
+    if (hprof_fn_nounwind && hprof_fn_nounwind[call->fn])
+        return SITE_NOUNWIND;
+    return unwind_mpi_cached(call->frame);
+}
+
+static inline struct hprof_leaf_memo *memo_of(hprof_thread *t, uint32_t site, int fn)
+{
+    return &t->leaf_memo[(site * 7u + (uint32_t)fn) & (HPROF_LEAF_MEMO - 1)];
+}
+
+/* A known site's node for fn, remembered for the next call. */
+static __attribute__((noinline)) uint32_t memo_fill(hprof_thread *t, const hprof_call *call, uint32_t site,
+                                                    int *counter)
+{
+    uint32_t leaf;
+    if (site == SITE_NOUNWIND)
+        leaf = call_node(&t->tree, call->fn, call->frame, counter);
+    else
+        leaf = cct_reserve(&t->tree, 1) == 0 ? cct_child(&t->tree, site, CCT_KEY_MPI_FN(call->fn)) : CCT_NONE;
+    if (leaf == CCT_NONE || leaf == 0)
+        return CCT_NONE; /* the tree is full: not remembered */
+    struct hprof_leaf_memo *m = memo_of(t, site, call->fn);
+    *m = (struct hprof_leaf_memo){ site, leaf, call->fn, *counter };
+    return leaf;
+}
+
+/* The node by a walk; *site: the caller's node when the walk succeeded
+ * (the site unwind_mpi_cached tells the next call from the same frame),
+ * remembered with the node, else CCT_NONE. */
+static __attribute__((noinline)) uint32_t walked_node(hprof_thread *t, const hprof_call *call, int *counter,
+                                                      uint32_t *site)
+{
+    uint32_t leaf = call_node(&t->tree, call->fn, call->frame, counter);
+    *site = CCT_NONE;
+    if (leaf == CCT_NONE || leaf == 0 || *counter >= 0 || hprof_papi_nevents)
+        return leaf;
+    *site = t->tree.nodes[leaf].parent;
+    *memo_of(t, *site, call->fn) = (struct hprof_leaf_memo){ *site, leaf, call->fn, -1 };
+    return leaf;
+}
+
+/* Records a finished call on thread t. */
+static void record(hprof_thread *t, hprof_call *call)
+{
+    COST_RESTART();
+    int counter = -1;
+    uint32_t node;
+    uint32_t site = call_site(call);
+    int cached = site != CCT_NONE && site != SITE_NOUNWIND; /* the caller's activation is unchanged */
+    struct hprof_leaf_memo *m = memo_of(t, site, call->fn);
+    if (__builtin_expect(site != CCT_NONE && m->site == site && m->fn == call->fn && m->leaf, 1)) {
+        node = m->leaf;
+        counter = m->counter;
+    } else if (site != CCT_NONE) {
+        node = memo_fill(t, call, site, &counter);
+    } else {
+        node = walked_node(t, call, &counter, &site);
+    }
+    /* polls that completed nothing on the previous call's path (HPROF_VERBOSE=1) */
+    t->polls_repeated += (uint64_t)(call->poll & (site != CCT_NONE && site == t->last_site && call->fn == t->last_fn));
+    t->last_site = node == CCT_NONE ? CCT_NONE : site;
+    t->last_fn = call->fn;
+    COST_MARK(2);
+    /* a poll that completed nothing in the thread's polling run: a visit */
+    if (__builtin_expect(call->chained, 0) && call->poll && cached && node != CCT_NONE && counter < 0) {
+        int i = poll_run_enter(t, node, site, call->fn, call->frame);
+        if (i >= 0) {
+            if (call->chained == 2) {
+                t->poll.tallied++; /* counted above */
+                poll_run_timed(t, i, call->start_ns, call->poll_end_ns ? call->poll_end_ns : hprof_now_ns());
+            } else {
+                poll_run_add_recorded(t);
+            }
+            return;
+        }
+    }
+    /* The call's event counts: exact, from the read at its entry to now. */
+    if (__builtin_expect(hprof_papi_nevents != 0, 0))
+        hprof_papi_call_end(&t->papi, node == CCT_NONE ? NULL : t->tree.nodes[node].event);
+    /* The clock stops after the unwind: hprof's own cost per call is part of
+     * that call's MPI time, so it never inflates the computation time that
+     * the sampler attributes to the code around the call. */
+    uint64_t end = hprof_now_ns();
+    uint64_t ns = end - call->start_ns;
+    int exact = 1;
+    if (__builtin_expect(call->chained, 0)) {
+        /* the run ends (a poll that completed something, or whose path
+         * changed): a poll not timed gets the run's mean */
+        if (call->chained == 1) {
+            ns = poll_run_estimate(t, -1, end);
+            exact = 0;
+        }
+        poll_run_finish(t, end, ns);
+    } else if (call->poll && cached && node != CCT_NONE && hprof_config.poll_stride_us &&
+               hprof_config.sampling_clock == HPROF_CLOCK_WALL && !hprof_papi_nevents) {
+        poll_run_open(t, call->frame, end, ns);
+    }
+    COST_MARK(3);
+    /* The sampler subtracts MPI time on its own clock (on the CPU clock at
+     * the end of the bookkeeping, below). */
+    if (__builtin_expect(hprof_config.sampling_clock != HPROF_CLOCK_CPU, 1))
+        sampler_add_mpi_time(&t->sampling, ns);
+    /* At the tree's cap the call still counts, under (call tree full). */
+    cct_node *n = &t->tree.nodes[cct_or_full(&t->tree, node)];
+    add_call(n, call, ns, exact);
+    if (counter >= 0)
+        n->counter[counter]++;
+    COST_MARK(4);
+    uint32_t bucket = timeline_add_call(&t->timeline, end, ns, call->bytes[HPROF_BYTES_SENT],
+                                        call->bytes[HPROF_BYTES_RECEIVED]);
+    path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, cct_or_full(&t->tree, node), end, ns);
+    /* On the CPU clock the call's time runs from the read at its entry to
+     * this one, the last of its bookkeeping, plus the parts of the two
+     * reads outside them (about one read's cost, sampler.h): all of it
+     * hprof's or MPI's, none of it the program's computation. */
+    if (__builtin_expect(hprof_config.sampling_clock == HPROF_CLOCK_CPU, 0)) {
+        uint64_t cost, cpu = sampler_cpu_read(&cost);
+        sampler_add_mpi_time(&t->sampling, cpu - call->start_cpu_ns + (call->start_cpu_cost_ns + cost) / 2);
+    }
+    COST_MARK(5);
+}
+
+/* ---- polls in the thread's polling run (measure.h, poll_run.h) ---------- */
+
+void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame, uint64_t start_ns)
+{
+    uint64_t end = start_ns ? hprof_now_ns() : 0; /* a timed poll's end first */
+    call_start(call, fn, frame, t, start_ns ? 2 : 1);
+    call->start_ns = start_ns;
+    call->poll_end_ns = end;
+    for (int i = 0; i < HPROF_NBYTES; i++)
+        call->bytes[i] = 0;
+}
+
+/* Shared with hprof_runtime_start (MPI_Init's own call). */
+void hprof_record_call(hprof_call *call)
+{
+    record(hprof_self, call);
+}
+
+void hprof_call_end(hprof_call *call)
+{
+    hprof_thread *t = call->thread;
+    if (!t)
+        return;
+    if (call->measured)
+        record(t, call);
+    SIGNAL_FENCE();
+    t->depth--;
+    COST_MARK(6);
+}

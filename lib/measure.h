@@ -1,0 +1,118 @@
+/*
+ * measure.h - the interface between the generated MPI wrappers and the runtime.
+ *
+ * Every measured MPI wrapper does:
+ *
+ *     hprof_call call;
+ *     hprof_call_begin(&call, HPROF_FN_MPI_Send, HPROF_FRAME);
+ *     rc = PMPI_Send(...);
+ *     if (call.measured) call.bytes[HPROF_BYTES_SENT] += ...;
+ *     hprof_call_end(&call);
+ *
+ * hprof_call_begin() decides whether the call is measured (measured == 0
+ * before MPI_Init, after MPI_Finalize, and for MPI calls made from inside
+ * another wrapper, e.g. MPICH's Fortran layer calling the C MPI_ symbols),
+ * takes the start time and marks the thread as "inside MPI" for the sampler.
+ * hprof_call_end() takes the end time, finds the call path and adds visits,
+ * time, min/max time and the bytes to that call path's node.
+ *
+ * Nothing here allocates or locks.
+ */
+#ifndef HPROF_MEASURE_H
+#define HPROF_MEASURE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* start_ns is on hprof's clock; MPI_Init's wrapper reads its anchor. */
+#include "core/clock.h"
+
+enum hprof_bytes_kind {
+    HPROF_BYTES_SENT,
+    HPROF_BYTES_RECEIVED,
+    HPROF_BYTES_PUT,
+    HPROF_BYTES_GET,
+    HPROF_IO_BYTES_READ,
+    HPROF_IO_BYTES_WRITTEN,
+    HPROF_NBYTES
+};
+
+typedef struct hprof_call {
+    uint64_t start_ns;
+    void *frame;     /* the wrapper's frame: the call path's walk starts at its caller */
+    int fn;          /* index into hprof_fn_table */
+    int measured;    /* 0: the call passes through unmeasured */
+    int nested;      /* private to the runtime, as is thread */
+    struct hprof_thread *thread; /* the calling thread's state when measured or nested */
+    int chained;     /* private: a poll of the thread's polling run (measure.c): 1 not timed, 2 timed */
+    uint64_t poll_end_ns; /* private: a timed poll's end when read just after its PMPI call, else 0 */
+    int poll;        /* set by a test or probe wrapper that completed nothing */
+    uint64_t start_cpu_ns; /* private: on the cpu sampling clock only */
+    uint64_t start_cpu_cost_ns; /* private: that read's cost (sampler_cpu_read) */
+    uint64_t bytes[HPROF_NBYTES];
+} hprof_call;
+
+/* The wrapper's own frame (wrappers are compiled with frame pointers): its
+ * return address and its caller's registers are where every call path
+ * starts, so that the walk need not step through hprof's own frames. */
+#define HPROF_FRAME __builtin_frame_address(0)
+
+void hprof_call_begin(hprof_call *call, int fn, void *frame);
+void hprof_call_end(hprof_call *call);
+
+/* Polls (MPI_Test*, MPI_Iprobe, MPI_Improbe) from the frame of the
+ * thread's polling run (lib/poll_run.h) take a shorter path, since
+ * in a loop whose own work misses the cache every instruction counts:
+ *
+ *     hprof_call call;
+ *     uint64_t t0 = 0;                  (the one poll in N timed: its start)
+ *     struct hprof_thread *run = hprof_poll_join(HPROF_FRAME, &t0);
+ *     if (run) call.measured = 1; else hprof_call_begin(&call, fn, HPROF_FRAME);
+ *     rc = PMPI_Test(...);
+ *     if (run) {
+ *         if (<completed nothing> && hprof_poll_again(run, fn, HPROF_FRAME, t0)) return rc;
+ *         hprof_poll_resume(&call, run, fn, HPROF_FRAME, t0);
+ *     }
+ *     ... as any wrapper, from the bytes on
+ *
+ * hprof_poll_join and hprof_poll_again are inline, in poll_run.h;
+ * hprof_poll_resume makes call what hprof_call_begin would have made.
+ * MPI_Test, MPI_Testany of one request, MPI_Iprobe and MPI_Improbe have a
+ * leaner path in front of that one (wrappers/README.md):
+ *
+ *     run = hprof_poll_latest(fn, HPROF_FRAME, &t0);   (on the run's latest entry?)
+ *     if (!run) return general(HPROF_FRAME, ...);  (the wrapper above)
+ *     keep the request; rc = PMPI_Test(...);
+ *     if (<completed nothing>) { hprof_poll_counted(run, t0); return rc; }
+ *     hprof_poll_resume(&call, run, fn, frame, t0); ... as any wrapper */
+void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame, uint64_t start_ns);
+
+/* The second half of hprof_call_end() for a measured call: finds the call
+ * path and adds the call to its node. Also records the call that opened
+ * the measurement (MPI_Init's, or the first session's), which the runtime
+ * measures after the fact (hprof_runtime_start, hprof_runtime_record_init). */
+void hprof_record_call(hprof_call *call);
+
+/* Called by hprof_call_begin() for an MPI call while the measurement is off;
+ * in wrappers/wrap_support.c, which knows the init wrappers' state: the first
+ * call that finds MPI initialised although no init wrapper started the
+ * measurement says so, once (lib/run_marks.h). */
+void hprof_w_unmeasured(void);
+
+/* Lifecycle, called (through wrappers/wrap_support.c) by the generated
+ * MPI_Init / MPI_Init_thread wrappers after PMPI_Init* returned MPI_SUCCESS,
+ * or by the first MPI_Session_init (fn and start_ns describe the init call
+ * itself, so it is recorded like any other MPI call; comm spans all
+ * processes: MPI_COMM_WORLD, or one derived from a session), and by the
+ * MPI_Finalize wrapper before PMPI_Finalize, or the last
+ * MPI_Session_finalize before its PMPI call (merges and writes the profile
+ * over comm). */
+void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm);
+void hprof_runtime_stop(void);
+/* An init call (MPI_Init after a session opened the measurement, a session
+ * opened while another thread's opened it, or the opening call itself)
+ * recorded like any MPI call: from start_ns to now. */
+void hprof_runtime_record_init(int fn, uint64_t start_ns);
+
+#endif

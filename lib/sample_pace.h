@@ -1,0 +1,41 @@
+/*
+ * sample_pace.h - a thread's sampling rate held to what its handler can
+ * afford. A sample costs the thread the handler's time (a walk of its
+ * stack; more with Python frames, unwind/python/py_runtime.h); at a high rate, on
+ * a busy machine or with costly walks, that time can reach the interval
+ * itself, and then the thread does little but take samples (mpi4py at
+ * 5-10 kHz never finished). Over each window of PACE_WINDOW counted
+ * samples the handler's time, as its middle sample's times PACE_WINDOW
+ * (samples preempted inside the handler on a busy machine say nothing of
+ * its cost), is set against the time that passed: above PACE_MOST of it
+ * in two windows in a row, the thread's timer period doubles (to a
+ * second at most); below a quarter of that, it halves again, back to the
+ * rate asked for. Sample weights are measured intervals, so a slower rate
+ * changes no total, only the resolution. Async-signal-safe.
+ */
+#ifndef HPROF_SAMPLE_PACE_H
+#define HPROF_SAMPLE_PACE_H
+
+#include <stdint.h>
+
+#define PACE_WINDOW 8
+#define PACE_MOST_NUM 1   /* the handler's share of a thread's time: 1/4 at most */
+#define PACE_MOST_DEN 4
+#define PACE_LONGEST_NS 1000000000ull
+
+typedef struct sample_pace {
+    uint64_t nominal_ns, period_ns;  /* the period asked for; the one in force */
+    uint64_t longest_ns;             /* the longest that was in force */
+    uint64_t window_start_ns;
+    uint64_t window_spent_ns[PACE_WINDOW]; /* each sample's time in the handler */
+    uint32_t window_samples;
+    int over;                        /* the last window was over PACE_MOST */
+} sample_pace;
+
+void sample_pace_start(sample_pace *p, uint64_t period_ns, uint64_t now_ns);
+
+/* After a counted sample whose handler took spent_ns and ended at now_ns:
+ * the period to set, or 0 to keep the one in force. */
+uint64_t sample_pace_after(sample_pace *p, uint64_t spent_ns, uint64_t now_ns);
+
+#endif

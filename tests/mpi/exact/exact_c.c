@@ -6,7 +6,8 @@
  * to exact.expect.RANK:
  *
  *   visits REGION N     calls of REGION on this rank
- *   time REGION S       seconds in its outermost calls, as the program saw them
+ *   time REGION S SLACK seconds in its outermost calls, as the program saw them,
+ *                       SLACK of them in calls the thread was switched out in
  *   bound REGION S      seconds of a loop whose calls of REGION end by longjmp
  *   outside REGION S    of which the program computed S right after the
  *                       jump, outside every selected function
@@ -14,10 +15,13 @@
  * The work differs by rank (rank r: 100 + 10 r steps), so that a profile
  * that mixed ranks up fails.
  */
+#define _GNU_SOURCE /* RUSAGE_THREAD (timed_call.h) */
 #include <mpi.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "timed_call.h"
 
 #define NOINLINE __attribute__((noinline))
 
@@ -98,16 +102,18 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    double t_solve = 0, t_rec = 0, t_jump = 0, outside = 0;
+    double t_jump = 0, outside = 0;
+    timed_span t_solve = { 0, 0 }, t_rec = { 0, 0 };
+    long sw;
     for (int k = 0; k < 2; k++) {
-        double t0 = MPI_Wtime();
+        double t0 = timed_begin(&sw);
         sink += solve(100 + 10 * rank);
-        t_solve += MPI_Wtime() - t0;
+        timed_end(&t_solve, t0, sw);
     }
     for (int k = 0; k < 3 + rank; k++) {
-        double t0 = MPI_Wtime();
+        double t0 = timed_begin(&sw);
         sink += (double)rec(10000);
-        t_rec += MPI_Wtime() - t0;
+        timed_end(&t_rec, t0, sw);
     }
     for (int k = 0; k < 50 + rank; k++) {
         double t0 = MPI_Wtime();
@@ -125,8 +131,8 @@ int main(int argc, char **argv)
     fprintf(f, "visits solve %ld\nvisits step %ld\nvisits rec %ld\nvisits jumper %ld\nvisits deep %ld\n", n_solve,
             n_step, n_rec, n_jumper, n_deep);
     fprintf(f, "notvisits leaf %ld\n", n_leaf);
-    fprintf(f, "time solve %.9f\ntime rec %.9f\nbound jumper %.9f\noutside jumper %.9f\n", t_solve, t_rec, t_jump,
-            outside);
+    fprintf(f, "time solve %.9f %.9f\ntime rec %.9f %.9f\n", t_solve.spent, t_solve.slack, t_rec.spent, t_rec.slack);
+    fprintf(f, "bound jumper %.9f\noutside jumper %.9f\n", t_jump, outside);
     fclose(f);
     MPI_Finalize();
     return 0;

@@ -16,6 +16,8 @@
 #include <cstdio>
 #include <string>
 
+#include "timed_call.h"
+
 #define NOINLINE __attribute__((noinline))
 
 static long n_top, n_middle, n_thrower, n_relay, n_local;
@@ -90,11 +92,14 @@ int main(int argc, char **argv)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int n = 300 + 30 * rank;
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < n; i++)
+    timed_span t_top = { 0, 0 }, t_local = { 0, 0 };
+    long sw;
+    for (int i = 0; i < n; i++) {
+        double t1 = timed_begin(&sw);
         sink += solver::top(i);
-    double t_top = MPI_Wtime() - t0, outside = 0;
-    t0 = MPI_Wtime();
+        timed_end(&t_top, t1, sw);
+    }
+    double outside = 0, t0 = MPI_Wtime();
     for (int i = 0; i < n; i++) {
         try {
             sink += solver::middle(i);
@@ -110,10 +115,11 @@ int main(int argc, char **argv)
             sink += 1;
         }
     }
-    t0 = MPI_Wtime();
-    for (int i = 0; i < 20; i++)
+    for (int i = 0; i < 20; i++) {
+        double t1 = timed_begin(&sw);
         sink += solver::local(10 + rank);
-    double t_local = MPI_Wtime() - t0;
+        timed_end(&t_local, t1, sw);
+    }
     double all = 0;
     MPI_Allreduce((void *)&sink, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     char name[64];
@@ -124,8 +130,9 @@ int main(int argc, char **argv)
     fprintf(f, "visits solver::top %ld\nvisits solver::middle %ld\nvisits solver::thrower %ld\n", n_top, n_middle,
             n_thrower);
     fprintf(f, "visits solver::relay %ld\nvisits solver::local %ld\n", n_relay, n_local);
-    fprintf(f, "time solver::top %.9f\ntime solver::local %.9f\n", t_top, t_local);
-    fprintf(f, "bound solver::middle %.9f\noutside solver::middle %.9f\n", t_middle + t_top, outside);
+    fprintf(f, "time solver::top %.9f %.9f\ntime solver::local %.9f %.9f\n", t_top.spent, t_top.slack, t_local.spent,
+            t_local.slack);
+    fprintf(f, "bound solver::middle %.9f\noutside solver::middle %.9f\n", t_middle + t_top.spent, outside);
     fclose(f);
     MPI_Finalize();
     return 0;

@@ -11,10 +11,13 @@
  * that REGION could not have been patched earlier than S seconds after
  * MPI_Init returned (hprof counts from its entry).
  */
+#define _GNU_SOURCE /* RUSAGE_THREAD (timed_call.h) */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <time.h>
+
+#include "timed_call.h"
 
 static double now(void)
 {
@@ -41,11 +44,17 @@ int main(int argc, char **argv)
     long *calls = (long *)dlsym(h, "plug_calls");
     if (!solve || !calls)
         return 1;
-    double t_solve = 0, s = 0;
+    /* The first call is hprof's first walk into the new library (its
+     * recipes learned: milliseconds on a loaded machine, outside the
+     * function's exact time but inside a clock read around the call): it
+     * is counted, not timed. */
+    double s = solve(100 + 10 * rank);
+    timed_span t_solve = { 0, 0 };
+    long sw;
     for (int k = 0; k < 3; k++) {
-        double t0 = MPI_Wtime();
+        double t0 = timed_begin(&sw);
         s += solve(100 + 10 * rank);
-        t_solve += MPI_Wtime() - t0;
+        timed_end(&t_solve, t0, sw);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     char name[64];
@@ -53,8 +62,8 @@ int main(int argc, char **argv)
     FILE *f = fopen(name, "w");
     if (!f)
         return 1;
-    fprintf(f, "visits plug_solve %ld\nvisits plug_step %ld\ntime plug_solve %.9f\nsince plug_solve %.9f\n", calls[0],
-            calls[1], t_solve, t_open);
+    fprintf(f, "visits plug_solve %ld\nvisits plug_step %ld\ntime plug_solve %.9f %.9f\nsince plug_solve %.9f\n",
+            calls[0], calls[1], t_solve.spent, t_solve.slack, t_open);
     fclose(f);
     dlclose(h);
     if (s < 0)

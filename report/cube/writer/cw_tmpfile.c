@@ -79,19 +79,29 @@ static int check_target(const char *path, int overwrite_ok, char *err, size_t er
 /* The temporary being written (one at a time), for cw_tmp_drop_open(). */
 static char open_tmp[4096];
 static volatile int have_open_tmp;
+/* cw_tmp_drop_open() came in this process (an abort in another thread,
+ * while the merge goes on): a temporary the process creates from then on,
+ * or while it ran, goes at once. A child forked to write a rank's partial
+ * profile is another process: its files stay. */
+static volatile pid_t dropping;
 
 static void note_open(const char *tmp)
 {
     have_open_tmp = 0;
     if (tmp && strlen(tmp) < sizeof open_tmp) {
         memcpy(open_tmp, tmp, strlen(tmp) + 1);
-        __atomic_store_n(&have_open_tmp, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&have_open_tmp, 1, __ATOMIC_SEQ_CST);
     }
+    /* Against a drop that ran between the open and the store above: one
+     * of the two sees the other's store (both sequentially consistent). */
+    if (__atomic_load_n(&dropping, __ATOMIC_SEQ_CST) == getpid())
+        cw_tmp_drop_open();
 }
 
 void cw_tmp_drop_open(void)
 {
-    if (__atomic_exchange_n(&have_open_tmp, 0, __ATOMIC_ACQ_REL))
+    __atomic_store_n(&dropping, getpid(), __ATOMIC_SEQ_CST);
+    if (__atomic_exchange_n(&have_open_tmp, 0, __ATOMIC_SEQ_CST))
         unlink(open_tmp);
 }
 

@@ -8,6 +8,11 @@
 # the rest of both reads (a system call, ~0.8 us here), and the wrapper's
 # bookkeeping after the second, went to the next sample, mostly in comp()
 # (+9-14% before the fix). At 100 and 1000 Hz.
+# 20,000 ping-pongs of two ranks: MPICH's waits poll and yield, so on a
+# loaded machine each waits for the other to be scheduled (2,000 of them
+# took 19.8 s without hprof at load 15 on 2 cores, 0.8 s idle): a wider
+# time limit than a run's usual 60 s.
+MPI_TIMEOUT=${MPI_TIMEOUT_SLOW:-300}
 . "$(dirname "$0")/progs/lib.sh"
 require_built "cpu_alternate build"
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -19,10 +19,13 @@ hz = float(hz)
 FUNCS = ["func_a", "func_b", "func_c", "sleeper"]
 
 truth = {}
+share = {}   # rank -> the functions' CPU time / their wall time (GT_CLOCK=cpu)
 for line in open(out_path):
     f = line.split()
     if f and f[0] == "truth":
         truth[int(f[1])] = dict(zip(FUNCS, map(float, f[2:6])))
+    if f and f[0] == "share":
+        share[int(f[1])] = float(f[2])
 
 windows = {}
 for line in open(err_path):
@@ -82,9 +85,18 @@ for rank in sorted(truth):
         unweighted = incl[(rank, func, "samples")] / hz
         p = min(max(true / comp if comp else 0, 1e-9), 1)
         bound = 3 * comp * math.sqrt(p * (1 - p) / max(n, 1)) + 0.002
+        starved = clock == "cpu" and share.get(rank, 1.0) < 0.9
+        if starved:
+            # The kernel checks a CPU-time timer at its scheduler ticks, and
+            # only while the thread runs: a thread that had a fraction of a
+            # core ran in slices shorter than a tick, and its samples land
+            # where its slices meet ticks, not at random points of its CPU
+            # time (the binomial model's premise). Off by up to 20% then.
+            bound += 0.25 * true
         print("# rank %d %-8s truth %.4f weighted %.4f (err %+.4f) unweighted %.4f (err %+.4f) bound %.4f"
               % (rank, func, true, weighted, weighted - true, unweighted, unweighted - true, bound))
-        check(abs(weighted - true) <= bound, "rank %d: %s within 3 sigma" % (rank, func),
+        check(abs(weighted - true) <= bound, "rank %d: %s within 3 sigma%s" % (
+                  rank, func, " + 25%% (the thread had %.0f%% of a core)" % (100 * share[rank]) if starved else ""),
               "truth %.4f s, estimate %.4f s, bound %.4f s" % (true, weighted, bound))
         if true > 0.05:
             worst_weighted = max(worst_weighted, abs(weighted - true) / true)

@@ -19,6 +19,7 @@
 #include <time.h>
 
 static double spent[4];
+static double spent_wall; /* func_a, b, c on the wall clock: their share of a core */
 enum { A, B, C, SLEEP };
 
 static double now(void)
@@ -45,9 +46,9 @@ static __attribute__((noinline)) void spin(double seconds)
         ;
 }
 
-static __attribute__((noinline)) void func_a(double s) { double t = truth_now(); spin(s); spent[A] += truth_now() - t; }
-static __attribute__((noinline)) void func_b(double s) { double t = truth_now(); spin(s); spent[B] += truth_now() - t; }
-static __attribute__((noinline)) void func_c(double s) { double t = truth_now(); spin(s); spent[C] += truth_now() - t; }
+static __attribute__((noinline)) void func_a(double s) { double t = truth_now(), w = now(); spin(s); spent[A] += truth_now() - t; spent_wall += now() - w; }
+static __attribute__((noinline)) void func_b(double s) { double t = truth_now(), w = now(); spin(s); spent[B] += truth_now() - t; spent_wall += now() - w; }
+static __attribute__((noinline)) void func_c(double s) { double t = truth_now(), w = now(); spin(s); spent[C] += truth_now() - t; spent_wall += now() - w; }
 
 static __attribute__((noinline)) void sleeper(double seconds)
 {
@@ -109,6 +110,7 @@ int main(int argc, char **argv)
     phase_waits(scale, rank, size);
     sleeper(0.3 * scale);
     printf("truth %d %.6f %.6f %.6f %.6f\n", rank, spent[A], spent[B], spent[C], spent[SLEEP]);
+    printf("share %d %.4f\n", rank, spent_wall > 0 ? (spent[A] + spent[B] + spent[C]) / spent_wall : 1.0);
     fflush(stdout);
     MPI_Finalize();
     return 0;

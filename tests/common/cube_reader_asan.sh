@@ -7,7 +7,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 . "$ROOT/tests/common/cube_tools/build.sh"
 W=${TEST_TMP:-$(mktemp -d)}
-S=${CUBE_SAMPLES:-/work/shared/cube-samples}
+S=${CUBE_SAMPLES:-$ROOT/tests/common/data/scorep-samples}
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1: $2"; }
 

@@ -20,7 +20,7 @@ VIEW=${TEST_VIEW:-$ROOT/build/tools/hprof-view}
 W=${TEST_TMP:-$(mktemp -d)}
 D=$HERE/data/cubelib
 CL=${TEST_CUBELIB:-$ROOT/../shared/clients/cubelib-4.6}
-S=${CUBE_SAMPLES:-$ROOT/../shared/cube-samples}
+S=${CUBE_SAMPLES:-$ROOT/tests/common/data/scorep-samples}
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1: $2"; }
 

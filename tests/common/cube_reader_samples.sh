@@ -1,5 +1,5 @@
 #!/bin/bash
-# CUBE reader checks over the Score-P samples in /work/shared/cube-samples
+# CUBE reader checks over the Score-P samples in tests/common/data/scorep-samples
 # (or $CUBE_SAMPLES): values against the reference CSVs, every sample
 # loads, broken files give exit status 2 and one line on stderr.
 # TEST_VIEW picks the viewer (cube_reader_asan.sh passes a sanitized one);
@@ -8,7 +8,7 @@ set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 VIEW=${TEST_VIEW:-$ROOT/build/tools/hprof-view}
-S=${CUBE_SAMPLES:-/work/shared/cube-samples}
+S=${CUBE_SAMPLES:-$ROOT/tests/common/data/scorep-samples}
 P=${CHECK_PREFIX:-}
 TOOLS=$HERE/cube_tools
 W=${TEST_TMP:-$(mktemp -d)}

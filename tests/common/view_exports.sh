@@ -8,7 +8,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 . "$ROOT/tests/common/cube_tools/build.sh"
 VIEW=${TEST_VIEW:-$ROOT/build/tools/hprof-view}
 W=${TEST_TMP:-$(mktemp -d)}
-S=${CUBE_SAMPLES:-/work/shared/cube-samples}
+S=${CUBE_SAMPLES:-$ROOT/tests/common/data/scorep-samples}
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1: $2"; }
 

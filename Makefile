@@ -4,6 +4,8 @@
 #   make check         install missing Debian packages, build, run every test
 #   make demo          profile an example on 4 ranks and show the result
 #   make bench         overhead and accuracy benchmarks
+#   make check-clang, check-sanitizers, check-tsan, fuzz, format-check: what CI
+#                      runs beside make check (tests/checks.mk, .ci/run)
 #   make install PREFIX=/some/dir
 #
 # One build folder per MPI library: build/openmpi, build/mpich. Generated
@@ -190,3 +192,4 @@ print-%:
 	@:$(info $($*))
 
 include tools/hprof-view/fuzz.mk
+include tests/checks.mk

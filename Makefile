@@ -107,9 +107,9 @@ $(BUILD)/$(1)/libhprof.so: $$($(1)_OBJS) lib/exports.map
 # (tests/common/archive_symbols.sh). libhprof_internal.a keeps the objects
 # as they are, for the white-box tests that call internals.
 $(BUILD)/$(1)/libhprof.a: $$($(1)_OBJS)
-	$(LD) -r -o $(BUILD)/$(1)/obj/hprof.o $$^
-	objcopy --localize-hidden $(BUILD)/$(1)/obj/hprof.o
-	rm -f $$@ && ar rcs $$@ $(BUILD)/$(1)/obj/hprof.o
+	$(LD) -r -o $(BUILD)/$(1)/libhprof.o $$^
+	objcopy --localize-hidden $(BUILD)/$(1)/libhprof.o
+	rm -f $$@ && ar rcs $$@ $(BUILD)/$(1)/libhprof.o
 
 $(BUILD)/$(1)/libhprof_internal.a: $$($(1)_OBJS)
 	rm -f $$@ && ar rcs $$@ $$^

@@ -38,6 +38,12 @@ for a in $archives; do
     n=$(wc -l < "$W/globals")
     if [ -z "$bad" ]; then ok "archive symbols: $a defines $n globals, all MPI, hprof_ or of lib/exports.map"
     else notok "archive symbols: $a" "$(wc -l <<<"$bad") of $n globals outside the allowed set: $(head -n 12 <<<"$bad" | tr '\n' ' ')"; fi
+    # ...and still every interposer lib/exports.map names, and the wrappers
+    # (default visibility: localizing the hidden ones left them global).
+    missing=$(for p in $allowed MPI_Init MPI_Send mpi_send_; do
+                  [[ $p == *'*'* ]] || grep -qxF "$p" "$W/globals" || echo "$p"; done)
+    [ -z "$missing" ] && ok "archive symbols: $a still defines every interposer of lib/exports.map and the wrappers" ||
+        notok "archive symbols: $a defines the interposers and wrappers" "missing: $(tr '\n' ' ' <<<"$missing")"
 done
 
 # A program of its own with names hprof uses inside links statically.

@@ -11,7 +11,8 @@ ROOT=$(cd "$HERE/../.." && pwd)
 W=${TEST_TMP:-$(mktemp -d)}
 CC=${CC:-cc}
 ok() { echo "ok - $1"; }
-notok() { echo "not ok - $1: $2"; }
+failed=0
+notok() { echo "not ok - $1: $2"; failed=1; }
 cd "$ROOT" || exit 1
 srcs="unwind/recipe.c unwind/learner.c unwind/prelearn.c unwind/modules.c unwind/debug_files.c core/config.c core/log.c"
 # shellcheck disable=SC2086 # srcs are words
@@ -30,3 +31,4 @@ for threads in 6 12; do
               "exit $rc: $line $(grep -m1 -A12 'WARNING: ThreadSanitizer' "$W/err" | tr '\n' ' ' | cut -c1-900)"
     fi
 done
+exit $failed

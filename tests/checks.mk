@@ -27,6 +27,7 @@ check-tsan:
 
 # Generated code lives in the build folder; there is no third-party C code.
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find core unwind report lib wrappers tools tests bench examples -name '*.[ch]')
+CLANG_FORMAT ?= clang-format
 format-check:
-	@if ! command -v clang-format > /dev/null; then echo "format-check: skipped, no clang-format"; \
-	else clang-format --dry-run -Werror $(FORMAT_FILES) && echo "format-check: $(words $(FORMAT_FILES)) files as .clang-format says"; fi
+	@if ! command -v $(CLANG_FORMAT) > /dev/null; then echo "format-check: skipped, no $(CLANG_FORMAT)"; \
+	else $(CLANG_FORMAT) --dry-run -Werror $(FORMAT_FILES) && echo "format-check: $(words $(FORMAT_FILES)) files as .clang-format says"; fi

@@ -4,6 +4,8 @@
 #   make check         install missing Debian packages, build, run every test
 #   make demo          profile an example on 4 ranks and show the result
 #   make bench         overhead and accuracy benchmarks
+#   make check-clang, check-sanitizers, check-tsan, fuzz, format-check: what CI
+#                      runs beside make check (tests/checks.mk, .ci/run)
 #   make install PREFIX=/some/dir
 #
 # One build folder per MPI library: build/openmpi, build/mpich. Generated
@@ -40,8 +42,9 @@ endif
 # All runtime code goes to one section, hprof_text, so the sampler can tell
 # "inside hprof" from the program by address, linked statically or not
 # (core/own_code.h). Keeping every function in .text first makes that a
-# plain rename.
-RUNTIME_CFLAGS := -fno-reorder-functions -fno-reorder-blocks-and-partition
+# plain rename. (clang has neither option and does neither without a
+# profile: `make check-clang` sets RUNTIME_CFLAGS empty.)
+RUNTIME_CFLAGS ?= -fno-reorder-functions -fno-reorder-blocks-and-partition
 RUNTIME_TEXT   := objcopy --rename-section .text=hprof_text
 # ...except the thread trampoline, which sits below every thread's own frames.
 OUTSIDE_TEXT   := lib/thread_start.c
@@ -69,7 +72,7 @@ $(1)_OBJS := $$(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(RUNTIME_SRCS)) \
              $(BUILD)/$(1)/obj/gen/wrappers_f08.o $(BUILD)/$(1)/obj/gen/fn_table.o \
              $(BUILD)/$(1)/obj/gen/remapping_spec.o
 
-$(1): $(BUILD)/$(1)/libhprof.so $(BUILD)/$(1)/libhprof.a
+$(1): $(BUILD)/$(1)/libhprof.so $(BUILD)/$(1)/libhprof.a $(BUILD)/$(1)/libhprof_internal.a
 
 $(BUILD)/$(1)/gen/stamp: $(GEN_INPUTS)
 	@mkdir -p $$(@D)
@@ -97,7 +100,18 @@ $(BUILD)/$(1)/obj/%.o: %.c $(BUILD)/$(1)/gen/stamp
 $(BUILD)/$(1)/libhprof.so: $$($(1)_OBJS) lib/exports.map
 	mpicc.$(1) -shared -Wl,--version-script=lib/exports.map -o $$@ $$($(1)_OBJS) $(RUNTIME_LIBS)
 
+# libhprof.a: one relocatable object whose hidden symbols are made local,
+# so that a static link sees only what libhprof.so exports (MPI_*, the
+# Fortran names, the interposers of lib/exports.map) and no internal name
+# (cct_child, hmap_new, ...) collides with the program's own
+# (tests/common/archive_symbols.sh). libhprof_internal.a keeps the objects
+# as they are, for the white-box tests that call internals.
 $(BUILD)/$(1)/libhprof.a: $$($(1)_OBJS)
+	$(LD) -r -o $(BUILD)/$(1)/libhprof.o $$^
+	objcopy --localize-hidden $(BUILD)/$(1)/libhprof.o
+	rm -f $$@ && ar rcs $$@ $(BUILD)/$(1)/libhprof.o
+
+$(BUILD)/$(1)/libhprof_internal.a: $$($(1)_OBJS)
 	rm -f $$@ && ar rcs $$@ $$^
 
 -include $$($(1)_OBJS:.o=.d)
@@ -178,3 +192,4 @@ print-%:
 	@:$(info $($*))
 
 include tools/hprof-view/fuzz.mk
+include tests/checks.mk

@@ -18,7 +18,7 @@ for seed in $SEEDS; do
     for opt in -O2 -O3 "-O2 -fno-omit-frame-pointer"; do
         exe=rows$seed${opt// /}
         if ! { $MPICC -g $opt -c "g$seed.c" -o "$exe.o" && $MPICC row_sweep.o "$exe.o" -o "$exe" \
-                   "$TEST_LIBDIR/libhprof.a" $HPROF_LINK_LIBS; } >"$exe.build" 2>&1; then
+                   "$TEST_LIBDIR/libhprof_internal.a" $HPROF_LINK_LIBS; } >"$exe.build" 2>&1; then
             notok "rows $seed $opt build" "$(oneline "$exe.build" 300)"; continue
         fi
         nm -S --defined-only "$exe" | awk 'NF == 4 && ($3 == "T" || $3 == "t") { print $1, $2, $4 }' > "$exe.ranges"

@@ -5,8 +5,10 @@
 #   make fuzz                  run FUZZ_SECONDS (default 60) on FUZZ_JOBS (1) workers
 #   make fuzz FUZZ_SECONDS=600
 #
-# Seeds: the small Score-P samples (CUBE_SAMPLES) and profiles written by
-# the test generators (tests/common/cube_tools). The corpus grows in
+# Seeds: profiles written by the test generators (tests/common/cube_tools),
+# the files of tests/common/data (hprof's, and Score-P's and cubelib's that
+# cubelib's tools wrote) and two small Score-P samples (CUBE_SAMPLES,
+# tests/common/data/scorep-samples by default). The corpus grows in
 # build/fuzz/corpus and is kept between runs; crashes land in
 # build/fuzz/findings (crash-*, leak-*, timeout-*) and fail the target.
 # Rerun one finding: build/fuzz/fuzz_reader build/fuzz/findings/crash-...
@@ -14,7 +16,7 @@
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 1
 FUZZ_CC      ?= clang
-CUBE_SAMPLES ?= /work/shared/cube-samples
+CUBE_SAMPLES ?= tests/common/data/scorep-samples
 # Self-contained (its own wildcards, the default goal left alone), so it
 # can be included anywhere in the Makefile.
 FUZZ_SAVED_GOAL := $(.DEFAULT_GOAL)
@@ -34,7 +36,7 @@ $(FUZZ_DIR)/fuzz_reader: $(FUZZ_SRCS) $(FUZZ_HEADERS) tools/hprof-view/fuzz.mk
 	  -fno-sanitize-recover=undefined -I. $(FUZZ_SRCS) \
 	  -o $@ -lexpat -lz -lm -lpthread
 
-$(FUZZ_DIR)/seeds/stamp: tests/common/cube_tools/view_profiles.c tests/common/cube_tools/write_profile.c $(wildcard report/cube/writer/*.c)
+$(FUZZ_DIR)/seeds/stamp: $(wildcard tests/common/data/*.cubex tests/common/data/cubelib/*.cubex.gz) tests/common/cube_tools/view_profiles.c tests/common/cube_tools/write_profile.c $(wildcard report/cube/writer/*.c)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O1 -I. tests/common/cube_tools/view_profiles.c report/cube/writer/*.c -o $(FUZZ_DIR)/view_profiles -lz -lm
 	$(CC) -std=gnu11 -O1 -I. tests/common/cube_tools/write_profile.c report/cube/writer/*.c -o $(FUZZ_DIR)/write_profile -lz -lm
@@ -42,6 +44,9 @@ $(FUZZ_DIR)/seeds/stamp: tests/common/cube_tools/view_profiles.c tests/common/cu
 	$(FUZZ_DIR)/view_profiles drops $(@D)/drops.cubex
 	$(FUZZ_DIR)/view_profiles threads $(@D)/threads.cubex
 	$(FUZZ_DIR)/write_profile roundtrip $(@D)/rich.cubex > /dev/null
+	cp tests/common/data/*.cubex $(@D)/
+	for f in tests/common/data/cubelib/*.cubex.gz; do \
+	  gzip -dc $$f > $(@D)/$$(basename $$f .gz) || exit 1; done
 	for f in $(CUBE_SAMPLES)/call_tree_test/call_tree_test.cubex \
 	         $(CUBE_SAMPLES)/test_only_files/cube-values_example.cubex; do \
 	  [ -f $$f ] && cp $$f $(@D)/sample-$$(basename $$(dirname $$f)).cubex || true; done

@@ -46,15 +46,17 @@ int main(int argc, char **argv)
         return 1;
     /* The first call is hprof's first walk into the new library (its
      * recipes learned: milliseconds on a loaded machine, outside the
-     * function's exact time but inside a clock read around the call): it
-     * is counted, not timed. */
-    double s = solve(100 + 10 * rank);
+     * function's exact time but inside the program's clock reads around
+     * the call): all of its span is slack. */
     timed_span t_solve = { 0, 0 };
     long sw;
-    for (int k = 0; k < 3; k++) {
-        double t0 = timed_begin(&sw);
+    double s = 0;
+    for (int k = 0; k < 4; k++) {
+        double t0 = timed_begin(&sw), slack = t_solve.slack;
         s += solve(100 + 10 * rank);
         timed_end(&t_solve, t0, sw);
+        if (k == 0)
+            t_solve.slack = slack + (MPI_Wtime() - t0);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     char name[64];

@@ -16,6 +16,7 @@ extern char **environ;
 hprof_config_t hprof_config; /* hprof_config_load() sets the defaults */
 
 static void cap_sampling_rate(void);
+static void tell_log_verbose(void);
 
 static const char *const clocks[] = { "wall", "cpu", NULL }; /* enum hprof_sampling_clock */
 static const char *const polls[] = { "together", "split", NULL }; /* enum hprof_polls */
@@ -31,7 +32,8 @@ static const char *const callsites[] = { "merge", "split", NULL }; /* enum hprof
 /* Every variable hprof knows, in the order they are read (HPROF_VERBOSE
  * first: at 2 every rank prints the problems with the others). */
 static const hprof_var vars[] = {
-    INT("HPROF_VERBOSE", verbose, 0, 2, 0, "0..2; 2 prints from every rank"),
+    { "HPROF_VERBOSE", HPROF_VAR_INT, &hprof_config.verbose, 0, 2, 0, NULL, tell_log_verbose,
+      "0..2; 2 prints from every rank", 0 },
     STRING("HPROF_OUTPUT", output, "path of the profile; default: a new name in the working directory"),
     { "HPROF_SAMPLING_HZ", HPROF_VAR_INT, &hprof_config.sampling_hz, 0, 100000, 100, NULL,
       cap_sampling_rate, "sampling rate, 0 turns sampling off; above 10000 sampled at 10000", 0 },
@@ -217,10 +219,18 @@ static void read_var(const hprof_var *v)
         v->then();
 }
 
+/* log.c decides who speaks and how by the verbosity (it cannot ask
+ * config, which speaks through it). */
+static void tell_log_verbose(void)
+{
+    hprof_log_set_verbose(hprof_config.verbose);
+}
+
 void hprof_config_load(void)
 {
     for (int i = 0; i < NVARS; i++)
         set_default(&vars[i]);
+    tell_log_verbose();
     check_unknown_vars();
     for (int i = 0; i < NVARS; i++)
         read_var(&vars[i]);

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/config.h"
-
 static int log_rank = -1; /* -1: not known yet (before MPI_Init) */
+/* HPROF_VERBOSE, told by config.c as it reads it: log sits below config,
+ * which says what is wrong with the variables through it. */
+static int log_verbose;
 
 void hprof_log_set_rank(int rank) { log_rank = rank; }
 int hprof_log_rank(void) { return log_rank; }
+void hprof_log_set_verbose(int level) { log_verbose = level; }
 
 /* HPROFTEST_LOG=FILE: each line also appended to FILE, in one write. The
  * launchers forward the ranks' stderr in chunks that can split a line
@@ -33,7 +35,7 @@ static void emit(const char *fmt, va_list ap)
 {
     char line[1024];
     int n;
-    if (hprof_config.verbose >= 2 && log_rank >= 0)
+    if (log_verbose >= 2 && log_rank >= 0)
         n = snprintf(line, sizeof line, "hprof: [rank %d] ", log_rank);
     else
         n = snprintf(line, sizeof line, "hprof: ");
@@ -52,7 +54,7 @@ static void emit(const char *fmt, va_list ap)
 /* Rank 0 speaks; with HPROF_VERBOSE=2 every rank does. */
 static int this_rank_speaks(void)
 {
-    return log_rank <= 0 || hprof_config.verbose >= 2;
+    return log_rank <= 0 || log_verbose >= 2;
 }
 
 void hprof_say(const char *fmt, ...)
@@ -67,7 +69,7 @@ void hprof_say(const char *fmt, ...)
 
 void hprof_verbose(int level, const char *fmt, ...)
 {
-    if (hprof_config.verbose < level || !this_rank_speaks())
+    if (log_verbose < level || !this_rank_speaks())
         return;
     va_list ap;
     va_start(ap, fmt);

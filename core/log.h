@@ -9,6 +9,8 @@
 
 void hprof_log_set_rank(int rank);
 int  hprof_log_rank(void);
+/* HPROF_VERBOSE as read (core/config.c tells it; 0 before). */
+void hprof_log_set_verbose(int level);
 
 /* A message for the user, from rank 0 (and all ranks at verbosity 2). */
 void hprof_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 /*
- * dl_watch.c - code that dlclose unloads: dlclose is interposed so that the
- * module going is on record (name, range) before it goes, and afterwards
+ * dl_watch.c - code that dlclose unloads: dlclose is interposed
+ * (lib/interpose/dlclose.c) so that the module going is on record (name, range) before it goes, and afterwards
  * what was learned of its code is forgotten and the addresses recorded in
  * it are tied to it (unwind/modules.h hooks: recipe_forget,
  * hprof_thread_forget_code). Code that dlopen adds needs nothing here: the
@@ -10,15 +10,11 @@
  * dlopen itself is not interposed: glibc resolves a relative name with the
  * RUNPATH of the object that calls dlopen, which would become libhprof.
  */
-#include <dlfcn.h>
 #include <stdint.h>
 
 #include "lib/dl_watch.h"
 #include "unwind/modules.h"
-#include "lib/runtime.h"
 #include "lib/thread.h"
-
-typedef int (*dlclose_fn)(void *);
 
 static void on_module_change(int id, const module_rec *m, int live)
 {
@@ -30,19 +26,4 @@ void hprof_dl_watch_start(void)
 {
     modules_add_hook(on_module_change);
     modules_refresh();
-}
-
-__attribute__((visibility("default"))) int dlclose(void *handle)
-{
-    static dlclose_fn real_dlclose;
-    if (!real_dlclose)
-        real_dlclose = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
-    if (!real_dlclose)
-        return -1; /* cannot happen with glibc */
-    if (!hprof_active)
-        return real_dlclose(handle);
-    modules_refresh(); /* what may go is on record */
-    int rc = real_dlclose(handle);
-    modules_refresh(); /* what went is forgotten, and its addresses tied to it */
-    return rc;
 }

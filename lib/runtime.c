@@ -15,6 +15,7 @@
 #include "lib/dl_watch.h"
 #include "core/cct.h"
 #include "lib/exact/exact.h"
+#include "lib/interpose/interpose.h"
 #include "core/fn_table.h"
 #include "core/log.h"
 #include "lib/measure.h"
@@ -99,6 +100,7 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
     hprof_log_set_rank(rank);
     hprof_config_load();
     hprof_fn_nounwind = nounwind_parse(hprof_config.nounwind);
+    hprof_interpose_resolve(); /* before any walk: the program's signal handlers may walk */
     py_runtime_init(hprof_config.python); /* before the init call's own walk */
     hprof_thread *t = hprof_thread_get();
     if (!t) {

@@ -4,7 +4,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <string.h>
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
@@ -84,8 +83,7 @@ static int is_handler(const struct sigaction *a)
                                        : a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN;
 }
 
-__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
-                                                     struct sigaction *old)
+int signal_chain_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     int i = slot_of(sig);
     if (i < 0)
@@ -98,17 +96,4 @@ __attribute__((visibility("default"))) int sigaction(int sig, const struct sigac
             program_handles(sig);
     }
     return 0;
-}
-
-/* glibc's signal() does not go through sigaction's PLT entry. */
-__attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t handler)
-{
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = handler;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(sig, &sa, &old) != 0)
-        return SIG_ERR;
-    return old.sa_handler;
 }

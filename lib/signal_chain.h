@@ -26,6 +26,10 @@ void signal_chain_on_program_handler(void (*moved)(int sig));
  * longer measured). */
 void signal_chain_release(void);
 
+/* The program's sigaction (lib/interpose/signals.c): recorded for a
+ * signal hprof owns, else on to the signal router (signal_route.h). */
+int signal_chain_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
 /* Delivers a signal that is not hprof's to the program's action. */
 void signal_chain_forward(int sig, siginfo_t *info, void *ucontext);
 

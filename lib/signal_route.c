@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "unwind/interpose.h"
+#include "unwind/own_walk.h"
 #include "lib/signal_chain.h"
 
 static struct sigaction program[NSIG]; /* the program's action where routed */

@@ -1,6 +1,7 @@
 /*
- * thread_start.c - threads are measured from their start: pthread_create
- * (also OpenMP's, which calls it) is interposed so that a thread created
+ * thread_start.c - see thread_start.h. Threads are measured from their
+ * start: pthread_create (also OpenMP's, which calls it) is interposed
+ * (lib/interpose/pthread_create.c) so that a thread created
  * while the measurement runs gets its state and its sampling timer before it
  * runs a line of the program, and closes its sampling window when it ends
  * (returning, pthread_exit or cancellation), keeping its data for finalize.
@@ -8,7 +9,6 @@
  * passed straight through.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -20,8 +20,7 @@
 #include "lib/runtime.h"
 #include "lib/sampler.h"
 #include "lib/thread.h"
-
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+#include "lib/thread_start.h"
 
 typedef struct start_args {
     void *(*routine)(void *);
@@ -56,22 +55,15 @@ static void *hprof_thread_start(void *p)
     return ret;
 }
 
-__attribute__((visibility("default"))) int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-                                                          void *(*routine)(void *), void *arg)
+int thread_start_create(thread_create_fn real, pthread_t *thread, const pthread_attr_t *attr,
+                        void *(*routine)(void *), void *arg)
 {
-    static create_fn real_create;
-    if (!real_create)
-        real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
-    if (!real_create)
-        return EAGAIN; /* no pthread_create to call: cannot happen with glibc */
-    if (!hprof_active)
-        return real_create(thread, attr, routine, arg);
     start_args *a = malloc(sizeof *a);
     if (!a)
-        return real_create(thread, attr, routine, arg);
+        return real(thread, attr, routine, arg);
     a->routine = routine;
     a->arg = arg;
-    int rc = real_create(thread, attr, hprof_thread_start, a);
+    int rc = real(thread, attr, hprof_thread_start, a);
     if (rc != 0)
         free(a);
     return rc;

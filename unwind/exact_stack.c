@@ -2,7 +2,8 @@
 /*
  * exact_stack.c - see exact_stack.h. Compiled with -mgeneral-regs-only
  * (Makefile): the exit thunk calls exact_stack_leave with the returning
- * function's vector and x87 registers live.
+ * function's vector and x87 registers live. The exit thunk is here too:
+ * it and exact_stack_leave are one piece (each needs the other).
  */
 #if defined(__x86_64__)
 #include "unwind/exact_stack.h"
@@ -293,4 +294,26 @@ void exact_stack_free(exact_stack *x)
     x->top = x->cap = 0;
     x->disarmed = 0;
 }
+
+/* The exit thunk. A measured function returns here instead of to its
+ * caller: rsp is its slot + 8, its return values are in rax, rdx, xmm0,
+ * xmm1 (and st0, st1). exact_stack_leave (general registers only) pops the
+ * activation and gives the original return address, which the thunk jumps
+ * to with rsp as the return left it. It touches r11 (free at a return),
+ * and the caller-saved registers no return value lives in. */
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".globl hprof_exact_exit\n"
+        ".hidden hprof_exact_exit\n"
+        ".type hprof_exact_exit, @function\n"
+        "hprof_exact_exit:\n"
+        "  pushq %rax\n"
+        "  pushq %rdx\n"
+        "  leaq 16(%rsp), %rdi\n"   /* the sp after the return */
+        "  call exact_stack_leave\n" /* rsp is 16-byte aligned here: the return left slot + 8 */
+        "  movq %rax, %r11\n"
+        "  popq %rdx\n"
+        "  popq %rax\n"
+        "  jmp *%r11\n"
+        ".size hprof_exact_exit, . - hprof_exact_exit\n");
 #endif

@@ -5,7 +5,7 @@
  * The entry of a measured function (lib/exact/exact_entry.c) pushes an
  * entry here and replaces the return address in the function's slot (the
  * word its caller's call pushed) by the exit thunk, hprof_exact_exit
- * (exact_exit_x86_64.c), keeping the original: the same return-address
+ * (exact_stack.c), keeping the original: the same return-address
  * replacement the thunk stack does for unwound frames (thunk_stack.h), with
  * one exit for every depth, so recursion is only bounded by the stack's
  * capacity. The function returns into the exit thunk, which pops its entry,
@@ -18,9 +18,10 @@
  * by its slot: an entry whose slot lies at or below the slot of a new entry
  * (or of the one that returns) on the thread's own stack is gone; it is
  * closed then, at that time. longjmp and exception catches close theirs at
- * the jump (unwind/interpose.c). Anything that walks the stack itself gets
- * the original return addresses back first (disarm, as the thunks do), and
- * they are put back where the frame is still there (rearm).
+ * the jump (lib/interpose/unwinders.c). Anything that walks the stack
+ * itself gets the original return addresses back first (disarm, as the
+ * thunks do), and they are put back where the frame is still there
+ * (rearm).
  *
  * A call's time: inclusive, entry to exit; and self: inclusive minus the
  * time of the exact calls it made (MPI calls inside it stay in it: their
@@ -39,35 +40,9 @@
 #include <stdint.h>
 
 #include "core/cct.h"
+#include "unwind/exact_stack_types.h"
 
-typedef struct exact_entry {
-    uint64_t *slot;      /* the function's return-address slot */
-    uint64_t ra;         /* the return address it held */
-    uint64_t t0;         /* clock at the entry */
-    uint64_t inner_ns;   /* time of the exact calls it made (closed ones) */
-    cct_node *node;      /* counts the call's time; NULL: nothing to count */
-    int32_t armed;       /* EXACT_ARMED: the slot holds the exit thunk */
-    uint32_t fn;         /* the function's id (lib/exact) */
-    uint32_t site;       /* the node of the path down to its call site (CCT_NONE: none) */
-    int32_t depth;       /* that frame's depth in the thunk stack, -1: not known */
-} exact_entry;
-
-/* An entry's slot holds the exit thunk (armed), or its return address
- * again: for a walk of the program's (an exception, backtrace()) until
- * rearmed, or for the duration of hprof's own libunwind walk. */
-enum { EXACT_DISARMED = 0, EXACT_ARMED = 1, EXACT_OWN_WALK = 2 };
-
-typedef struct exact_stack {
-    exact_entry *e;       /* cap entries, mapped on first use; NULL before */
-    uint32_t top, cap;
-    volatile int busy;    /* an entry or exit is under way on this thread */
-    int disarmed;         /* entries EXACT_DISARMED */
-    uint64_t stack_lo, stack_hi; /* the thread's own stack (hi 0: unknown) */
-    uint64_t full;        /* calls not measured: the stack was full */
-    uint64_t abandoned;   /* activations left without their return */
-} exact_stack;
-
-/* The exit thunk (exact_exit_x86_64.c). */
+/* The exit thunk (exact_stack.c). */
 extern const char hprof_exact_exit[] __attribute__((visibility("hidden")));
 
 static inline uint64_t exact_exit_addr(void)

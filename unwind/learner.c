@@ -17,6 +17,7 @@
 #include <semaphore.h>
 #include <signal.h>
 
+#include "core/real_dl.h"
 #include "unwind/prelearn.h"
 #include "unwind/recipe.h"
 
@@ -61,7 +62,12 @@ static void *learner_main(void *unused)
     struct sched_param idle = { 0 };
     pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
     learner_drain(1); /* what samples queued before it ran comes first */
-    prelearn_program();
+    prelearn p;
+    if (prelearn_begin(&p)) {
+        while (prelearn_next(&p))
+            learner_drain(1); /* what samples missed meanwhile comes first */
+        prelearn_end(&p);
+    }
     for (;;) {
         while (sem_wait(&wakeup) != 0)
             ; /* EINTR */
@@ -85,7 +91,7 @@ void learner_start(void)
         return;
     /* libc's pthread_create: this thread is hprof's, not the program's,
      * and is neither measured nor sampled */
-    create_fn create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    create_fn create = (create_fn)hprof_dlsym(RTLD_NEXT, "pthread_create");
     if (!create || sem_init(&wakeup, 0, 0) != 0)
         return;
     pthread_atfork(NULL, NULL, learner_after_fork_child);

@@ -12,14 +12,17 @@
 #include "unwind/unwind.h"
 
 #if defined(__x86_64__)
-/* unw_backtrace itself is interposed: hprof's own walks call the real one
- * (interpose.h). */
-#include "unwind/interpose.h"
+/* unw_backtrace and unw_init_local2 themselves are interposed
+ * (lib/interpose/unwinders.c): hprof's own walks call the real ones
+ * (own_walk.h). */
+#include "unwind/own_walk.h"
 #define lu_backtrace hprof_real_unw_backtrace
+#define lu_init_local2 hprof_real_unw_init_local2
 #define lu_own_walk_begin hprof_own_walk_begin
 #define lu_own_walk_end hprof_own_walk_end
 #else
 #define lu_backtrace unw_backtrace
+#define lu_init_local2(c, uc, f) unw_init_local2(c, uc, f)
 #define lu_own_walk_begin(e) ((void)0)
 #define lu_own_walk_end() ((void)0)
 #endif
@@ -60,7 +63,7 @@ int lu_mpi_path(uint64_t *ips, int max)
 static int step_cursor(uint64_t *ips, int max, const void *ucontext)
 {
     unw_cursor_t cursor;
-    if (unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) != 0)
+    if (lu_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) != 0)
         return 0;
     int n = 0;
     do {
@@ -76,7 +79,7 @@ static int step_cursor(uint64_t *ips, int max, const void *ucontext)
 
 int lu_step_from_context(uint64_t *ips, int max, const void *ucontext)
 {
-    lu_own_walk_begin(1);
+    lu_own_walk_begin(0); /* the real unw_init_local2 makes the cursor */
     int n = step_cursor(ips, max, ucontext);
     lu_own_walk_end();
     return n;

@@ -36,11 +36,6 @@ void modules_refresh(void);
 /* Changes with every module that appeared or went. */
 uint64_t modules_generation(void);
 
-/* dlsym is interposed (unwind/interpose.c: hprof_dlsym_watch) to look for
- * code dlopen added; the declaration is libc's, here so that every layer
- * may call it. */
-void *dlsym(void *handle, const char *name);
-
 /* Number of modules ever recorded (ids 0..count-1), and the record of one
  * (a copy; 0, or -1 for a bad id). */
 int modules_count(void);

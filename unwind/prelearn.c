@@ -18,7 +18,6 @@
 #include <time.h>
 
 #include "core/config.h"
-#include "unwind/learner.h"
 #include "core/log.h"
 #include "unwind/recipe.h"
 
@@ -32,18 +31,11 @@
 #define DW_EH_PE_datarel 0x30
 #define DW_EH_PE_omit 0xff
 
-typedef struct table {
-    const int32_t *pairs; /* (start, fde) relative to hdr */
-    uint64_t hdr;
-    uint64_t count;
-    uint64_t base;        /* the executable's load address */
-} table;
-
 /* The first object the loader lists is the executable. */
 static int find_table(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    table *t = arg;
+    prelearn *t = arg;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_GNU_EH_FRAME || ph->p_memsz < 12)
@@ -75,33 +67,43 @@ static uint64_t cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void prelearn_program(void)
+int prelearn_begin(prelearn *p)
 {
+    *p = (prelearn){ 0 };
     if (!hprof_config.prelearn)
-        return;
-    table t = { 0, 0, 0, 0 };
-    dl_iterate_phdr(find_table, &t);
-    if (!t.count)
-        return;
-    void *dwfl = recipe_prelearn_begin("/proc/self/exe", t.base);
-    if (!dwfl)
-        return;
-    uint64_t n = t.count < PRELEARN_MAX_FUNCTIONS ? t.count : PRELEARN_MAX_FUNCTIONS;
-    uint64_t t0 = cpu_ns(), blocks = 0, i;
-    for (i = 0; i < n; i++) {
-        uint64_t start = t.hdr + (int64_t)t.pairs[2 * i];
-        uint64_t end = i + 1 < t.count ? t.hdr + (int64_t)t.pairs[2 * i + 2] : start + 4096;
-        int got = end > start ? recipe_prelearn(dwfl, start, end) : -1;
-        if (got < 0)
-            break;
-        blocks += (uint64_t)got;
-        learner_drain(1); /* what samples missed meanwhile comes first */
-        if (cpu_ns() - t0 > PRELEARN_MAX_NS)
-            break;
+        return 0;
+    dl_iterate_phdr(find_table, p);
+    if (!p->count)
+        return 0;
+    p->dwfl = recipe_prelearn_begin("/proc/self/exe", p->base);
+    if (!p->dwfl)
+        return 0;
+    p->n = p->count < PRELEARN_MAX_FUNCTIONS ? p->count : PRELEARN_MAX_FUNCTIONS;
+    p->t0 = cpu_ns();
+    return 1;
+}
+
+int prelearn_next(prelearn *p)
+{
+    if (p->i >= p->n || (p->i > 0 && cpu_ns() - p->t0 > PRELEARN_MAX_NS))
+        return 0;
+    uint64_t start = p->hdr + (int64_t)p->pairs[2 * p->i];
+    uint64_t end = p->i + 1 < p->count ? p->hdr + (int64_t)p->pairs[2 * p->i + 2] : start + 4096;
+    int got = end > start ? recipe_prelearn(p->dwfl, start, end) : -1;
+    if (got < 0) {
+        p->n = p->i; /* no further */
+        return 0;
     }
-    recipe_prelearn_end(dwfl);
+    p->blocks += (uint64_t)got;
+    p->i++;
+    return 1;
+}
+
+void prelearn_end(prelearn *p)
+{
+    recipe_prelearn_end(p->dwfl);
     hprof_verbose(1, "prelearned the recipes of %llu of the program's %llu functions (%llu recipes) in %.1f ms of CPU time",
-                  (unsigned long long)i, (unsigned long long)t.count, (unsigned long long)blocks,
-                  (double)(cpu_ns() - t0) * 1e-6);
+                  (unsigned long long)p->i, (unsigned long long)p->count, (unsigned long long)p->blocks,
+                  (double)(cpu_ns() - p->t0) * 1e-6);
 }
 #endif

@@ -11,16 +11,13 @@
 #include <sys/mman.h>
 
 #include "core/config.h"
-#include "unwind/interpose.h"
-#include "unwind/python/py_runtime.h"
-#include "unwind/unwind.h"
+#include "unwind/own_walk.h"
 #include "unwind/unwind_check.h"
 
 /* The thunk code finds top and epoch before ra[] (thunks_x86_64.c). */
 _Static_assert(offsetof(uw_thread, ra) == offsetof(uw_thread, top) + 8 &&
                offsetof(uw_thread, top) == offsetof(uw_thread, epoch) + 8, "uw_thread: epoch, top, ra[]");
 
-__thread uint64_t *hprof_thunk_tab __attribute__((tls_model("initial-exec")));
 __thread uw_thread *uw_self __attribute__((tls_model("initial-exec")));
 
 static int thunks_global = -1; /* -1: not decided yet */
@@ -55,7 +52,7 @@ uw_thread *thunk_stack_create(void)
     uw_thread *st = uw_self;
     if (st)
         return st;
-    hprof_interpose_resolve();
+    own_walk_resolve();
     void *p = mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
@@ -93,31 +90,5 @@ void thunk_stack_restore(uw_thread *st)
     st->top = 0;
     st->epoch++;
     st->unknown = 1;
-}
-
-void unwind_restore_thunks(void)
-{
-    uw_thread *st = uw_self;
-    if (!st)
-        return;
-    st->foreign = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (st->top > 0)
-        thunk_stack_restore(st);
-    exact_stack_disarm(&st->ex, current_sp());
-}
-
-void unwind_thread_end(void)
-{
-    uw_thread *st = uw_self;
-    if (!st)
-        return;
-    thunk_stack_restore(st); /* no thunk may run once its table is gone */
-    exact_stack_free(&st->ex); /* nor the exit thunk once the entries are */
-    uw_self = NULL;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    hprof_thunk_tab = NULL;
-    py_thread_free(st->py);
-    munmap(st, sizeof *st);
 }
 #endif

@@ -4,7 +4,9 @@
  * (ra[i], read by the thunk code: thunks.h) and the tree node of the path
  * down to depth i (node[i]). unwind_x86_64.c walks and pushes; this module
  * sets a thread's stack up, decides once whether thunks are used, and puts
- * the originals back (unwind_restore_thunks, unwind_thread_end: unwind.h).
+ * the originals back (thunk_stack_restore; restore.c does it for the
+ * thread with its exactly measured calls: unwind_restore_thunks,
+ * unwind_thread_end, unwind.h).
  * Restoring allocates nothing, takes no lock, and is async-signal-safe.
  */
 #ifndef HPROF_THUNK_STACK_H
@@ -13,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "unwind/exact_stack.h"
+#include "unwind/exact_stack_types.h"
 #include "unwind/thunks.h"
 
 /* A call site in the frame that made the latest MPI calls: the wrapper's

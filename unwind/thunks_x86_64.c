@@ -6,6 +6,10 @@
 #if defined(__x86_64__)
 #include "unwind/thunks.h"
 
+/* The table the thunks jump through, set by thunk_stack.c for each
+ * thread: here, with the code that reads it. */
+__thread uint64_t *hprof_thunk_tab __attribute__((tls_model("initial-exec")));
+
 __asm__(".text\n"
         ".p2align 5\n"
         ".globl hprof_thunks_start\n"

@@ -25,7 +25,7 @@
  * redirected after a call instruction, never the interrupted function's own
  * (a sample's top frame) nor a wrapper's; anything that walks the stack
  * itself (C++ exceptions, backtrace(), libunwind) or switches stacks gets
- * the originals back first (interpose.c).
+ * the originals back first (lib/interpose/unwinders.c).
  */
 #if defined(__x86_64__)
 #include "unwind/libunwind_walk.h"
@@ -37,7 +37,7 @@
 #include <ucontext.h>
 
 #include "unwind/exact_stack.h"
-#include "unwind/interpose.h"
+#include "unwind/own_walk.h"
 #include "core/own_code.h"
 #include "unwind/python/py_splice.h"
 #include "unwind/learner.h"

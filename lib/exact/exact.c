@@ -18,7 +18,7 @@
 #include "lib/exact/exact_tick.h"
 #include "unwind/exact_stack.h"
 #include "core/clock.h"
-#include "unwind/interpose.h"
+#include "lib/interpose/interpose.h"
 #include "core/log.h"
 #include "unwind/modules.h"
 #include "report/profile/symbols.h"

@@ -21,6 +21,7 @@
 #include "core/cct.h"
 #include "core/config.h"
 #include "core/hashmap.h"
+#include "core/real_dl.h"
 #include "unwind/modules.h"
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
@@ -102,7 +103,7 @@ symbols *symbols_open(void)
         return NULL;
     modules_refresh();
     s->dwfl = modules_dwfl(-1);
-    s->demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    s->demangle = (demangle_fn)hprof_dlsym(RTLD_DEFAULT, "__cxa_demangle");
     ssize_t n = readlink("/proc/self/exe", s->exe, sizeof s->exe - 1);
     s->exe[n > 0 ? n : 0] = '\0';
     return s;

@@ -1,150 +1,175 @@
 #!/bin/bash
-# Layers (issue 18): every #include "..." runs from a layer to itself or a
-# lower one. From low to high:
-#   core      core/: the calling context tree, clock, config, log, function
-#             table, own-code bounds, timeline and path log, HPROF_NOUNWIND parsing;
-#             core/ (issue 28's ground floor): core/select, which functions to
-#             measure exactly
-#   capture   unwind/ (call paths): core
-#   report    report/ (merge, symbols, CUBE writer and reader): core, and
-#             unwind/modules.h, the record of loaded code symbols resolve in,
-#             and unwind/python/py_codes.h, the record of Python code met;
-#             the runtime's state comes as a snapshot (report/profile/locations.h)
-#   view      tools/hprof-view/: the CUBE reader only
-#   runtime   the rest of lib/ (init/finalize, threads, sampler, PAPI): all
-#             but view; wrappers/ likewise.
-# KNOWN lists the includes that still break the order, each with what
-# removes it; one that is gone must leave the list too.
-# Since lib/ was split, the folder gives the layer: core is core/, the
-# runtime lib/ (and a file straight in lib/); the generated function
-# table is core, the generated wrappers are wrappers/. Besides locations.h,
-# report/ reads the runtime's PAPI event definitions through
-# report/merge/event_defs.h.
-# The same order holds for the symbols each object file of the build takes
-# from another (build/<mpi>/obj, make all); a symbol may also run upwards
-# when a header of a layer allowed to the user declares it: the lower layer
-# owns that interface, a higher one implements it.
+# Layers (issue 18, issue 28): hprof is a house of floors, one folder each,
+# from low to high:
+#   1 core         core/ (tree, clock, config, log, time line, path log,
+#                  hash map, id set, the selection language) and the
+#                  generated function table (gen/fn_table.c, gen/fn_ids.h)
+#   2 unwind       unwind/ and unwind/python/: call-path capture
+#   3 cube         report/cube/writer/ and report/cube/reader/: the CUBE4 format
+#   4 profile      report/profile/ (one rank's profile) and the generated
+#                  gen/remapping_spec.c
+#   5 merge        report/merge/: the ranks' merge
+#   6 lib          lib/ (the runtime; lib/exact/, lib/interpose/)
+#   7 wrappers     wrappers/ and the generated wrappers (gen/wrappers_*.c)
+#   -  view        tools/hprof-view/ (and its generated gen/view_html_template.c):
+#                  may use report/cube/reader/ only
+# A file depends on another when it includes it, or when it takes a symbol
+# the other defines: in the objects of the build (build/<mpi>/obj and
+# build/tools/obj after make all, read with nm), a symbol undefined in X
+# and defined in Y is an arrow X -> Y. A .c file and its own .h (same path
+# but for the suffix) are one file. Every arrow runs within a floor or
+# downwards, and no files depend on each other, directly or around a
+# circle (strongly connected components of the arrows). Nothing is exempt:
+# each arrow upwards and each circle is one "not ok" line, with what makes
+# it (the include, the symbols).
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/lib/common.sh"
-shopt -s nullglob
 
-KNOWN=()
-
-layer_of() { # FILE -> core capture reader report view runtime wrappers
-    case $1 in
-        gen/fn_table.*) echo core ;;
-        gen/*) echo wrappers ;;
-        core/* | core/*) echo core ;;
-        lib/*) echo runtime ;;
-        unwind/*) echo capture ;;
-        report/cube/reader/*) echo reader ;;
-        report/*) echo report ;;
-        tools/hprof-view/*) echo view ;;
-        wrappers/*) echo wrappers ;;
-    esac
-}
-
-allowed() { # FROM-LAYER TO-LAYER TO-FILE
-    case "$1:$2" in
-        core:core) return 0 ;;
-        capture:core | capture:capture) return 0 ;;
-        reader:reader) return 0 ;;
-        report:core | report:report | report:reader) return 0 ;;
-        report:capture) [ "$3" = unwind/modules.h ] || [ "$3" = unwind/python/py_codes.h ] ;;
-        view:view | view:reader) return 0 ;;
-        runtime:view | wrappers:view) return 1 ;;
-        runtime:* | wrappers:*) return 0 ;;
-        *) return 1 ;;
-    esac
-}
-
-declare -A where
-dup=""
-for h in lib/*.h lib/*/*.h core/*/*.h unwind/*.h report/*/*.h wrappers/*.h tools/hprof-view/*.h; do
-    b=$(basename "$h")
-    [ -n "${where[$b]:-}" ] && dup="$dup $b (${where[$b]}, $h)"
-    where[$b]=$h
-done
-# An include is found by its file name, wherever the -I paths put it: two
-# headers of one name would make its layer a guess.
-if [ -z "$dup" ]; then ok "layers: every header name is unique"
-else notok "layers: every header name is unique" "$dup"; fi
-
-bad=() known_seen=() n=0
-for f in lib/*.[ch] lib/*/*.[ch] core/*/*.[ch] unwind/*.[ch] report/*/*.[ch] wrappers/*.[ch] tools/hprof-view/*.[ch]; do
-    from=$(layer_of "$f")
-    while IFS= read -r inc; do
-        to_file=${where[$(basename "$inc")]:-}
-        [ -n "$to_file" ] || continue # generated (fn_ids.h) or not ours
-        n=$((n + 1))
-        to=$(layer_of "$to_file")
-        allowed "$from" "$to" "$to_file" && continue
-        if printf '%s\n' "${KNOWN[@]}" | grep -qxF "$f $inc"; then
-            known_seen+=("$f $inc")
-        else
-            bad+=("$f ($from) -> $to_file ($to)")
-        fi
-    done < <(grep -oE '^#include "[^"]+"' "$f" | cut -d'"' -f2)
-done
-
-if [ ${#bad[@]} -eq 0 ]; then
-    ok "layers: $n includes run downwards (known exceptions: ${#known_seen[@]})"
-else
-    notok "layers: every include runs downwards" "$(printf '%s; ' "${bad[@]}" | cut -c1-600)"
-fi
-
-# The same order for symbols: NAME is declared in a header that FROM-LAYER
-# may include (an interface owned below, implemented above).
-declared_for() { # FROM-LAYER NAME
-    local h
-    for h in $(grep -lw -- "$2" lib/*.h lib/*/*.h core/*/*.h unwind/*.h report/*/*.h wrappers/*.h 2>/dev/null); do
-        allowed "$1" "$(layer_of "$h")" "$h" || continue
-        # declared, not only named in a comment
-        grep -vE '^[[:space:]]*/?\*' "$h" | sed 's|/\*.*||' |
-            grep -qE "(^|[^A-Za-z0-9_])$2[[:space:]]*(\(|\[|;|=)" && return 0
-    done
-    return 1
-}
-# The objects of today's sources (a moved or deleted file's stays behind
-# in the build folder) and the generated ones.
-current_objects() {
-    local o
-    while read -r o; do
-        case $o in gen/*) echo "$o" ;; *) [ -f "$ROOT/${o%.o}.c" ] && echo "$o" ;; esac
-    done
-}
 objdirs=()
-for m in openmpi mpich; do [ -d "build/$m/obj" ] && objdirs+=("build/$m/obj"); done
+for d in build/openmpi/obj build/mpich/obj build/tools/obj; do [ -d "$d" ] && objdirs+=("$d"); done
 if [ ${#objdirs[@]} -eq 0 ]; then
-    notok "layers: every symbol runs downwards" "no build/<mpi>/obj: run make all first"
-else
-    sbad=() nsym=0
-    for d in "${objdirs[@]}"; do
-        # "object symbol defining-object" for every symbol one object takes
-        # from another
-        while read -r from sym def; do
-            nsym=$((nsym + 1))
-            fl=$(layer_of "${from%.o}.c") tl=$(layer_of "${def%.o}.c")
-            allowed "$fl" "$tl" "${def%.o}.h" && continue
-            declared_for "$fl" "$sym" && continue
-            sbad+=("$from ($fl) takes $sym from $def ($tl)")
-        done < <(cd "$d" && find . -name '*.o' | sed 's|^\./||' | sort | current_objects | xargs nm -P -A 2>/dev/null |
-                 awk '$3 == "U" { sub(/:$/, "", $1); use[$1 " " $2] = 1; next }
-                      $3 ~ /^[TDRBVWC]$/ { sub(/:$/, "", $1); def[$2] = $1 }
-                      END { for (k in use) { split(k, a, " ");
-                            if ((a[2] in def) && def[a[2]] != a[1]) print a[1], a[2], def[a[2]] } }' | sort)
-    done
-    if [ ${#sbad[@]} -eq 0 ]; then
-        ok "layers: $nsym symbols taken across object files run downwards (${objdirs[*]})"
-    else
-        notok "layers: every symbol runs downwards" "$(printf '%s; ' "${sbad[@]}" | cut -c1-600)"
-    fi
+    notok "layers: the build's objects" "no build/<mpi>/obj: run make all first"
+    exit 0
 fi
+gendir=""
+for d in build/openmpi/gen build/mpich/gen; do [ -d "$d" ] && { gendir=$d; break; }; done
 
-for k in "${KNOWN[@]}"; do echo "# still to do: $k"; done
-stale=""
-for k in "${KNOWN[@]}"; do
-    printf '%s\n' "${known_seen[@]+"${known_seen[@]}"}" | grep -qxF "$k" || stale="$stale [$k]"
-done
-if [ -z "$stale" ]; then ok "layers: every known exception still exists"
-else notok "layers: every known exception still exists" "fixed, so take it off KNOWN:$stale"; fi
+# "object-folder relative-object-path" per line, then nm -P -A of them all:
+# the objects of today's sources (a moved or deleted file's stays behind in
+# the build folder) and the generated ones
+nm_lines() {
+    local d o
+    for d in "${objdirs[@]}"; do
+        (cd "$d" && find . -name '*.o' | sed 's|^\./||' | sort | while read -r o; do
+            case $o in gen/*) echo "$o" ;; *) [ -f "$ROOT/${o%.o}.c" ] && echo "$o" ;; esac
+        done | xargs nm -P -A 2> /dev/null | sed "s|^|$d |")
+    done
+}
+
+python3 - "$gendir" <(nm_lines) <<'PY'
+import os, re, sys
+from collections import defaultdict
+
+gendir, nmfile = sys.argv[1], sys.argv[2]
+FLOORS = ["core", "unwind", "cube", "profile", "merge", "lib", "wrappers", "view"]
+RANK = {f: i for i, f in enumerate(FLOORS)}
+
+def floor(path):
+    for pre, f in (("gen/fn_table", "core"), ("gen/fn_ids", "core"), ("gen/remapping_spec", "profile"),
+                   ("gen/view_", "view"), ("gen/", "wrappers"), ("core/", "core"), ("unwind/", "unwind"), ("report/cube/", "cube"),
+                   ("report/profile/", "profile"), ("report/merge/", "merge"), ("lib/", "lib"),
+                   ("wrappers/", "wrappers"), ("tools/hprof-view/", "view")):
+        if path.startswith(pre):
+            return f
+    return None
+
+def node(path):  # a .c and its own .h are one file
+    return re.sub(r"\.[ch]$", "", path)
+
+def allowed(a, b):
+    fa, fb = floor(a), floor(b)
+    if fa == "view":  # the viewer reads profiles with the CUBE reader only
+        return fb == "view" or b.startswith("report/cube/reader/")
+    return RANK[fb] <= RANK[fa]
+
+arrows = defaultdict(set)  # (from, to) -> what makes it
+def arrow(a, b, why):
+    a, b = node(a), node(b)
+    if a != b and floor(a) and floor(b):
+        arrows[(a, b)].add(why)
+
+# includes: "path/from/the/root.h", or a generated gen/ header
+sources = []
+for top in ("core", "unwind", "report", "lib", "wrappers", "tools/hprof-view"):
+    for d, _, fs in os.walk(top):
+        sources += [os.path.join(d, f) for f in fs if f.endswith((".c", ".h"))]
+if gendir:
+    sources += ["gen/" + f for f in os.listdir(gendir) if f.endswith((".c", ".h"))]
+inc_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+nincludes = 0
+for f in sorted(sources):
+    real = os.path.join(gendir, f[4:]) if f.startswith("gen/") else f
+    for inc in inc_re.findall(open(real, errors="replace").read()):
+        if os.path.exists(inc) or (inc.startswith("gen/") and gendir and os.path.exists(os.path.join(gendir, inc[4:]))):
+            nincludes += 1
+            arrow(f, inc, "includes " + inc)
+
+# symbols: per object folder, which object defines a name, which take it
+defs = defaultdict(lambda: defaultdict(set))
+uses = defaultdict(list)
+for line in open(nmfile):
+    parts = line.split()
+    if len(parts) < 3:
+        continue
+    d, obj, name, t = parts[0], parts[1].rstrip(":"), parts[2], parts[3] if len(parts) > 3 else ""
+    src = obj[:-2] + ".c"
+    if t == "U":
+        uses[d].append((src, name))
+    elif t in ("T", "D", "B", "R", "V", "W", "C", "G", "S", "i", "u"):
+        defs[d][name].add(src)
+nsyms = set()
+for d, us in uses.items():
+    for src, name in us:
+        for definer in defs[d].get(name, ()):
+            if definer != src:
+                nsyms.add((src, name))
+                arrow(src, definer, name)
+
+def says(whys):
+    inc = sorted(w for w in whys if w.startswith("includes "))
+    sym = sorted(w for w in whys if not w.startswith("includes "))
+    out = inc[:2] + (["takes " + ", ".join(sym[:4]) + (" (+%d)" % (len(sym) - 4) if len(sym) > 4 else "")] if sym else [])
+    return "; ".join(out)
+
+bad = 0
+up = sorted((a, b) for (a, b) in arrows if not allowed(a, b))
+for a, b in up:
+    print("not ok - layers: %s (%s) -> %s (%s) runs upwards: %s" % (a, floor(a), b, floor(b), says(arrows[(a, b)])))
+    bad += 1
+if not up:
+    print("ok - layers: %d includes and %d symbols taken across files run within a floor or downwards "
+          "(core < unwind < cube < profile < merge < lib < wrappers; hprof-view: the reader)" % (nincludes, len(nsyms)))
+
+# circles: Tarjan's strongly connected components, iteratively
+succ = defaultdict(set)
+for a, b in arrows:
+    succ[a].add(b)
+index, low, on, stack, comps, n = {}, {}, set(), [], [], 0
+for root in sorted(succ):
+    if root in index:
+        continue
+    work = [(root, iter(sorted(succ[root])))]
+    index[root] = low[root] = n; n += 1; stack.append(root); on.add(root)
+    while work:
+        v, it = work[-1]
+        w = next(it, None)
+        if w is not None:
+            if w not in index:
+                index[w] = low[w] = n; n += 1; stack.append(w); on.add(w)
+                work.append((w, iter(sorted(succ[w]))))
+            elif w in on:
+                low[v] = min(low[v], index[w])
+            continue
+        work.pop()
+        if work:
+            low[work[-1][0]] = min(low[work[-1][0]], low[v])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop(); on.discard(w); comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                comps.append(sorted(comp))
+for comp in sorted(comps):
+    inside = set(comp)
+    why = ["%s -> %s: %s" % (a, b, says(arrows[(a, b)])) for a in comp for b in sorted(succ[a] & inside)]
+    why = "; ".join(why)
+    if len(why) > 1500:
+        why = why[:1500] + " ..."
+    print("not ok - layers: circle of %d files: %s (%s)" % (len(comp), " <-> ".join(comp), why))
+    bad += 1
+if not comps:
+    print("ok - layers: no files depend on each other, directly or around a circle (%d files)" % len(
+        {x for e in arrows for x in e}))
+PY

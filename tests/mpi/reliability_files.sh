@@ -70,11 +70,12 @@ else
 fi
 
 # --- exports ---------------------------------------------------------------------------------
-# Interposed to measure threads from their start, keep the program's signals,
-# and put the thunk stack's return addresses back before anything else walks
-# or switches the stack, note code that dlclose unloads, and end or patch
-# exactly measured calls (longjmp, a catch, dlsym) (README, lib/exports.map).
-interposed='pthread_create|pthread_exit|sigaction|signal|_Unwind_RaiseException|_Unwind_Resume|_Unwind_Resume_or_Rethrow|_Unwind_ForcedUnwind|_Unwind_Backtrace|backtrace|unw_backtrace|_ULx86_64_init_local|swapcontext|setcontext|dlclose|_ULx86_64_init_local2|dlsym|longjmp|_longjmp|siglongjmp|__longjmp_chk|__cxa_begin_catch'
+# Interposed (lib/interpose/) to measure threads from their start, keep the
+# program's signals, put the thunk stack's return addresses back before
+# anything else walks or switches the stack, end exactly measured calls that
+# an exception's catch or a longjmp leaves, note code that dlclose unloads
+# and patch code dlopen added at the program's dlsym (README, lib/exports.map).
+interposed='pthread_create|pthread_exit|sigaction|signal|_Unwind_RaiseException|_Unwind_Resume|_Unwind_Resume_or_Rethrow|_Unwind_ForcedUnwind|_Unwind_Backtrace|backtrace|unw_backtrace|_ULx86_64_init_local|swapcontext|setcontext|dlclose|_ULx86_64_init_local2|__cxa_begin_catch|longjmp|_longjmp|siglongjmp|__longjmp_chk|dlsym'
 bad=$(nm -D --defined-only "$TEST_LIBDIR/libhprof.so" | awk '{ print $3 }' \
       | grep -v -E '^(MPI_|mpi_)' | grep -v -x -E "$interposed" | head -5 | tr '\n' ' ')
 [ -z "$bad" ] && ok "libhprof.so exports only MPI/Fortran MPI symbols and the documented interposers" \

@@ -12,6 +12,7 @@
 
 #include "core/cct.h"
 #include "core/log.h"
+#include "core/real_dl.h"
 #include "unwind/python/py_codes.h"
 #include "unwind/python/py_ident.h"
 #include "unwind/python/py_layout.h"
@@ -282,8 +283,8 @@ static void find_eval(void *eval)
 
 void py_runtime_init(int enabled)
 {
-    const unsigned long *version = dlsym(RTLD_DEFAULT, "Py_Version");
-    const char *(*version_text)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "Py_GetVersion");
+    const unsigned long *version = hprof_dlsym(RTLD_DEFAULT, "Py_Version");
+    const char *(*version_text)(void) = (const char *(*)(void))hprof_dlsym(RTLD_DEFAULT, "Py_GetVersion");
     if (!version && !version_text)
         return; /* not a Python program */
     if (!enabled) {
@@ -296,11 +297,11 @@ void py_runtime_init(int enabled)
                          "with CPython 3.11 only)", (int)strcspn(v, " "), v);
         return;
     }
-    void *eval = dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
-    this_thread_state = (void *(*)(void))dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
-    uint64_t code_type = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
-    uint64_t unicode_type = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "PyUnicode_Type");
-    uint64_t bytes_type = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "PyBytes_Type");
+    void *eval = hprof_dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
+    this_thread_state = (void *(*)(void))hprof_dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+    uint64_t code_type = (uint64_t)(uintptr_t)hprof_dlsym(RTLD_DEFAULT, "PyCode_Type");
+    uint64_t unicode_type = (uint64_t)(uintptr_t)hprof_dlsym(RTLD_DEFAULT, "PyUnicode_Type");
+    uint64_t bytes_type = (uint64_t)(uintptr_t)hprof_dlsym(RTLD_DEFAULT, "PyBytes_Type");
     uint64_t at = (uint64_t)(uintptr_t)eval;
     if (!eval || !this_thread_state || !code_type || !unicode_type || !bytes_type ||
         !dl_iterate_phdr(find_object, &at) || py_codes_init() != 0) {

@@ -1,9 +1,9 @@
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE /* longjmp is defined here under its own name */
 /*
- * interpose.c - everything that walks or leaves the stack behind hprof's
+ * unwinders.c - everything that walks or leaves the stack behind hprof's
  * back gets the original return addresses back first (the thunk stack,
- * unwind_x86_64.c): the C++ unwinder (_Unwind_RaiseException, _Resume,
+ * unwind/unwind_x86_64.c): the C++ unwinder (_Unwind_RaiseException, _Resume,
  * _Resume_or_Rethrow, _ForcedUnwind, _Backtrace), glibc's backtrace() (it
  * reaches libgcc through its own dlopen, not through these symbols),
  * libunwind called by the program (unw_backtrace, unw_init_local),
@@ -11,7 +11,7 @@
  * nothing: a later walk finds the frames it left and ignores the stale
  * entries.
  *
- * Exactly measured calls (exact_stack.h) go the same way, and come back:
+ * Exactly measured calls (unwind/exact_stack.h) go the same way, and come back:
  * walks that return (backtrace(), unw_backtrace, _Unwind_Backtrace) put
  * the exit thunk back in the slots still live after them; an exception's
  * catch (__cxa_begin_catch) closes, at the catch, the calls the exception
@@ -21,21 +21,8 @@
  * not look like a frame of this thread's stack, the calls are found gone
  * later, by their slots).
  *
- * dlsym: see hprof_dlsym_watch (interpose.h).
- *
- * Signal masks: libunwind (built with its default, block-signals) sets a
- * full signal mask around dl_iterate_phdr and its internal locks, and it
- * must: a handler that siglongjmps out of a walk holding libunwind's lock
- * leaves it held, and the next walk waits forever (seen: 1 run in 8 of
- * tests/mpi/reliability_sigalrm.sh when those masks were made no-ops). In
- * hprof's own walks on the main thread that mask would hand a
- * process-directed signal (SIGALRM, SIGCHLD, ...) to another thread, an MPI
- * library's helper; so the walk says so (hprof_main_in_own_walk) and the
- * signal router (lib/signal_route.c) queues such a signal back to the main
- * thread, where it is handled once the walk is over. A handler on the same
- * thread that would enter libunwind during hprof's walk is refused too:
- * libunwind entered by anything else during that walk gets an error
- * (unw_init_local*) or no frames (unw_backtrace).
+ * libunwind entered during hprof's own walk on the same thread (a signal
+ * handler nested in it) is refused: see unwind/own_walk.h.
  */
 #if defined(__x86_64__)
 #include <dlfcn.h>
@@ -50,14 +37,15 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "unwind/exact_stack.h"
-#include "unwind/interpose.h"
-#include "unwind/modules.h"
 #include "core/own_code.h"
+#include "core/real_dl.h"
+#include "lib/interpose/interpose.h"
+#include "unwind/exact_stack.h"
+#include "unwind/own_walk.h"
 #include "unwind/thunk_stack.h"
 #include "unwind/unwind.h"
 
-/* libgcc's <unwind.h> is shadowed by ours (-Iunwind): its few types here */
+/* libgcc's <unwind.h>: the few of its types used here */
 typedef int _Unwind_Reason_Code;
 struct _Unwind_Exception;
 typedef void *_Unwind_Stop_Fn;
@@ -86,7 +74,7 @@ static void *next(void **cache, const char *name)
 {
     void *p = __atomic_load_n(cache, __ATOMIC_RELAXED);
     if (!p) {
-        p = dlsym(RTLD_NEXT, name);
+        p = hprof_dlsym(RTLD_NEXT, name);
         if (!p)
             abort(); /* the program called it, so it exists further down */
         __atomic_store_n(cache, p, __ATOMIC_RELAXED);
@@ -94,33 +82,33 @@ static void *next(void **cache, const char *name)
     return p;
 }
 
-/* Resolved when the measurement starts on a thread (unwind_thread_init),
- * so that calls from signal handlers (backtrace() in a crash handler, our
- * own fallback) need no dlsym; before that, on first use. No constructor:
- * a process that never calls MPI_Init runs untouched. */
+/* Resolved when the measurement starts (hprof_interpose_resolve), so
+ * that calls from signal handlers (backtrace() in a crash handler) need no
+ * dlsym; before that, on first use. No constructor: a process that never
+ * calls MPI_Init runs untouched. */
 void hprof_interpose_resolve(void)
 {
     static int done;
     if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
         return;
-    real_raise = dlsym(RTLD_NEXT, "_Unwind_RaiseException");
-    real_resume = dlsym(RTLD_NEXT, "_Unwind_Resume");
-    real_rethrow = dlsym(RTLD_NEXT, "_Unwind_Resume_or_Rethrow");
-    real_forced = dlsym(RTLD_NEXT, "_Unwind_ForcedUnwind");
-    real_ubt = dlsym(RTLD_NEXT, "_Unwind_Backtrace");
-    real_backtrace = dlsym(RTLD_NEXT, "backtrace");
-    real_swap = dlsym(RTLD_NEXT, "swapcontext");
-    real_set = dlsym(RTLD_NEXT, "setcontext");
-    real_exit = dlsym(RTLD_NEXT, "pthread_exit");
-    real_unw_bt = dlsym(RTLD_NEXT, "unw_backtrace");
-    real_init_local = dlsym(RTLD_NEXT, "_ULx86_64_init_local");
-    real_init_local2 = dlsym(RTLD_NEXT, "_ULx86_64_init_local2");
-    real_begin_catch = dlsym(RTLD_NEXT, "__cxa_begin_catch");
-    real_get_ip = dlsym(RTLD_NEXT, "_Unwind_GetIP");
-    real_longjmp = dlsym(RTLD_NEXT, "longjmp");
-    real__longjmp = dlsym(RTLD_NEXT, "_longjmp");
-    real_siglongjmp = dlsym(RTLD_NEXT, "siglongjmp");
-    real_longjmp_chk = dlsym(RTLD_NEXT, "__longjmp_chk");
+    real_raise = hprof_dlsym(RTLD_NEXT, "_Unwind_RaiseException");
+    real_resume = hprof_dlsym(RTLD_NEXT, "_Unwind_Resume");
+    real_rethrow = hprof_dlsym(RTLD_NEXT, "_Unwind_Resume_or_Rethrow");
+    real_forced = hprof_dlsym(RTLD_NEXT, "_Unwind_ForcedUnwind");
+    real_ubt = hprof_dlsym(RTLD_NEXT, "_Unwind_Backtrace");
+    real_backtrace = hprof_dlsym(RTLD_NEXT, "backtrace");
+    real_swap = hprof_dlsym(RTLD_NEXT, "swapcontext");
+    real_set = hprof_dlsym(RTLD_NEXT, "setcontext");
+    real_exit = hprof_dlsym(RTLD_NEXT, "pthread_exit");
+    real_unw_bt = hprof_dlsym(RTLD_NEXT, "unw_backtrace");
+    real_init_local = hprof_dlsym(RTLD_NEXT, "_ULx86_64_init_local");
+    real_init_local2 = hprof_dlsym(RTLD_NEXT, "_ULx86_64_init_local2");
+    real_begin_catch = hprof_dlsym(RTLD_NEXT, "__cxa_begin_catch");
+    real_get_ip = hprof_dlsym(RTLD_NEXT, "_Unwind_GetIP");
+    real_longjmp = hprof_dlsym(RTLD_NEXT, "longjmp");
+    real__longjmp = hprof_dlsym(RTLD_NEXT, "_longjmp");
+    real_siglongjmp = hprof_dlsym(RTLD_NEXT, "siglongjmp");
+    real_longjmp_chk = hprof_dlsym(RTLD_NEXT, "__longjmp_chk");
 }
 
 /* After a walk that returns: the exit thunks back where their calls are
@@ -132,49 +120,16 @@ static void rearm_exact(void)
         exact_stack_rearm(x, current_sp());
 }
 
-/* hprof's own libunwind walk on this thread: OWN_ENTERING until libunwind
- * has made its cursor (unw_backtrace calls unw_init_local through the
- * PLT), then OWN_INSIDE. */
-enum { OWN_NONE, OWN_ENTERING, OWN_INSIDE };
-static __thread int in_own_walk __attribute__((tls_model("initial-exec")));
-
-/* Set while the main thread runs hprof's own walk (read by other threads). */
-static int main_in_own_walk;
-
-static int on_main_thread(void)
-{
-    return syscall(SYS_gettid) == getpid();
-}
-
-void hprof_own_walk_begin(int entering)
-{
-    in_own_walk = entering ? OWN_ENTERING : OWN_INSIDE;
-    if (on_main_thread())
-        __atomic_store_n(&main_in_own_walk, 1, __ATOMIC_RELEASE);
-}
-
-void hprof_own_walk_end(void)
-{
-    in_own_walk = OWN_NONE;
-    if (__atomic_load_n(&main_in_own_walk, __ATOMIC_RELAXED) && on_main_thread())
-        __atomic_store_n(&main_in_own_walk, 0, __ATOMIC_RELEASE);
-}
-
-int hprof_main_in_own_walk(void)
-{
-    return __atomic_load_n(&main_in_own_walk, __ATOMIC_ACQUIRE);
-}
-
 /* A cursor made by anyone but hprof's own walk: the thunks go first; and
  * while hprof's walk runs on this thread (a handler nested in it) libunwind
- * is not entered again (see the top). */
+ * is not entered again (unwind/own_walk.h). */
 static int foreign_init_local(void)
 {
-    if (in_own_walk == OWN_ENTERING) {
-        in_own_walk = OWN_INSIDE;
+    if (own_walk_state == OWN_ENTERING) {
+        own_walk_state = OWN_INSIDE;
         return 0;
     }
-    if (in_own_walk == OWN_INSIDE)
+    if (own_walk_state == OWN_INSIDE)
         return -1;
     unwind_restore_thunks();
     return 0;
@@ -278,8 +233,8 @@ EXPORT int backtrace(void **buffer, int size)
 
 EXPORT int unw_backtrace(void **buffer, int size)
 {
-    if (in_own_walk)
-        return 0; /* a handler nested in hprof's own walk (see the top) */
+    if (own_walk_state)
+        return 0; /* a handler nested in hprof's own walk (own_walk.h) */
     unwind_restore_thunks();
     if (!exact_calls_out())
         return ((backtrace_fn)next(&real_unw_bt, "unw_backtrace"))(buffer, size);
@@ -392,75 +347,4 @@ EXPORT void pthread_exit(void *ret)
     ((exit_fn)next(&real_exit, "pthread_exit"))(ret);
     abort();
 }
-
-/* hprof's own fallback walks: libunwind's, not the wrapper above (which
- * would drop the thunk stack); the caller has put the originals back. */
-int hprof_real_unw_backtrace(void **buffer, int size)
-{
-    hprof_own_walk_begin(1);
-    int n = ((backtrace_fn)next(&real_unw_bt, "unw_backtrace"))(buffer, size);
-    hprof_own_walk_end();
-    return n;
-}
-
-/* ---- dlsym ---------------------------------------------------------------- */
-
-/* The real dlsym (libc since glibc 2.34, libdl before), and the switch;
- * read by the stub. */
-static void *real_dlsym __attribute__((used));
-static int watch_dlsym __attribute__((used));
-
-void hprof_dlsym_watch(int on)
-{
-    __atomic_store_n(&watch_dlsym, on, __ATOMIC_RELEASE);
-}
-
-/* The stub's call, with its arguments saved: the real dlsym found, and
- * the record of loaded code refreshed where asked. */
-static void __attribute__((used)) dlsym_prepare(void *handle)
-{
-    if (!__atomic_load_n(&real_dlsym, __ATOMIC_ACQUIRE)) {
-        void *p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-        if (!p)
-            p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-        __atomic_store_n(&real_dlsym, p, __ATOMIC_RELEASE);
-    }
-    static __thread int looking; /* the hooks may call dlsym themselves */
-    if (handle == RTLD_NEXT || looking || !__atomic_load_n(&watch_dlsym, __ATOMIC_ACQUIRE))
-        return;
-    looking = 1;
-    modules_refresh();
-    looking = 0;
-}
-
-/* Jumps to the real dlsym with the caller's return address in place; a
- * call of dlsym_prepare first when it is not known yet, or when the
- * record of loaded code is watched. */
-__asm__(".text\n"
-        ".p2align 4\n"
-        ".globl dlsym\n"
-        ".type dlsym, @function\n"
-        "dlsym:\n"
-        "  movq real_dlsym(%rip), %r11\n"
-        "  testq %r11, %r11\n"
-        "  jz 1f\n"
-        "  cmpl $0, watch_dlsym(%rip)\n"
-        "  jne 1f\n"
-        "  jmp *%r11\n"
-        "1:\n"
-        "  pushq %rdi\n"
-        "  pushq %rsi\n"
-        "  subq $8, %rsp\n" /* 16-byte aligned at the call */
-        "  call dlsym_prepare\n"
-        "  addq $8, %rsp\n"
-        "  popq %rsi\n"
-        "  popq %rdi\n"
-        "  movq real_dlsym(%rip), %r11\n"
-        "  testq %r11, %r11\n"
-        "  jz 2f\n"
-        "  jmp *%r11\n"
-        "2:\n"
-        "  xorl %eax, %eax\n" /* no dlsym below: cannot happen with glibc */
-        "  ret\n"
-        ".size dlsym, . - dlsym\n");
 #endif

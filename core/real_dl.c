@@ -1,0 +1,31 @@
+#define _GNU_SOURCE
+/*
+ * real_dl.c - see real_dl.h.
+ */
+#include "core/real_dl.h"
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+static hprof_dlsym_fn loader_dlsym;
+
+hprof_dlsym_fn hprof_loader_dlsym(void)
+{
+    hprof_dlsym_fn p = __atomic_load_n(&loader_dlsym, __ATOMIC_ACQUIRE);
+    if (!p) {
+        p = (hprof_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+        if (!p)
+            p = (hprof_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+        __atomic_store_n(&loader_dlsym, p, __ATOMIC_RELEASE);
+    }
+    return p;
+}
+
+/* glibc takes RTLD_NEXT's object from its caller's return address: here,
+ * or hprof's code that called this where the call is a tail call; hprof's
+ * object either way. */
+void *hprof_dlsym(void *handle, const char *name)
+{
+    hprof_dlsym_fn real = hprof_loader_dlsym();
+    return real ? real(handle, name) : NULL;
+}

@@ -1,0 +1,24 @@
+/*
+ * real_dl.h - the loader's own dlsym, past hprof's interposer of it
+ * (lib/interpose/dlsym.c). Code below the runtime that looks a symbol up
+ * (the real function behind one of hprof's interposers, CPython's
+ * symbols) calls this, never dlsym: hprof's dlsym belongs to the runtime
+ * floor, and calls from hprof itself must not refresh the record of
+ * loaded code as the program's own do.
+ */
+#ifndef HPROF_REAL_DL_H
+#define HPROF_REAL_DL_H
+
+typedef void *(*hprof_dlsym_fn)(void *handle, const char *name);
+
+/* libc's dlsym (since glibc 2.34; libdl's before), found once with dlvsym
+ * (which hprof does not interpose); NULL where there is none. */
+hprof_dlsym_fn hprof_loader_dlsym(void);
+
+/* dlsym(handle, name) as the loader answers it. RTLD_NEXT is taken from
+ * hprof's own object (libhprof.so, or the program it is linked into): the
+ * definition the loader would bind after hprof's. Not from signal
+ * handlers (the loader takes its lock). */
+void *hprof_dlsym(void *handle, const char *name);
+
+#endif

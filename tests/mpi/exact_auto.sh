@@ -1,5 +1,6 @@
 #!/bin/bash
-# HPROF_SELECT=auto (issue 29.3c): exact/exact_auto.c, 2 ranks, HPROF_VERBOSE=1.
+# HPROF_SELECT=auto (issue 29.3c): exact/exact_auto.c, 2 ranks, HPROF_VERBOSE=2
+# (every rank says what it took and dropped).
 # After the warm-up (1 s) hprof takes solver (on a call path to MPI) and
 # tiny (most of the sampled time) on trial, measures what a visit costs
 # here and each one's visit rate, and drops tiny (called millions of times
@@ -18,7 +19,7 @@ require_built exact_auto
 build_or_fail "exact auto: build" build_shared "$MPICC" "$here/exact/exact_auto.c" exact_auto -O2 \
     -fpatchable-function-entry=7,5 || finish
 rm -f exact.expect.* exact_auto.times.* exact_auto.work.*
-HPROF_SELECT=auto HPROF_VERBOSE=1 \
+HPROF_SELECT=auto HPROF_VERBOSE=2 \
     profile_run "exact auto: run" auto auto.cubex auto.csv 2 ./exact_auto || finish
 "$TEST_VIEW" --json auto.cubex >auto.json
 python3 "$here/exact/check_exact.py" "exact auto: solver taken, its visits from its patch time, cold never" \

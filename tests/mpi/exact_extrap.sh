@@ -9,7 +9,7 @@
 . "$(dirname "$0")/progs/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 PY=${EXTRAP_PYTHON:-/usr/bin/python3}
-if ! PYTHONPATH=$EXTRAP_PYTHONPATH "$PY" -c 'import extrap.extrap.extrapcmd' 2>/dev/null; then
+if ! PYTHONPATH=${EXTRAP_PYTHONPATH:-} "$PY" -c 'import extrap.extrap.extrapcmd' 2>/dev/null; then
     echo "ok - exact Extra-P model # skip: Extra-P not importable by $PY (set EXTRAP_PYTHONPATH)"; finish
 fi
 require_built exact_extrap
@@ -24,7 +24,7 @@ for p in 1 2 3 4 5; do
         notok "exact Extra-P: runs" "P=$p wrote no profile: $(tail -n 3 scale$p.err | tr '\n' ' ' | cut -c1-300)"; finish
     fi
 done
-if ! PYTHONPATH=$EXTRAP_PYTHONPATH timeout 300 "$PY" -m extrap.extrap.extrapcmd --cube --disable-progress runs \
+if ! PYTHONPATH=${EXTRAP_PYTHONPATH:-} timeout 300 "$PY" -m extrap.extrap.extrapcmd --cube --disable-progress runs \
     >extrap.out 2>extrap.err; then
     notok "exact Extra-P: model" "Extra-P failed: $(tail -n 3 extrap.err | tr '\n' ' ' | cut -c1-300)"; finish
 fi

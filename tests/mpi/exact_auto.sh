@@ -9,7 +9,8 @@
 # each call against its hprof::exact attribute's since, 5 ms spared) and at
 # least all of phase B's; cold is never measured; tiny is not measured at
 # the end and hprof::auto::dropped names it (or it was never taken), with
-# the verbose line; hprof::auto says the budget and the cost of a visit;
+# the verbose line, and hprof-view's header; hprof::auto says the budget
+# and the cost of a visit (hprof-view shows it);
 # work's CPU time a call in phase B (after the choice, its median) is at
 # most twice what it was before hprof chose (the program's own clock; the
 # real budget check is make bench, section 5b).
@@ -22,11 +23,13 @@ rm -f exact.expect.* exact_auto.times.* exact_auto.work.*
 HPROF_SELECT=auto HPROF_VERBOSE=2 \
     profile_run "exact auto: run" auto auto.cubex auto.csv 2 ./exact_auto || finish
 "$TEST_VIEW" --json auto.cubex >auto.json
+"$TEST_VIEW" auto.cubex >auto.view 2>&1
 python3 "$here/exact/check_exact.py" "exact auto: solver taken, its visits from its patch time, cold never" \
     auto.csv auto.json 2 exact.expect || N_FAILED=$((N_FAILED + 1))
-python3 - auto.csv auto.json auto.err 2 <<'PYEOF' || N_FAILED=$((N_FAILED + 1))
+python3 - auto.csv auto.json auto.err 2 auto.view <<'PYEOF' || N_FAILED=$((N_FAILED + 1))
 import csv, json, re, sys
 csv_path, json_path, err_path, np_ = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+view = open(sys.argv[5]).read()
 fails = []
 attrs = json.load(open(json_path)).get("attributes", {})
 exact = {}
@@ -40,11 +43,15 @@ m = re.match(r"budget 1% a visit ([\d.]+)\.\.([\d.]+) ns \((\d+) ranks\)$", auto
 if not m or int(m.group(3)) != np_ or not float(m.group(1)) > 0:
     fails.append("hprof::auto is %r" % auto)
 err = open(err_path).read()
+if not re.search(r"^auto +HPROF_SELECT=auto: budget 1% a visit", view, re.M):
+    fails.append("hprof-view shows no auto line")
 if "tiny" in exact:
     if exact["tiny"][3] == "-":
         fails.append("tiny is measured to the end: %s" % (exact["tiny"],))
     if "tiny" not in dropped:
         fails.append("tiny was measured but no hprof::auto::dropped names it")
+    elif not re.search(r"^ +dropped tiny \(exact_auto\): \S+ visits/s, \S+% of the run; \d ranks$", view, re.M):
+        fails.append("hprof-view does not show tiny dropped")
     elif not re.search(r"HPROF_SELECT=auto: tiny dropped: \S+ visits/s x \S+ ns = \S+% of the run, budget 1.00%", err):
         fails.append("no verbose line says tiny was dropped")
 if "solver" not in exact or not re.search(r"HPROF_SELECT=auto: solver taken \(on a call path to MPI\)", err):

@@ -46,8 +46,9 @@ endif
 # profile: `make check-clang` sets RUNTIME_CFLAGS empty.)
 RUNTIME_CFLAGS ?= -fno-reorder-functions -fno-reorder-blocks-and-partition
 RUNTIME_TEXT   := objcopy --rename-section .text=hprof_text
-# ...except the thread trampoline, which sits below every thread's own frames.
-OUTSIDE_TEXT   := lib/thread_start.c
+# ...except the thread trampoline, which sits below every thread's own frames,
+# and the functions exact_calib.c times as the program's own.
+OUTSIDE_TEXT   := lib/thread_start.c lib/exact/exact_calib_code.c
 # What runs at an exactly measured function's entry and exit with its
 # vector registers live (arguments, return values): no vector register used.
 GENERAL_REGS   := lib/exact/exact_entry.c unwind/exact_stack.c

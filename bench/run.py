@@ -19,6 +19,7 @@ installs Debian's lammps and lammps-examples, hpcc, quantum-espresso and
 quantum-espresso-data with apt-get when missing (as root), and skips an
 application when it cannot.
 """
+import json
 import os
 import platform
 import re
@@ -858,6 +859,23 @@ def exact_visit_cost(lines):
             med["exact"] - med["hprof"], fmt(r["inst"], "ns"), med["inst"] - med["plain"]))
         exact_section.per_visit.append(med["exact"] - med["hprof"])
 
+AUTO_WARMUP = "0.2"  # drops_mini 20 16 runs about a second
+
+def auto_summary(cubex):
+    """HPROF_SELECT=auto's choice in a profile: (names measured, names
+    dropped, its hprof::auto attribute)."""
+    attrs = json.loads(sh([os.path.join(BUILD, "tools", "hprof-view"), "--json", cubex]).stdout).get("attributes", {})
+    chosen, dropped = [], []
+    for k, v in sorted(attrs.items()):
+        m = re.match(r"hprof::exact::\d+$", k) and re.match(r"\d+ \S+ \S+ (\S+) \S+ (.*)$", v)
+        if m and m.group(1) == "-":
+            chosen.append(m.group(2).split("(")[0])
+        m = re.match(r"hprof::auto::dropped::\d+$", k) and re.match(r"\d+ (\S+) (\S+) \S+ (.*)$", v)
+        if m:
+            dropped.append("%s (%.3g visits/s, %.1f%%)" % (m.group(3).split("(")[0], float(m.group(1)),
+                                                           100 * float(m.group(2))))
+    return chosen, dropped, attrs.get("hprof::auto", "no hprof::auto attribute")
+
 DROPS_SOLVER = "mini::CGSolver::solve,mini::CGSolver::dot,mini::CSRMatrix::multiply"
 
 def exact_visits(cubex):
@@ -882,8 +900,10 @@ def exact_dilation(lines):
     r = alternate([("none", drops_job(plain, args)), ("nops", drops_job(nops, args)),
                    ("hprof", drops_job(plain, args, hz)), ("hprof_nops", drops_job(nops, args, hz)),
                    ("solver", drops_job(nops, args, dict(prof("solver"), HPROFTEST_EXACT=DROPS_SOLVER))),
-                   ("all", drops_job(nops, args, dict(prof("all"), HPROFTEST_EXACT="*")))])
-    visits = {k: exact_visits(os.path.join(OUT, k + ".cubex")) / 2 for k in ("solver", "all")}
+                   ("all", drops_job(nops, args, dict(prof("all"), HPROFTEST_EXACT="*"))),
+                   ("auto", drops_job(nops, args, dict(prof("auto"), HPROF_SELECT="auto",
+                                                       HPROF_AUTO_WARMUP=AUTO_WARMUP)))])
+    visits = {k: exact_visits(os.path.join(OUT, k + ".cubex")) / 2 for k in ("solver", "all", "auto")}
     lines.append("\n`drops_mini %s 16` on 2 ranks, its own run time (MPI_Init to MPI_Finalize), hprof at 100 Hz; "
                  "the exact functions selected with the test knob HPROFTEST_EXACT (the solver: %s; every "
                  "function: `*`):\n" % (steps, DROPS_SOLVER.replace("mini::", "")))
@@ -896,13 +916,26 @@ def exact_dilation(lines):
         fmt_s(col(r, "hprof", "app")), fmt_pct(paired(r, "hprof", "none", "app"))))
     lines.append("| hprof, with the flag, nothing selected | %s | hprof without the flag | %s | | |" % (
         fmt_s(col(r, "hprof_nops", "app")), fmt_pct(paired(r, "hprof_nops", "hprof", "app"))))
-    base = statistics.median(col(r, "hprof_nops", "app"))
+    base_runs = col(r, "hprof_nops", "app")
+    base = statistics.median(base_runs)
+    spread = max(base_runs) - min(base_runs)
+    loop_ns = exact_section.per_visit[0] if exact_section.per_visit else 0
     for k, label in (("solver", "the solver's functions"), ("all", "every function")):
         t = statistics.median(col(r, k, "app"))
-        per = (t - base) / visits[k] * 1e9 if visits[k] else 0
+        # a run-time difference divided by visits says something only where
+        # the visits' cost stands out of the runs' spread
+        if visits[k] * loop_ns * 1e-9 < spread:
+            cost = "not measurable: %.0f visits x %.0f ns (the loop's) = %.2f ms, within the runs' spread of %.0f ms" % (
+                visits[k], loop_ns, visits[k] * loop_ns * 1e-6, spread * 1e3)
+        else:
+            cost = "%.1f ns" % ((t - base) / visits[k] * 1e9)
         lines.append("| hprof, %s | %s | hprof, nothing selected | %s | %.0f | %s |" % (
-            label, fmt_s(col(r, k, "app")), fmt_pct(paired(r, k, "hprof_nops", "app")), visits[k],
-            "%.1f ns" % per if per > 0 else "within the noise"))
+            label, fmt_s(col(r, k, "app")), fmt_pct(paired(r, k, "hprof_nops", "app")), visits[k], cost))
+    chosen, dropped, auto = auto_summary(os.path.join(OUT, "auto.cubex"))
+    lines.append("| hprof, `HPROF_SELECT=auto` (budget 1%%, warm-up %s s) | %s | hprof, nothing selected | %s | %.0f | "
+                 "%s: chose %s; dropped %s |" % (
+                     AUTO_WARMUP, fmt_s(col(r, "auto", "app")), fmt_pct(paired(r, "auto", "hprof_nops", "app")),
+                     visits["auto"], auto, ", ".join(chosen) or "nothing", ", ".join(dropped) or "nothing"))
     loads = [d["load"] for v in r.values() for d in v]
     lines.append("\nLoad (1 min) during these runs: %.1f..%.1f on %d cores: wall times on a shared machine "
                  "vary with it; the per-visit figures above are CPU time." % (min(loads), max(loads), os.cpu_count()))

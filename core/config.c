@@ -58,6 +58,8 @@ static const hprof_var vars[] = {
     INT("HPROF_TIME_PATHS", time_paths, 0, 1024, 16, "heaviest call paths kept over time, 0 turns it off"),
     STRING("HPROF_SELECT", select, "functions measured exactly: an expression of the selection language"),
     STRING("HPROF_FILTER", filter, "functions measured exactly: a Score-P filter file"),
+    STRING("HPROF_OVERHEAD", overhead, "HPROF_SELECT=auto: the budget, percent of the run; default 1"),
+    STRING("HPROF_AUTO_WARMUP", auto_warmup, "HPROF_SELECT=auto: seconds sampled before choosing; default 1"),
     ELSEWHERE("HPROF_BUILD", 0, "hprof-run: the folder holding <mpi>/libhprof.so"),
     ELSEWHERE("HPROF_RUN_MARKS", HPROF_VAR_INTERNAL, "set by hprof-run: where ranks leave their marks (lib/run_marks.h)"),
     ELSEWHERE("HPROF_RUN_APPS", HPROF_VAR_INTERNAL, "set by hprof-run: the parts of the launch it preloaded (lib/app_layout.h)"),

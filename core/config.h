@@ -42,6 +42,8 @@ typedef struct hprof_config_t {
     int time_paths;            /* HPROF_TIME_PATHS: heaviest call paths kept over time, 0 = off */
     const char *select;        /* HPROF_SELECT: functions measured exactly, the selection language (lib/exact) */
     const char *filter;        /* HPROF_FILTER: the same, as a Score-P filter file */
+    const char *overhead;      /* HPROF_OVERHEAD: HPROF_SELECT=auto's budget, percent (lib/exact/exact_auto.h) */
+    const char *auto_warmup;   /* HPROF_AUTO_WARMUP: HPROF_SELECT=auto's warm-up, seconds */
 } hprof_config_t;
 
 extern hprof_config_t hprof_config __attribute__((visibility("hidden")));

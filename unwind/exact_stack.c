@@ -298,9 +298,9 @@ void exact_stack_free(exact_stack *x)
 /* The exit thunk. A measured function returns here instead of to its
  * caller: rsp is its slot + 8, its return values are in rax, rdx, xmm0,
  * xmm1 (and st0, st1). exact_stack_leave (general registers only) pops the
- * activation and gives the original return address, which the thunk jumps
- * to with rsp as the return left it. It touches r11 (free at a return),
- * and the caller-saved registers no return value lives in. */
+ * activation and gives the original return address, which the thunk
+ * returns to with rsp as the return left it. It touches r11 (free at a
+ * return), and the caller-saved registers no return value lives in. */
 __asm__(".text\n"
         ".p2align 4\n"
         ".globl hprof_exact_exit\n"
@@ -314,6 +314,9 @@ __asm__(".text\n"
         "  movq %rax, %r11\n"
         "  popq %rdx\n"
         "  popq %rax\n"
-        "  jmp *%r11\n"
+        /* a return, not a jump: the trampoline left the caller's
+         * return-stack entry on top (exact_entry.c), so it is predicted */
+        "  pushq %r11\n"
+        "  ret\n"
         ".size hprof_exact_exit, . - hprof_exact_exit\n");
 #endif

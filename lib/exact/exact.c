@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/exact/exact_auto.h"
+#include "lib/exact/exact_calib.h"
+#include "lib/exact/exact_calib_code.h"
 #include "lib/exact/exact_entry.h"
 #include "lib/exact/exact_patch.h"
 #include "lib/exact/exact_seen.h"
@@ -24,8 +27,11 @@
 #include "report/profile/symbols.h"
 #include "unwind/thunk_stack.h"
 
-/* How often a selection that reads calls and MPI paths is evaluated again. */
+/* How often a selection that reads calls or MPI paths is evaluated again;
+ * HPROF_SELECT=auto's more often: a function on trial that breaks the
+ * budget is patched out a quarter of a second later. */
 #define EXACT_RESELECT_NS 1000000000ull
+#define EXACT_AUTO_NS 250000000ull
 
 typedef struct module_state {
     int id;                  /* modules.h record */
@@ -43,6 +49,7 @@ typedef struct module_state {
     uint64_t *until;         /* per site: patched out at (0: not since it was last patched in) */
     char **demangled;        /* per site: its name for people, NULL: the symbol's */
     char **files;            /* per site: its source file (NULL: unknown), when the selection reads them */
+    auto_fn *au;             /* per site: HPROF_SELECT=auto's state */
 } module_state;
 
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -54,6 +61,9 @@ static int nmods;
 static uint32_t next_id;
 static int records_seen, modules_with_records;
 static int nmeasured;
+/* HPROF_SELECT=auto */
+static double auto_budget, auto_visit_ns; /* auto_visit_ns: 0 before the calibration, < 0 failed */
+static uint64_t auto_warmup, auto_last_ns;
 
 static module_state *module_known(int id)
 {
@@ -161,7 +171,8 @@ static int number_sites(module_state *m)
     m->since = calloc((size_t)n + 1, sizeof *m->since);
     m->until = calloc((size_t)n + 1, sizeof *m->until);
     m->demangled = calloc((size_t)n + 1, sizeof *m->demangled);
-    if (!m->stub || !m->patched || !m->ever || !m->since || !m->until || !m->demangled ||
+    m->au = calloc((size_t)n + 1, sizeof *m->au);
+    if (!m->stub || !m->patched || !m->ever || !m->since || !m->until || !m->demangled || !m->au ||
         exact_fn_reserve(next_id, n) != 0)
         return -1;
     m->first_id = next_id;
@@ -173,6 +184,23 @@ static int number_sites(module_state *m)
         m->demangled[i] = exact_demangle(m->s.v[i].name);
     }
     return 0;
+}
+
+/* hprof's own patchable functions (exact_calib_code.c) are no program's:
+ * out of every selection and count. */
+static void drop_own_sites(exact_module_sites *s)
+{
+    const uint64_t own[2] = { (uint64_t)(uintptr_t)exact_calib_measured, (uint64_t)(uintptr_t)exact_calib_plain };
+    int k = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (s->v[i].fn == own[0] || s->v[i].fn == own[1]) {
+            free(s->v[i].name);
+            s->records--;
+            continue;
+        }
+        s->v[k++] = s->v[i];
+    }
+    s->n = k;
 }
 
 /* A module seen for the first time: its sites, and the selected ones
@@ -195,6 +223,9 @@ static void add_module(int id, const module_rec *rec)
     m->high = rec->high;
     m->path = strdup(rec->path ? rec->path : "");
     if (exact_sites_read(rec->path, rec->bias, rec->low, rec->high, &m->s) != 0 || m->s.records == 0)
+        return;
+    drop_own_sites(&m->s);
+    if (m->s.records == 0)
         return;
     records_seen += m->s.records;
     modules_with_records++;
@@ -228,6 +259,76 @@ static void unpatch_dropped(module_state *m, const unsigned char *chosen, uint64
     if (n)
         hprof_verbose(1, "%s: %d functions no longer measured exactly", base_name(m->path), n);
     free(which);
+}
+
+static const char *site_name(const module_state *m, int k)
+{
+    return m->demangled[k] ? m->demangled[k] : m->s.v[k].name;
+}
+
+/* The cost of a visit, measured once (on the tick's thread): 0, or -1
+ * when it cannot be (one line: auto then takes nothing). */
+static int auto_calibrated(void)
+{
+    if (auto_visit_ns == 0) {
+        char err[256] = "";
+        uint32_t id = next_id;
+        auto_visit_ns = exact_fn_reserve(id, 1) == 0 ? (next_id++, exact_calibrate(id, err, sizeof err)) : -1;
+        if (auto_visit_ns < 0)
+            hprof_say("HPROF_SELECT=auto: cannot measure what a visit costs (%s); no function is chosen",
+                      err[0] ? err : "out of ids");
+        else
+            hprof_verbose(1, "HPROF_SELECT=auto: a visit measured exactly costs %.1f ns here; budget %.2f%% of "
+                             "the run", auto_visit_ns, auto_budget * 100);
+    }
+    return auto_visit_ns > 0 ? 0 : -1;
+}
+
+/* Says what changed between the states before (was) and now. */
+static void auto_say(const module_state *m, int k, unsigned char was)
+{
+    const auto_fn *f = &m->au[k];
+    if (was == AUTO_NEW && f->state == AUTO_TAKEN)
+        hprof_verbose(1, "HPROF_SELECT=auto: %s taken (%s)", site_name(m, k),
+                      f->why == AUTO_WHY_MPI ? "on a call path to MPI" : "among the most sampled");
+    else if (was == AUTO_TAKEN && f->state == AUTO_DROPPED)
+        hprof_verbose(1, "HPROF_SELECT=auto: %s dropped: %.3g visits/s x %.1f ns = %.3f%% of the run, budget %.2f%%",
+                      site_name(m, k), f->rate, auto_visit_ns, f->cost * 100, auto_budget * 100);
+}
+
+/* HPROF_SELECT=auto's choice added to chosen (the graph of reselect_locked:
+ * module i's sites where in[i]), once the warm-up is over. 0, or -1. */
+static int auto_choose(const exact_seen *seen, const unsigned char *in, int nm, unsigned char *chosen, int nfn)
+{
+    uint64_t now = hprof_now_ns();
+    if (!exact_choice_auto(choice) || now < window_start + auto_warmup || auto_calibrated() != 0)
+        return 0;
+    auto_fn *v = calloc((size_t)nfn + 1, sizeof *v);
+    unsigned char *mine = calloc((size_t)nfn + 1, 1), *was = calloc((size_t)nfn + 1, 1);
+    if (!v || !mine || !was) {
+        free(v), free(mine), free(was);
+        return -1;
+    }
+    for (int i = 0, g = 0; i < nm; i++)
+        for (int k = 0; in[i] && k < mods[i]->s.n; k++, g++) {
+            v[g] = mods[i]->au[k];
+            v[g].on_mpi = seen->on_mpi[g];
+            v[g].samples = seen->samples[g];
+            v[g].visits = seen->visits[g];
+            was[g] = v[g].state;
+        }
+    auto_params p = { auto_budget, auto_visit_ns, auto_last_ns ? (double)(now - auto_last_ns) * 1e-9 : 0,
+                      seen->ntrees, seen->total_samples };
+    auto_last_ns = now;
+    exact_auto_decide(v, nfn, &p, mine);
+    for (int i = 0, g = 0; i < nm; i++)
+        for (int k = 0; in[i] && k < mods[i]->s.n; k++, g++) {
+            mods[i]->au[k] = v[g];
+            auto_say(mods[i], k, was[g]);
+            chosen[g] |= mine[g];
+        }
+    free(v), free(mine), free(was);
+    return 0;
 }
 
 static int by_lo(const void *a, const void *b)
@@ -268,7 +369,7 @@ static void reselect_locked(void)
             for (int k = 0; k < nfn; k++)
                 info[k].on_mpi_path = seen.on_mpi[k];
             select_graph graph = { nfn, info, seen.ncalls, (const int(*)[2])seen.calls };
-            if (exact_choice_eval(choice, &graph, chosen) == 0) {
+            if (exact_choice_eval(choice, &graph, chosen) == 0 && auto_choose(&seen, in, nm, chosen, nfn) == 0) {
                 uint64_t now = hprof_now_ns();
                 for (int i = 0, at = 0; i < nm; i++) {
                     module_state *m = mods[i];
@@ -342,7 +443,12 @@ void hprof_exact_start(uint64_t window_start_ns)
     hprof_verbose(1, "%d functions measured exactly; %d patchable entries in %d modules", nmeasured, records_seen,
                   modules_with_records);
     hprof_dlsym_watch(1); /* a library dlopen adds: patched at the program's dlsym */
-    if (exact_choice_dynamic(choice) && exact_tick_start(reselect, EXACT_RESELECT_NS) != 0)
+    if (exact_choice_auto(choice)) {
+        auto_budget = exact_auto_budget();
+        auto_warmup = exact_auto_warmup_ns();
+    }
+    if (exact_choice_dynamic(choice) &&
+        exact_tick_start(reselect, exact_choice_auto(choice) ? EXACT_AUTO_NS : EXACT_RESELECT_NS) != 0)
         hprof_say("%s: no thread to evaluate it again as the run shows calls and MPI paths; it stays as "
                   "MPI_Init found it", exact_choice_var(choice));
     pthread_mutex_unlock(&lock);
@@ -389,6 +495,16 @@ void hprof_exact_stop(uint64_t now_ns)
     pthread_mutex_unlock(&lock);
 }
 
+int hprof_exact_auto_info(double *visit_ns, double *budget)
+{
+    pthread_mutex_lock(&lock);
+    int on = choice && exact_choice_auto(choice);
+    *visit_ns = auto_visit_ns;
+    *budget = auto_budget;
+    pthread_mutex_unlock(&lock);
+    return on;
+}
+
 int hprof_exact_measured(exact_measured *out, int max)
 {
     pthread_mutex_lock(&lock);
@@ -399,8 +515,9 @@ int hprof_exact_measured(exact_measured *out, int max)
             if (!m->ever[k])
                 continue;
             if (n < max)
-                out[n] = (exact_measured){ m->demangled[k] ? m->demangled[k] : m->s.v[k].name, m->path,
-                                           m->since[k], m->patched[k] ? 0 : m->until[k] };
+                out[n] = (exact_measured){ site_name(m, k), m->path, m->since[k], m->patched[k] ? 0 : m->until[k],
+                                           m->au[k].state == AUTO_DROPPED ? m->au[k].rate : 0,
+                                           m->au[k].state == AUTO_DROPPED ? m->au[k].cost : 0 };
             n++;
         }
     }

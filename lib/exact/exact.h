@@ -33,7 +33,14 @@ void hprof_exact_stop(uint64_t now_ns);
 typedef struct exact_measured {
     const char *name, *module;
     uint64_t since_ns, until_ns;
+    double dropped_rate, dropped_cost; /* HPROF_SELECT=auto dropped it: its visits a second, the share of the
+                                        * run they would cost (0: not dropped) */
 } exact_measured;
 int hprof_exact_measured(exact_measured *out, int max);
+
+/* HPROF_SELECT=auto: 1 (and the cost of a visit measured, ns, 0 before
+ * the warm-up's end, < 0 not measurable; the budget, a share of the
+ * run), or 0 when it was not asked for. */
+int hprof_exact_auto_info(double *visit_ns, double *budget);
 
 #endif

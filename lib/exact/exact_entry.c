@@ -60,7 +60,7 @@ __asm__(".text\n"
         "  jz 2f\n"
         "1:\n"
         "  movq %rax, %r11\n"
-        "  addq $16, %rsp\n"
+        "  leaq 16(%rsp), %rsp\n"
         "  popq %r10\n"
         "  popq %rax\n"
         "  popq %r9\n"
@@ -69,11 +69,21 @@ __asm__(".text\n"
         "  popq %rdx\n"
         "  popq %rsi\n"
         "  popq %rdi\n"
-        /* a return, not a jump: it takes the return-stack entry the
-         * patched call pushed, so the processor's prediction of the
-         * returns that follow stays in step */
+        "  btrq $63, %r11\n"          /* EXACT_EXIT_SET: the exit thunk stands in the slot */
+        "  jc 7f\n"
+        /* a call that passes through: a return, not a jump, takes the
+         * return-stack entry the patched call pushed, so the processor's
+         * prediction of the returns that follow stays in step */
         "  movq %r11, (%rsp)\n"
         "  ret\n"
+        /* a call measured: a jump, leaving that entry to the function's
+         * own return (which goes to the exit thunk, mispredicted either
+         * way); the exit thunk's return then takes the caller's entry
+         * and is predicted (exact_exit_x86_64.c). One mispredicted return
+         * a visit instead of two. */
+        "7:\n"
+        "  leaq 8(%rsp), %rsp\n"
+        "  jmp *%r11\n"
         /* the slow half: every vector register kept as well */
         "2:\n"
         "  pushq %rbx\n"
@@ -166,15 +176,16 @@ static inline struct memo *memo_of(uint32_t site, uint32_t id)
 }
 
 /* The call counts on node n, under the call site's node site (depth: its
- * frame's in the thunk stack): its activation goes on the thread's stack. */
-static inline void enter(uw_thread *st, exact_stack *x, cct_node *n, uint32_t id, uint64_t *frame, uint32_t site,
+ * frame's in the thunk stack): its activation goes on the thread's stack.
+ * EXACT_EXIT_SET when its return now goes through the exit thunk, else 0. */
+static inline uint64_t enter(uw_thread *st, exact_stack *x, cct_node *n, uint32_t id, uint64_t *frame, uint32_t site,
                          int depth)
 {
     uint64_t now = hprof_now_ns();
     n->counter[CCT_EXACT_VISITS]++;
     if (x->disarmed && !st->foreign)
         exact_stack_rearm(x, (uint64_t)(uintptr_t)frame);
-    exact_stack_push(x, frame + 1, n, id, now, site, depth);
+    return exact_stack_push(x, frame + 1, n, id, now, site, depth) == 0 ? EXACT_EXIT_SET : 0;
 }
 
 uint64_t hprof_exact_enter_fast(uint32_t id, uint64_t *frame)
@@ -196,10 +207,10 @@ uint64_t hprof_exact_enter_fast(uint32_t id, uint64_t *frame)
         return 0;
     x->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    enter(st, x, &t->tree.nodes[m->node], id, frame, site, depth);
+    uint64_t set = enter(st, x, &t->tree.nodes[m->node], id, frame, site, depth);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     x->busy = 0;
-    return f->resume;
+    return f->resume | set;
 }
 
 /* frame + 1 lies on the thread's own stack (or its bounds are unknown). */
@@ -247,10 +258,10 @@ uint64_t hprof_exact_enter_slow(uint32_t id, uint64_t *frame)
     uint32_t site;
     int depth;
     uint32_t node = node_by_walk(t, f, id, frame, &site, &depth);
-    enter(st, x, &t->tree.nodes[node], id, frame, site, depth);
+    uint64_t set = enter(st, x, &t->tree.nodes[node], id, frame, site, depth);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     x->busy = 0;
     t->depth--;
-    return f->resume;
+    return f->resume | set;
 }
 #endif

@@ -55,7 +55,10 @@ extern const char hprof_exact_entry[] __attribute__((visibility("hidden")));
 void exact_entry_init(void);
 
 /* The trampoline's halves (called from its assembly only). fast: the
- * address to go on at, or 0 for the slow path. */
+ * address to go on at, or 0 for the slow path; either with
+ * EXACT_EXIT_SET added where the call's return now goes through the exit
+ * thunk (the trampoline then jumps, see exact_entry.c). */
+#define EXACT_EXIT_SET (1ull << 63)
 uint64_t hprof_exact_enter_fast(uint32_t id, uint64_t *frame);
 uint64_t hprof_exact_enter_slow(uint32_t id, uint64_t *frame);
 

@@ -11,8 +11,10 @@
 
 #include "lib/exact/exact.h"
 
-/* This rank's list: one line per function, "since until module\tname\n"
- * (ns since the window's start; until 0: to the end). */
+/* This rank's list: one line per function, "since until rate cost
+ * module\tname\n" (ns since the window's start; until 0: to the end;
+ * rate, cost: HPROF_SELECT=auto dropped it, 0 0 if not), after a line
+ * "#auto visit_ns budget" where HPROF_SELECT=auto chose. */
 static char *local_list(size_t *len)
 {
     int n = hprof_exact_measured(NULL, 0);
@@ -22,12 +24,17 @@ static char *local_list(size_t *len)
         return NULL;
     n = hprof_exact_measured(v, n);
     for (int i = 0; i < n; i++)
-        cap += strlen(v[i].name) + strlen(v[i].module) + 48;
-    char *text = malloc(cap);
+        cap += strlen(v[i].name) + strlen(v[i].module) + 96;
+    double visit_ns, budget;
+    int automatic = hprof_exact_auto_info(&visit_ns, &budget);
+    char *text = malloc(cap + 64);
     size_t used = 0;
+    if (text && automatic) /* HPROF_SELECT=auto: what a visit cost here, the budget */
+        used += (size_t)snprintf(text, 64, "#auto %.3f %.6f\n", visit_ns, budget);
     for (int i = 0; text && i < n; i++)
-        used += (size_t)snprintf(text + used, cap - used, "%llu %llu %s\t%s\n", (unsigned long long)v[i].since_ns,
-                                 (unsigned long long)v[i].until_ns, v[i].module, v[i].name);
+        used += (size_t)snprintf(text + used, cap + 64 - used, "%llu %llu %.6g %.6g %s\t%s\n",
+                                 (unsigned long long)v[i].since_ns, (unsigned long long)v[i].until_ns,
+                                 v[i].dropped_rate, v[i].dropped_cost, v[i].module, v[i].name);
     if (text)
         text[used] = '\0';
     free(v);
@@ -40,7 +47,15 @@ typedef struct agg {
     int ranks;
     uint64_t since_min, since_max, until_max;
     int until_end; /* some rank kept it patched to the end */
+    int dropped;   /* ranks where HPROF_SELECT=auto dropped it */
+    double rate, cost; /* the largest visit rate and cost it was dropped for */
 } agg;
+
+/* HPROF_SELECT=auto over the ranks: the cost of a visit, least and most. */
+typedef struct auto_agg {
+    int ranks;
+    double visit_min, visit_max, budget;
+} auto_agg;
 
 static agg *find_or_add(agg **v, int *n, const char *module, const char *name)
 {
@@ -52,18 +67,26 @@ static agg *find_or_add(agg **v, int *n, const char *module, const char *name)
         return NULL;
     *v = w;
     agg *a = &w[(*n)++];
-    *a = (agg){ strdup(module), strdup(name), 0, UINT64_MAX, 0, 0, 0 };
+    *a = (agg){ strdup(module), strdup(name), 0, UINT64_MAX, 0, 0, 0, 0, 0, 0 };
     return a;
 }
 
 /* One rank's lines into the aggregate. */
-static void add_lines(agg **v, int *n, char *text)
+static void add_lines(agg **v, int *n, auto_agg *au, char *text)
 {
     for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         unsigned long long since, until;
+        double rate, cost, visit, budget;
         int at = 0;
+        if (sscanf(line, "#auto %lf %lf", &visit, &budget) == 2) {
+            au->visit_min = au->ranks && au->visit_min < visit ? au->visit_min : visit;
+            au->visit_max = au->ranks && au->visit_max > visit ? au->visit_max : visit;
+            au->budget = budget;
+            au->ranks++;
+            continue;
+        }
         char *tab = strchr(line, '\t');
-        if (!tab || sscanf(line, "%llu %llu %n", &since, &until, &at) < 2)
+        if (!tab || sscanf(line, "%llu %llu %lf %lf %n", &since, &until, &rate, &cost, &at) < 4)
             continue;
         *tab = '\0';
         agg *a = find_or_add(v, n, line + at, tab + 1);
@@ -72,6 +95,11 @@ static void add_lines(agg **v, int *n, char *text)
         a->ranks++;
         a->since_min = since < a->since_min ? since : a->since_min;
         a->since_max = since > a->since_max ? since : a->since_max;
+        if (rate > 0) {
+            a->dropped++;
+            a->rate = rate > a->rate ? rate : a->rate;
+            a->cost = cost > a->cost ? cost : a->cost;
+        }
         if (until == 0)
             a->until_end = 1;
         else if (until > a->until_max)
@@ -101,7 +129,7 @@ static char *format(const agg *a)
     return s;
 }
 
-static int collect(agg **v, int *n, MPI_Comm comm)
+static int collect(agg **v, int *n, auto_agg *au, MPI_Comm comm)
 {
     int rank, size;
     PMPI_Comm_rank(comm, &rank);
@@ -134,13 +162,46 @@ static int collect(agg **v, int *n, MPI_Comm comm)
             continue;
         memcpy(part, all + displs[r], (size_t)lens[r]);
         part[lens[r]] = '\0';
-        add_lines(v, n, part);
+        add_lines(v, n, au, part);
         free(part);
     }
     free(all);
     free(lens);
     free(displs);
     return rank;
+}
+
+/* HPROF_SELECT=auto's attributes: hprof::auto "budget B% a visit
+ * MIN..MAX ns (RANKS ranks)", and hprof::auto::dropped::K "RANKS RATE
+ * COST MODULE NAME" per function dropped (its largest rate, visits a
+ * second, and the share of the run it would have cost). */
+static void report_auto(const auto_agg *au, const agg *v, int n, exact_report_fn add, void *ctx)
+{
+    char key[48], text[160];
+    if (au->ranks == 0)
+        return;
+    if (au->visit_min > 0)
+        snprintf(text, sizeof text, "budget %.3g%% a visit %.1f..%.1f ns (%d ranks)", au->budget * 100,
+                 au->visit_min, au->visit_max, au->ranks);
+    else
+        snprintf(text, sizeof text, "budget %.3g%% nothing chosen (%d ranks)", au->budget * 100, au->ranks);
+    add(ctx, "hprof::auto", text);
+    for (int i = 0, k = 0; i < n; i++) {
+        if (!v[i].dropped)
+            continue;
+        const char *base = strrchr(v[i].module, '/');
+        size_t len = strlen(v[i].name) + strlen(v[i].module) + 96;
+        char *s = malloc(len);
+        if (!s)
+            continue;
+        int at = snprintf(s, len, "%d %.6g %.6g ", v[i].dropped, v[i].rate, v[i].cost);
+        for (const char *p = base ? base + 1 : v[i].module; *p && (size_t)at < len - 1; p++)
+            s[at++] = *p == ' ' ? '?' : *p;
+        snprintf(s + at, len - (size_t)at, " %s", v[i].name);
+        snprintf(key, sizeof key, "hprof::auto::dropped::%d", k++);
+        add(ctx, key, s);
+        free(s);
+    }
 }
 
 static void free_aggs(agg *v, int n)
@@ -155,13 +216,14 @@ static void free_aggs(agg *v, int n)
 int hprof_exact_report(MPI_Comm comm, exact_report_fn add, void *ctx)
 {
     agg *v = NULL;
+    auto_agg au = { 0 };
     int n = 0;
-    int rank = comm == MPI_COMM_NULL ? 0 : collect(&v, &n, comm);
+    int rank = comm == MPI_COMM_NULL ? 0 : collect(&v, &n, &au, comm);
     if (comm == MPI_COMM_NULL) {
         size_t len;
         char *mine = local_list(&len);
         if (mine)
-            add_lines(&v, &n, mine);
+            add_lines(&v, &n, &au, mine);
         free(mine);
     }
     char key[48];
@@ -172,6 +234,8 @@ int hprof_exact_report(MPI_Comm comm, exact_report_fn add, void *ctx)
             add(ctx, key, text);
         free(text);
     }
+    if (rank == 0)
+        report_auto(&au, v, n, add, ctx);
     free_aggs(v, n);
     return n;
 }

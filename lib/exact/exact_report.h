@@ -10,7 +10,14 @@
  * patched out ("-": at the end), the base name of its ELF object (spaces
  * as '?') and its name (demangled; the rest of the value). Its calls
  * counted from SINCE on each rank: visits and exact_time cover that part
- * of the run.
+ * of the run. With HPROF_SELECT=auto (exact_auto.h) also
+ *
+ *     hprof::auto               "budget B% a visit MIN..MAX ns (R ranks)"
+ *                               (the cost of a visit each rank measured)
+ *     hprof::auto::dropped::K   "RANKS RATE COST MODULE NAME"
+ *
+ * for each function auto dropped: on how many ranks, its largest visit
+ * rate (a second) and the share of the run that would have cost.
  */
 #ifndef HPROF_EXACT_REPORT_H
 #define HPROF_EXACT_REPORT_H

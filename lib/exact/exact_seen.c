@@ -64,12 +64,18 @@ static void one_tree(const cct *tree, void *ctx)
         return;
     }
     fn[0] = -1;
+    c->out->ntrees++;
     for (uint32_t i = 1; i < n; i++) { /* parents come before their children */
         const cct_node *node = &tree->nodes[i];
         fn[i] = fn_of(c, node->key);
         int p = node->parent < i ? fn[node->parent] : -1;
         if (p >= 0 && fn[i] >= 0)
             add_call(c, p, fn[i]);
+        c->out->total_samples += node->counter[CCT_SAMPLES];
+        if (fn[i] >= 0) {
+            c->out->samples[fn[i]] += node->counter[CCT_SAMPLES];
+            c->out->visits[fn[i]] += node->counter[CCT_EXACT_VISITS];
+        }
         if (cct_key_mpi_fn(node->key, 1 << 30) >= 0)
             for (uint32_t a = node->parent; a != CCT_ROOT && a < i; a = tree->nodes[a].parent)
                 if (fn[a] >= 0)
@@ -88,7 +94,9 @@ int exact_seen_collect(const exact_range *r, int n, int nfn, exact_seen *out)
 {
     memset(out, 0, sizeof *out);
     out->on_mpi = calloc((size_t)nfn + 1, 1);
-    if (!out->on_mpi)
+    out->samples = calloc((size_t)nfn + 1, sizeof *out->samples);
+    out->visits = calloc((size_t)nfn + 1, sizeof *out->visits);
+    if (!out->on_mpi || !out->samples || !out->visits)
         return -1;
     collector c = { r, n, nfn, out, 0, 0 };
     hprof_thread_each_tree(one_tree, &c);
@@ -105,5 +113,7 @@ void exact_seen_free(exact_seen *s)
 {
     free(s->calls);
     free(s->on_mpi);
+    free(s->samples);
+    free(s->visits);
     memset(s, 0, sizeof *s);
 }

@@ -20,7 +20,20 @@ struct exact_choice {
     int nnames;
     char *unmatched;
     int failed_once;     /* an evaluation error was said */
+    int automatic;       /* HPROF_SELECT=auto (exact_auto.h) */
 };
+
+/* HPROF_SELECT=auto, spaces around it allowed. */
+static int is_auto(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
+    if (strncmp(s, "auto", 4) != 0)
+        return 0;
+    for (s += 4; *s == ' ' || *s == '\t' || *s == '\n'; s++)
+        ;
+    return *s == '\0';
+}
 
 static void split_names(exact_choice *c, const char *list)
 {
@@ -40,7 +53,9 @@ static void split_names(exact_choice *c, const char *list)
 static void read_selections(exact_choice *c)
 {
     char err[512];
-    if (hprof_config.select && !(c->select = select_parse(hprof_config.select, err, sizeof err)))
+    if (hprof_config.select && is_auto(hprof_config.select))
+        c->automatic = 1;
+    else if (hprof_config.select && !(c->select = select_parse(hprof_config.select, err, sizeof err)))
         hprof_say("HPROF_SELECT: %s; it selects nothing", err);
     if (hprof_config.filter && !(c->filter = select_from_scorep_filter(hprof_config.filter, err, sizeof err)))
         hprof_say("HPROF_FILTER: %s; it selects nothing", err);
@@ -61,7 +76,7 @@ exact_choice *exact_choice_from_env(void)
     read_selections(c);
     if (knob && *knob)
         split_names(c, knob);
-    if (!c->select && !c->filter && c->nnames == 0) {
+    if (!c->select && !c->filter && c->nnames == 0 && !c->automatic) {
         if (knob && *knob && !hprof_config.select && !hprof_config.filter)
             hprof_say("HPROFTEST_EXACT='%s' names no function; nothing is measured exactly", knob);
         exact_choice_free(c);
@@ -124,8 +139,15 @@ static int name_matches(const exact_fn_info *f, const char *name)
            fortran_name(sym, name);
 }
 
+int exact_choice_auto(const exact_choice *c)
+{
+    return c->automatic;
+}
+
 int exact_choice_dynamic(const exact_choice *c)
 {
+    if (c->automatic)
+        return 1;
     unsigned uses = (c->select ? select_inputs(c->select) : 0) | (c->filter ? select_inputs(c->filter) : 0);
     return (uses & (SELECT_USES_CALLS | SELECT_USES_MPI_PATH)) != 0;
 }

@@ -36,6 +36,9 @@ exact_choice *exact_choice_from_env(void);
 const char *exact_choice_var(const exact_choice *c);
 /* Whether the selection reads the calls or MPI paths seen (callers,
  * callees, mpi_path): then it is evaluated again as the run goes on. */
+/* HPROF_SELECT=auto: hprof chooses (exact_auto.h), besides what the
+ * other variables select. */
+int exact_choice_auto(const exact_choice *c);
 int exact_choice_dynamic(const exact_choice *c);
 /* Whether the selection reads source files (HPROF_SELECT, HPROF_FILTER):
  * the caller fills them in only then. */

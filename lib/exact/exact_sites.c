@@ -126,6 +126,12 @@ static int site_of(uint64_t area, const fsym *f, exact_site *s)
     return s->name ? 0 : -1;
 }
 
+int exact_site_at(uint64_t fn, uint64_t size, const char *name, exact_site *s)
+{
+    fsym f = { fn, size, name, 1 };
+    return site_of(fn - 5, &f, s);
+}
+
 /* The records of section scn (in memory at bias + its address). */
 static int read_records(const GElf_Shdr *sh, uint64_t bias, uint64_t low, uint64_t high, const fsym *syms,
                         int nsyms, exact_module_sites *out)

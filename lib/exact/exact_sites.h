@@ -39,4 +39,8 @@ typedef struct exact_module_sites {
 int exact_sites_read(const char *path, uint64_t bias, uint64_t low, uint64_t high, exact_module_sites *out);
 void exact_sites_free(exact_module_sites *s);
 
+/* The site of function fn (size bytes, symbol name) whose 5 NOP bytes
+ * start at fn - 5, as for a record: 0, or -1 when its NOPs do not fit. */
+int exact_site_at(uint64_t fn, uint64_t size, const char *name, exact_site *s);
+
 #endif

@@ -76,6 +76,26 @@ const char *view_exact_marker(const vtree *t, int m, int v, char *buf, size_t le
     return buf;
 }
 
+/* HPROF_SELECT=auto's attributes (lib/exact/exact_report.h): its budget
+ * and cost of a visit, and each function it dropped. */
+static void auto_lines(const cube_profile *p, FILE *out)
+{
+    for (int i = 0; i < p->nattrs; i++) {
+        const char *k = p->attrs[i].key, *val = p->attrs[i].value;
+        int ranks, at = 0;
+        double rate, cost;
+        char module[256];
+        if (!k || !val)
+            continue;
+        if (strcmp(k, "hprof::auto") == 0)
+            fprintf(out, "%-10s HPROF_SELECT=auto: %s\n", "auto", val);
+        else if (strncmp(k, "hprof::auto::dropped::", 22) == 0 &&
+                 sscanf(val, "%d %lf %lf %255s %n", &ranks, &rate, &cost, module, &at) == 4 && at)
+            fprintf(out, "%-10s dropped %s (%s): %.3g visits/s, %.1f%% of the run; %d ranks\n", "", val + at, module,
+                    rate, cost * 100, ranks);
+    }
+}
+
 int view_exact_lines(vtree *t, FILE *out)
 {
     const cube_profile *p = t->p;
@@ -103,5 +123,6 @@ int view_exact_lines(vtree *t, FILE *out)
                 duration(per, sizeof per, visits > 0 ? time / visits : 0), ranks, since,
                 strcmp(until, "-") ? " to " : "", strcmp(until, "-") ? until : "");
     }
+    auto_lines(p, out);
     return 0;
 }

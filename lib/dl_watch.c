@@ -15,7 +15,7 @@
 
 #include "lib/dl_watch.h"
 #include "unwind/modules.h"
-#include "lib/runtime.h"
+#include "lib/active.h"
 #include "lib/thread.h"
 
 typedef int (*dlclose_fn)(void *);

@@ -7,8 +7,8 @@
 
 #include "core/config.h"
 #include "core/path_log.h"
-#include "lib/sampler.h"
 #include "core/timeline.h"
+#include "lib/window.h"
 #include "unwind/unwind.h"
 
 #define LUMP_TIMES 16        /* a timed poll this many times its mean ... */
@@ -107,7 +107,7 @@ static void add_to_node(hprof_thread *t, int i, uint64_t now_ns, uint64_t ns, ui
     }
     r->nodes[i].cpu_credited_ns += ns;
     r->cpu_credited_ns += ns;
-    sampler_add_mpi_time(&t->sampling, ns);
+    window_add_mpi_time(&t->sampling.window, ns);
 }
 
 /* Credits the polls since the last credit up to now_ns: each node its
@@ -193,7 +193,7 @@ static void cpu_read(hprof_thread *t, uint64_t now_ns)
                          : r->on_credited_ns >= r->on_ns
                              ? off
                              : (uint64_t)((unsigned __int128)off * r->on_credited_ns / r->on_ns);
-        uint64_t room = wall > credited ? wall - credited : 0, interval = sampler_room_ns(&t->sampling, now_ns);
+        uint64_t room = wall > credited ? wall - credited : 0, interval = window_room_ns(&t->sampling.window, now_ns);
         if (room > interval) /* never beyond the sampler's interval (a read's span may begin before it) */
             room = interval;
         if (worked > room)

@@ -69,7 +69,7 @@
 #include <stdint.h>
 
 #include "core/clock.h"
-#include "lib/runtime.h"
+#include "lib/active.h"
 #include "lib/thread.h"
 
 #define POLL_N_FIRST 8          /* the mean N as a run starts, until its loop's pace is known */

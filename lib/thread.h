@@ -25,7 +25,7 @@
 #include "core/cct.h"
 #include "lib/papi_events.h"
 #include "core/path_log.h"
-#include "lib/sampler.h"
+#include "lib/sampling.h"
 #include "core/timeline.h"
 #include "unwind/unwind.h"
 
@@ -99,15 +99,6 @@ extern __thread hprof_thread *hprof_self __attribute__((tls_model("initial-exec"
 /* The calling thread's state, created if needed (not from a signal handler).
  * NULL if it could not be created. */
 hprof_thread *hprof_thread_get(void);
-
-/* Same, and when it had no state yet and the measurement runs, its
- * sampling starts now (threads that first show up in an MPI call). */
-hprof_thread *hprof_thread_enter(void);
-
-/* Closes a thread's sampling window at now_ns (on the sampling clock). Its
- * last interval goes to its last sampled call path, or, without one, to the
- * routine it was started with. */
-void hprof_thread_close(hprof_thread *t, uint64_t now_ns);
 
 /* The calling thread ends (its window is closed): its data stays in the
  * profile (see above), its memory goes, hprof_self is cleared. After

@@ -5,6 +5,7 @@
  * check (tests/common/poll_run_rules.sh builds and runs it).
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,7 +14,6 @@
 static int failures;
 
 static void check(int cond, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-#include <stdarg.h>
 static void check(int cond, const char *name, const char *fmt, ...)
 {
     if (cond) {

@@ -15,7 +15,7 @@
 #include "core/log.h"
 #include "report/merge/merge.h"
 #include "lib/run_attrs.h"
-#include "lib/runtime.h"
+#include "lib/active.h"
 #include "lib/sampler.h"
 #include "lib/signal_chain.h"
 #include "lib/thread.h"
@@ -108,7 +108,7 @@ void abandon_measurement(const char *reason)
         hprof_thread_freeze(0);
         for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
             t->depth++; /* no more samples anywhere */
-            hprof_thread_close(t, sampler_clock_ns());
+            sampler_thread_close(t, window_clock_ns());
         }
     }
     write_in_background(reason);

@@ -14,6 +14,7 @@
 
 #include "lib/dl_watch.h"
 #include "unwind/modules.h"
+#include "lib/active.h"
 #include "lib/thread.h"
 
 static void on_module_change(int id, const module_rec *m, int live)

@@ -23,8 +23,11 @@
 #include "core/fn_table.h"
 #include "lib/papi_events.h"
 #include "lib/poll_run.h"
-#include "lib/runtime.h"
+#include "lib/active.h"
+#include "lib/sampler.h"
 #include "lib/thread.h"
+#include "lib/unmeasured.h"
+#include "lib/window.h"
 #include "unwind/unwind.h"
 
 /* The leaf memo's site for functions that are not unwound (their node is
@@ -42,10 +45,10 @@ static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread 
     if (call->fn == hprof_abort_fn)
         abandon_measurement("MPI_Abort"); /* also from another thread during MPI_Finalize's merge */
     if (!hprof_active) {
-        hprof_w_unmeasured();
+        hprof_unmeasured();
         return;
     }
-    if (!t && !(t = hprof_thread_enter()))
+    if (!t && !(t = sampler_thread_enter()))
         return;
     call->thread = t;
     /* MPI calls made from inside a wrapper (MPICH's Fortran layer calls the C
@@ -59,7 +62,7 @@ static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread 
         call->bytes[i] = 0;
     call->measured = 1;
     if (hprof_config.sampling_clock == HPROF_CLOCK_CPU)
-        call->start_cpu_ns = sampler_cpu_read(&call->start_cpu_cost_ns);
+        call->start_cpu_ns = window_cpu_read(&call->start_cpu_cost_ns);
     call->start_ns = hprof_now_ns();
     if (hprof_papi_nevents)
         hprof_papi_call_begin(&t->papi); /* after the clock: its cost is MPI time */
@@ -254,7 +257,7 @@ static void record(hprof_thread *t, hprof_call *call)
     /* The sampler subtracts MPI time on its own clock (on the CPU clock at
      * the end of the bookkeeping, below). */
     if (__builtin_expect(hprof_config.sampling_clock != HPROF_CLOCK_CPU, 1))
-        sampler_add_mpi_time(&t->sampling, ns);
+        window_add_mpi_time(&t->sampling.window, ns);
     /* At the tree's cap the call still counts, under (call tree full). */
     cct_node *n = &t->tree.nodes[cct_or_full(&t->tree, node)];
     add_call(n, call, ns, exact);
@@ -266,11 +269,11 @@ static void record(hprof_thread *t, hprof_call *call)
     path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, cct_or_full(&t->tree, node), end, ns);
     /* On the CPU clock the call's time runs from the read at its entry to
      * this one, the last of its bookkeeping, plus the parts of the two
-     * reads outside them (about one read's cost, sampler.h): all of it
+     * reads outside them (about one read's cost, window.h): all of it
      * hprof's or MPI's, none of it the program's computation. */
     if (__builtin_expect(hprof_config.sampling_clock == HPROF_CLOCK_CPU, 0)) {
-        uint64_t cost, cpu = sampler_cpu_read(&cost);
-        sampler_add_mpi_time(&t->sampling, cpu - call->start_cpu_ns + (call->start_cpu_cost_ns + cost) / 2);
+        uint64_t cost, cpu = window_cpu_read(&cost);
+        window_add_mpi_time(&t->sampling.window, cpu - call->start_cpu_ns + (call->start_cpu_cost_ns + cost) / 2);
     }
     COST_MARK(5);
 }
@@ -287,7 +290,7 @@ void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *f
         call->bytes[i] = 0;
 }
 
-/* Shared with hprof_runtime_start (MPI_Init's own call). */
+/* Shared with the runtime (the init call's own record, runtime.h). */
 void hprof_record_call(hprof_call *call)
 {
     record(hprof_self, call);

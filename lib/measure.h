@@ -49,7 +49,7 @@ typedef struct hprof_call {
     uint64_t poll_end_ns; /* private: a timed poll's end when read just after its PMPI call, else 0 */
     int poll;        /* set by a test or probe wrapper that completed nothing */
     uint64_t start_cpu_ns; /* private: on the cpu sampling clock only */
-    uint64_t start_cpu_cost_ns; /* private: that read's cost (sampler_cpu_read) */
+    uint64_t start_cpu_cost_ns; /* private: that read's cost (window_cpu_read) */
     uint64_t bytes[HPROF_NBYTES];
 } hprof_call;
 
@@ -91,28 +91,7 @@ void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *f
 /* The second half of hprof_call_end() for a measured call: finds the call
  * path and adds the call to its node. Also records the call that opened
  * the measurement (MPI_Init's, or the first session's), which the runtime
- * measures after the fact (hprof_runtime_start, hprof_runtime_record_init). */
+ * measures after the fact (lib/runtime.h). */
 void hprof_record_call(hprof_call *call);
-
-/* Called by hprof_call_begin() for an MPI call while the measurement is off;
- * in wrappers/wrap_support.c, which knows the init wrappers' state: the first
- * call that finds MPI initialised although no init wrapper started the
- * measurement says so, once (lib/run_marks.h). */
-void hprof_w_unmeasured(void);
-
-/* Lifecycle, called (through wrappers/wrap_support.c) by the generated
- * MPI_Init / MPI_Init_thread wrappers after PMPI_Init* returned MPI_SUCCESS,
- * or by the first MPI_Session_init (fn and start_ns describe the init call
- * itself, so it is recorded like any other MPI call; comm spans all
- * processes: MPI_COMM_WORLD, or one derived from a session), and by the
- * MPI_Finalize wrapper before PMPI_Finalize, or the last
- * MPI_Session_finalize before its PMPI call (merges and writes the profile
- * over comm). */
-void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm);
-void hprof_runtime_stop(void);
-/* An init call (MPI_Init after a session opened the measurement, a session
- * opened while another thread's opened it, or the opening call itself)
- * recorded like any MPI call: from start_ns to now. */
-void hprof_runtime_record_init(int fn, uint64_t start_ns);
 
 #endif

@@ -69,15 +69,12 @@
 #include <stdint.h>
 
 #include "core/clock.h"
-#include "lib/runtime.h"
+#include "lib/active.h"
 #include "lib/thread.h"
 
-#define POLL_N_FIRST 8          /* the mean N as a run starts, until its loop's pace is known */
-#define POLL_N_MAX 4096         /* at most this mean N */
-#define POLL_CPU_FIRST_NS 200000  /* the thread's CPU clock read from this far into a run ... */
-#define POLL_CPU_CREDIT_NS 1000000 /* ... then at a timed poll once this much MPI time was credited ... */
-#define POLL_CPU_MAX_NS 100000000  /* ... or this long went by; at a sample once ... */
-#define POLL_CPU_SAMPLE_NS 100000  /* ... this much was */
+/* The rules themselves, pure functions of the run and clock readings:
+ * lib/poll_rules.h (its constants too). */
+#include "lib/poll_rules.h"
 
 /* Opens a run at frame after a poll that completed nothing, timed alone
  * (end_ns its end, dur_ns its time, hprof's walk included). */

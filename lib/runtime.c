@@ -1,10 +1,10 @@
 /*
- * runtime.c - the measurement's life: started by the MPI_Init wrappers (or
- * the first MPI_Session_init), stopped by the MPI_Finalize wrapper (or the
- * last MPI_Session_finalize), which merges and writes the profile over the
- * communicator the start was given. Nothing happens in a process that never
- * initialises MPI (mpirun itself, or any other program that has the
- * library preloaded).
+ * runtime.c - the measurement's life: started as MPI_Init returns (or the
+ * first MPI_Session_init), stopped as MPI_Finalize begins (or the last
+ * MPI_Session_finalize), which merges and writes the profile over the
+ * communicator the start was given; lifecycle.c says which call. Nothing
+ * happens in a process that never initialises MPI (mpirun itself, or any
+ * other program that has the library preloaded).
  */
 #include "lib/runtime.h"
 
@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "lib/abandon.h"
+#include "lib/active.h"
 #include "lib/dl_watch.h"
 #include "core/cct.h"
+#include "core/config.h"
 #include "lib/exact/exact.h"
 #include "lib/interpose/interpose.h"
 #include "core/fn_table.h"
@@ -35,9 +37,6 @@
 #include "core/timeline.h"
 #include "unwind/unwind.h"
 
-volatile int hprof_active;
-unsigned char *hprof_fn_nounwind;
-
 static int started;
 /* Over all processes that measure: a duplicate of MPI_COMM_WORLD, or a
  * communicator over the parts of an MPMD launch that measure
@@ -50,7 +49,6 @@ static MPI_Comm run_comm = MPI_COMM_NULL;
  * communicator over mpi://WORLD): its number in the profile, also where
  * run_comm holds only the processes that measure. */
 static int process_rank;
-int hprof_abort_fn = -1;
 
 static int fn_index(const char *name)
 {
@@ -72,7 +70,7 @@ void hprof_runtime_record_init(int fn, uint64_t start_ns)
     if (!t || t->depth > 0)
         return;
     hprof_call call = { .start_ns = start_ns, .fn = fn, .measured = 1,
-                        .start_cpu_ns = sampler_clock_ns(), .start_cpu_cost_ns = sampler_clock_read_cost_ns() };
+                        .start_cpu_ns = window_clock_ns(), .start_cpu_cost_ns = window_clock_read_cost_ns() };
     t->depth++;
     hprof_record_call(&call);
     t->depth--;
@@ -143,7 +141,7 @@ static void report_window(const hprof_thread *t)
     const hprof_sampling *s = &t->sampling;
     hprof_verbose(1, "thread %d: window %.9f s, %llu samples counted, %llu in MPI, %llu dropped; "
                      "in the handler per sample: median %.1f us, mean %.2f us, longest %.1f us",
-                  t->index, (double)(s->window_end_ns - s->window_start_ns) * 1e-9,
+                  t->index, (double)(s->window.end_ns - s->window.start_ns) * 1e-9,
                   (unsigned long long)s->counted, (unsigned long long)s->in_mpi,
                   (unsigned long long)(s->busy + s->full),
                   (double)sampler_handler_median_ns(s) * 1e-3,
@@ -154,7 +152,7 @@ static void report_window(const hprof_thread *t)
                          "thread's; sample_pace.h)", t->index, 1e9 / (double)s->pace.longest_ns);
     if (hprof_config.sampling_clock == HPROF_CLOCK_CPU && t->index == 0)
         hprof_verbose(1, "a read of the thread's CPU clock costs %.3f us (added to each MPI call's CPU time)",
-                      (double)sampler_clock_read_cost_ns() * 1e-3);
+                      (double)window_clock_read_cost_ns() * 1e-3);
     if (t->polls_in_runs)
         hprof_verbose(1, "thread %d: %llu polls in polling loops, %llu of them timed; %llu reads of the CPU clock, "
                          "%.6f s of MPI time for time off the CPU; the clock's part in a timed poll %llu ns",
@@ -176,7 +174,7 @@ static void stop_sampling(void)
         /* Other threads' CPU clocks cannot be read from here: on the cpu
          * clock their last interval is left out. */
         if (hprof_config.sampling_clock == HPROF_CLOCK_WALL)
-            hprof_thread_close(t, wall);
+            sampler_thread_close(t, wall);
         else
             t->sampling.on = 0;
     }
@@ -184,7 +182,7 @@ static void stop_sampling(void)
         self->depth++; /* keep the handler out while we touch the tree */
         poll_run_close(self, wall); /* polls just before MPI_Finalize */
         uint32_t node = finalize_caller_node(self);
-        sampler_thread_stop(self, sampler_clock_ns(), node);
+        sampler_thread_stop(self, window_clock_ns(), node);
         self->depth--;
     }
     for (hprof_thread *t = hprof_thread_list(); t; t = t->next)
@@ -238,7 +236,7 @@ void hprof_runtime_stop(void)
     }
     hprof_thread_freeze(1); /* threads that end from now on keep their records */
     stop_sampling();
-    hprof_exact_stop(hprof_self ? hprof_self->sampling.window_end_ns : hprof_now_ns());
+    hprof_exact_stop(hprof_self ? hprof_self->sampling.window.end_ns : hprof_now_ns());
     abandon_merge_begins(); /* an MPI_Abort or a kill from now on: partial profiles */
     hprof_active = 0;
     program_agree(run_comm); /* one root for the programs of an MPMD launch */

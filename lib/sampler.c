@@ -25,6 +25,7 @@
 #include "core/own_code.h"
 #include "lib/signal_chain.h"
 #include "lib/signal_route.h"
+#include "lib/active.h"
 #include "lib/papi_events.h"
 #include "lib/poll_run.h"
 #include "lib/thread.h"
@@ -34,52 +35,6 @@ static int sample_signal = SIGPROF;      /* new timers' signal; moves once at mo
 static struct sigaction previous;
 static int installed;
 static const int timer_marker; /* its address tells our timer's signals from others */
-
-uint64_t sampler_clock_ns(void)
-{
-    if (hprof_config.sampling_clock == HPROF_CLOCK_WALL)
-        return hprof_now_ns();
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t clock_read_cost_ns; /* sampler_clock_read_cost_ns */
-
-/* One read's cost on the thread's CPU clock: the median of batches of
- * back-to-back reads (from one reading to the next is one whole read). */
-static void calibrate_read_cost(void)
-{
-    enum { BATCHES = 7, READS = 8 };
-    uint64_t per[BATCHES];
-    for (int b = 0; b < BATCHES; b++) {
-        uint64_t first = sampler_clock_ns(), last = first;
-        for (int i = 0; i < READS; i++)
-            last = sampler_clock_ns();
-        per[b] = (last - first) / READS;
-    }
-    for (int i = 1; i < BATCHES; i++) /* insertion sort: seven values */
-        for (int j = i; j > 0 && per[j] < per[j - 1]; j--) {
-            uint64_t x = per[j];
-            per[j] = per[j - 1];
-            per[j - 1] = x;
-        }
-    clock_read_cost_ns = per[BATCHES / 2];
-}
-
-uint64_t sampler_clock_read_cost_ns(void)
-{
-    return clock_read_cost_ns;
-}
-
-uint64_t sampler_cpu_read(uint64_t *cost)
-{
-    uint64_t before = hprof_now_ns();
-    uint64_t cpu = sampler_clock_ns();
-    uint64_t took = hprof_now_ns() - before;
-    *cost = took <= 4 * clock_read_cost_ns ? took : clock_read_cost_ns;
-    return cpu;
-}
 
 static void histogram_add(hprof_sampling *s, uint64_t weight)
 {
@@ -106,16 +61,6 @@ uint64_t sampler_handler_median_ns(const hprof_sampling *s)
             return (uint64_t)i * SAMPLER_HANDLER_STEP_NS + SAMPLER_HANDLER_STEP_NS / 2;
     }
     return 0;
-}
-
-/* The effective interval ending now; resets the interval. */
-static uint64_t take_interval(hprof_sampling *s, uint64_t now)
-{
-    uint64_t elapsed = now > s->last_ns ? now - s->last_ns : 0;
-    uint64_t weight = elapsed > s->mpi_ns_since ? elapsed - s->mpi_ns_since : 0;
-    s->last_ns = now;
-    s->mpi_ns_since = 0;
-    return weight;
 }
 
 /* The node of an interrupted context, or the (unwind failed) node;
@@ -169,7 +114,7 @@ static void take_sample(siginfo_t *info, void *ucontext)
         s->full++; /* no room: the sample counts under (call tree full) */
         node = t->tree.full_node;
     }
-    uint64_t weight = take_interval(s, sampler_clock_ns());
+    uint64_t weight = window_take_interval(&s->window, window_clock_ns());
     cct_node *n = &t->tree.nodes[node];
     n->counter[CCT_COMP_TIME_NS] += weight;
     n->counter[CCT_SAMPLES]++;
@@ -247,12 +192,12 @@ static void check_samples_came(const hprof_thread *t)
     const hprof_sampling *s = &t->sampling;
     uint64_t period = 1000000000ull / (uint64_t)hprof_config.sampling_hz;
     if (hprof_config.sampling_clock != HPROF_CLOCK_WALL || s->counted + s->in_mpi + s->busy > 0 ||
-        s->window_end_ns < s->armed_ns + 20 * period ||
+        s->window.end_ns < s->armed_ns + 20 * period ||
         __atomic_exchange_n(&said_not_sampled, 1, __ATOMIC_RELAXED))
         return;
     hprof_say("thread %d: no sample arrived in %.2f s (it blocked signal %d, hprof's sampling signal?): "
               "its computation is not attributed to its functions", t->index,
-              (double)(s->window_end_ns - s->armed_ns) * 1e-9, sample_signal);
+              (double)(s->window.end_ns - s->armed_ns) * 1e-9, sample_signal);
 }
 
 /* The sampling signal: SIGPROF, unless the program uses it or the thread
@@ -372,13 +317,10 @@ void sampler_thread_start(hprof_thread *t, uint64_t window_start_ns)
 {
     hprof_papi_thread_start(&t->papi);
     hprof_sampling *s = &t->sampling;
-    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU && installed && !clock_read_cost_ns)
-        calibrate_read_cost(); /* once, before the window's first reading; racing threads write alike */
-    s->window_start_ns = window_start_ns;
-    s->last_ns = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? window_start_ns : sampler_clock_ns();
+    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU && installed)
+        window_calibrate_read_cost(); /* once, before the window's first reading */
+    window_open(&s->window, window_start_ns);
     s->last_node = CCT_NONE;
-    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU)
-        s->mpi_ns_since = 0;
     if (!installed)
         return;
     unwind_thread_init();
@@ -402,7 +344,7 @@ void sampler_thread_stop(hprof_thread *t, uint64_t now_ns, uint32_t node)
     if (s->ended)
         return;
     s->ended = 1;
-    s->window_end_ns = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? now_ns : hprof_now_ns();
+    window_close(&s->window, now_ns);
     if (s->has_timer) {
         timer_delete(s->timer);
         s->has_timer = 0;
@@ -414,14 +356,36 @@ void sampler_thread_stop(hprof_thread *t, uint64_t now_ns, uint32_t node)
         node = s->last_node;
     if (node == CCT_NONE)
         node = cct_child(&t->tree, CCT_ROOT, CCT_KEY_UNWIND_FAILED);
-    uint64_t weight = take_interval(s, now_ns);
+    uint64_t weight = window_take_interval(&s->window, now_ns);
     if (node != CCT_NONE) {
         t->tree.nodes[node].counter[CCT_COMP_TIME_NS] += weight;
-        timeline_add_span(&t->timeline, TL_COMP_NS, s->window_end_ns, weight);
-        path_log_add(&t->paths, t->timeline.shift, PL_COMP, node, s->window_end_ns, weight);
+        timeline_add_span(&t->timeline, TL_COMP_NS, s->window.end_ns, weight);
+        path_log_add(&t->paths, t->timeline.shift, PL_COMP, node, s->window.end_ns, weight);
     }
     /* Another thread's event set cannot be read from here: its counts
      * since its last counted sample or MPI call are left out. */
     if (hprof_papi_nevents && t == hprof_self)
         hprof_papi_thread_stop(&t->papi, node != CCT_NONE ? t->tree.nodes[node].event : NULL);
+}
+
+hprof_thread *sampler_thread_enter(void)
+{
+    hprof_thread *t = hprof_self;
+    if (t)
+        return t;
+    t = hprof_thread_get();
+    if (t && hprof_active)
+        sampler_thread_start(t, hprof_now_ns());
+    return t;
+}
+
+void sampler_thread_close(hprof_thread *t, uint64_t now_ns)
+{
+    uint32_t node = CCT_NONE;
+    if (t->sampling.ended)
+        return; /* closed already (ended threads, merged locations) */
+    /* start address + 1 maps to the routine like a return address inside it */
+    if (t->sampling.last_node == CCT_NONE && t->start_routine && cct_reserve(&t->tree, 1) == 0)
+        node = cct_child(&t->tree, CCT_ROOT, t->start_routine + 1);
+    sampler_thread_stop(t, now_ns, node);
 }

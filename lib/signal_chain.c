@@ -2,10 +2,8 @@
 #include "lib/signal_chain.h"
 #include "lib/signal_route.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+#include <string.h>
 
 /* hprof's signals: the one it samples on and, once the program takes that
  * one, the one it moved to (0: a free slot). */
@@ -13,18 +11,6 @@ typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 static int owned[CHAIN_MAX];
 static struct sigaction program_action[CHAIN_MAX]; /* what the program asked for */
 static void (*program_handles)(int sig);
-
-int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
-{
-    static sigaction_fn real;
-    if (!real)
-        real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-    if (!real) {
-        errno = ENOSYS;
-        return -1;
-    }
-    return real(sig, act, old);
-}
 
 static int slot_of(int sig)
 {

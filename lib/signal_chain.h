@@ -11,8 +11,9 @@
 
 #include <signal.h>
 
-/* libc's own sigaction, for hprof's internal use. */
-int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* real_sigaction, libc's own sigaction; signals hprof does not own go
+ * through the router */
+#include "lib/signal_route.h"
 
 /* From now on sig is hprof's (at most two signals); program_action is what
  * the program had. */

@@ -5,14 +5,29 @@
  */
 #include "lib/signal_route.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/real_dl.h"
 #include "unwind/own_walk.h"
-#include "lib/signal_chain.h"
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    static sigaction_fn real;
+    if (!real)
+        real = (sigaction_fn)hprof_dlsym(RTLD_NEXT, "sigaction");
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return real(sig, act, old);
+}
 
 static struct sigaction program[NSIG]; /* the program's action where routed */
 static volatile sig_atomic_t routed[NSIG];

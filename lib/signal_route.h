@@ -19,6 +19,10 @@
 
 #include <signal.h>
 
+/* libc's own sigaction, for hprof's internal use (signal_chain.c
+ * interposes the program's). */
+int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
 /* sigaction() for a signal hprof does not own: installs the program's
  * action, through the router where it is a handler for a signal that may
  * be process-directed; old gets what the program installed before. */

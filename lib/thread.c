@@ -13,10 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/clock.h"
+#include "core/config.h"
 #include "report/profile/locations.h"
 #include "core/log.h"
-#include "lib/runtime.h"
 #include "unwind/unwind.h"
 
 /* Ended threads that keep a location of their own, per process; the rest
@@ -97,17 +96,6 @@ hprof_thread *hprof_thread_get(void)
     return t;
 }
 
-hprof_thread *hprof_thread_enter(void)
-{
-    hprof_thread *t = hprof_self;
-    if (t)
-        return t;
-    t = hprof_thread_get();
-    if (t && hprof_active)
-        sampler_thread_start(t, hprof_now_ns());
-    return t;
-}
-
 hprof_thread *hprof_thread_list(void)
 {
     return __atomic_load_n(&thread_list, __ATOMIC_ACQUIRE);
@@ -158,17 +146,6 @@ void *hprof_thread_scratch(size_t bytes)
     return p;
 }
 
-void hprof_thread_close(hprof_thread *t, uint64_t now_ns)
-{
-    uint32_t node = CCT_NONE;
-    if (t->sampling.ended)
-        return; /* closed already (ended threads, merged locations) */
-    /* start address + 1 maps to the routine like a return address inside it */
-    if (t->sampling.last_node == CCT_NONE && t->start_routine && cct_reserve(&t->tree, 1) == 0)
-        node = cct_child(&t->tree, CCT_ROOT, t->start_routine + 1);
-    sampler_thread_stop(t, now_ns, node);
-}
-
 /* ---- ended threads ----------------------------------------------------------- */
 
 /* The location that ended threads of routine are merged into, made on
@@ -190,7 +167,7 @@ static hprof_thread *merged_location(uint64_t routine)
  * g's window is the sum of the merged windows. */
 static void add_sampling(hprof_sampling *g, const hprof_sampling *t)
 {
-    g->window_end_ns += t->window_end_ns - t->window_start_ns;
+    g->window.end_ns += t->window.end_ns - t->window.start_ns;
     g->counted += t->counted;
     g->in_mpi += t->in_mpi;
     g->busy += t->busy;

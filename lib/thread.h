@@ -25,12 +25,12 @@
 #include "core/cct.h"
 #include "lib/papi_events.h"
 #include "core/path_log.h"
-#include "lib/sampler.h"
+#include "lib/poll_rules.h"
+#include "lib/sampling.h"
 #include "core/timeline.h"
 #include "unwind/unwind.h"
 
 #define HPROF_LEAF_MEMO 16 /* a power of two */
-#define HPROF_POLL_RUN_NODES 4 /* call sites a polling loop takes in turn */
 
 typedef struct hprof_thread {
     cct tree;
@@ -48,42 +48,7 @@ typedef struct hprof_thread {
     struct hprof_leaf_memo { uint32_t site, leaf; int fn, counter; } leaf_memo[HPROF_LEAF_MEMO];
     uint32_t last_site;     /* CCT_NONE: no site known (first call, failed walk, PAPI) */
     int last_fn;
-    /* polling loops: the run of polls that complete nothing (poll_run.h) */
-    struct hprof_poll_run {
-        const void *frame;   /* the run's frame; NULL: no run */
-        uint64_t read_ns;    /* the last credit: the polls' time is credited up to here */
-        uint64_t open_ns;    /* the run's start */
-        uint64_t first_ns;   /* the opening poll's time: the estimate before any poll was timed */
-        uint32_t pending;    /* polls since read_ns: visits counted, time to come */
-        uint32_t due;        /* pending polls when the next poll is timed */
-        uint32_t stride;     /* polls from the last timed poll (or the opening) to the next timed one */
-        uint32_t n;          /* the mean stride drawn (N) */
-        uint64_t timed_at_ns; /* the end of the last timed poll (or of the opening) */
-        uint32_t rng;        /* the strides' random state (xorshift) */
-        uint32_t timed;      /* timed polls in the run (lumps left out) */
-        uint32_t tallied;    /* pending polls counted as repeats or not when added (the others are) */
-        uint32_t streak_from; /* pending polls when the latest entry became the latest */
-        uint64_t cpu_ns, cpu_at_ns; /* the thread's CPU clock read in the run, and the time then (0: none) */
-        uint64_t cpu_credited_ns; /* MPI time credited since then */
-        uint64_t cpu_lump_ns;     /* timed polls' time far above their mean, held since then */
-        uint64_t on_credited_ns, on_ns; /* over the run's reads: MPI time credited, time on the CPU */
-        uint32_t nnodes;     /* the nodes met in the run */
-        struct hprof_poll_node {
-            uint32_t node, site; /* the node, and its call site's node (unwind_mpi_cached) */
-            int fn;
-            uint32_t polls;      /* pending polls on it */
-            uint64_t ra, bp;     /* the wrapper frame's return address and saved rbp */
-            uint64_t bp_mask;    /* ~0: the rbp tells call paths apart there, else 0 */
-            uint64_t timed_ns;   /* its timed polls in the run (outliers left out): their time, */
-            uint32_t timed;      /* and how many */
-            uint32_t seg_timed;  /* its timed polls since read_ns (outliers too), */
-            uint64_t seg_ns;     /* and their time */
-            uint64_t cpu_credited_ns; /* MPI time credited to it since the CPU clock's read */
-        } nodes[HPROF_POLL_RUN_NODES];
-        uint32_t last;       /* the entry of the latest poll */
-        unwind_token caller; /* the frame's caller unchanged since its entries were made */
-        uint64_t prior_mean_ns; /* the mean timed poll of the thread's last run that had one */
-    } poll;
+    struct hprof_poll_run poll; /* polling loops: the run of polls that complete nothing (poll_run.h) */
     uint64_t polls_in_runs; /* polls counted in runs (HPROF_VERBOSE=1) */
     uint64_t polls_timed;   /* of them timed */
     uint64_t poll_cpu_reads; /* reads of the CPU clock for them */
@@ -99,15 +64,6 @@ extern __thread hprof_thread *hprof_self __attribute__((tls_model("initial-exec"
 /* The calling thread's state, created if needed (not from a signal handler).
  * NULL if it could not be created. */
 hprof_thread *hprof_thread_get(void);
-
-/* Same, and when it had no state yet and the measurement runs, its
- * sampling starts now (threads that first show up in an MPI call). */
-hprof_thread *hprof_thread_enter(void);
-
-/* Closes a thread's sampling window at now_ns (on the sampling clock). Its
- * last interval goes to its last sampled call path, or, without one, to the
- * routine it was started with. */
-void hprof_thread_close(hprof_thread *t, uint64_t now_ns);
 
 /* The calling thread ends (its window is closed): its data stays in the
  * profile (see above), its memory goes, hprof_self is cleared. After

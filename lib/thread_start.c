@@ -17,7 +17,7 @@
 #include "core/cct.h"
 #include "core/clock.h"
 #include "lib/poll_run.h"
-#include "lib/runtime.h"
+#include "lib/active.h"
 #include "lib/sampler.h"
 #include "lib/thread.h"
 #include "lib/thread_start.h"
@@ -34,7 +34,7 @@ static void thread_end(void *arg)
         return;
     t->depth++; /* keep our own handler out while the window closes */
     poll_run_close(t, hprof_now_ns());
-    hprof_thread_close(t, sampler_clock_ns());
+    sampler_thread_close(t, window_clock_ns());
     t->depth--;
     hprof_thread_end(t); /* its data stays, its memory goes (t may be reused at once) */
 }

@@ -435,12 +435,12 @@ def general_c_wrapper(fn, sig, head, frame):
         o += ['HPROF_EXPORT %s %s(%s)' % (ret, fn.name, sig), '{',
               '    uint64_t t0 = hprof_clock_anchor();',
               '    int rc = P%s(%s);' % (fn.name, args),
-              '    if (rc == MPI_SUCCESS) hprof_w_started(HPROF_FN_%s, t0);' % fn.name,
+              '    if (rc == MPI_SUCCESS) hprof_lifecycle_init_done(HPROF_FN_%s, t0);' % fn.name,
               '    return rc;', '}', '']
         return o
     if life == 'finalize':
         o += ['HPROF_EXPORT %s %s(%s)' % (ret, fn.name, sig), '{',
-              '    hprof_w_stopping();   /* merges and writes the profile */',
+              '    hprof_lifecycle_finalize();   /* merges and writes the profile */',
               '    return P%s(%s);' % (fn.name, args), '}', '']
         return o
 
@@ -449,9 +449,9 @@ def general_c_wrapper(fn, sig, head, frame):
     for sp in status_params(fn):
         pre += ['MPI_Status hprof_st_%s;' % sp.name,
                 'if (call.measured && %s == MPI_STATUS_IGNORE) %s = &hprof_st_%s;' % (sp.name, sp.name, sp.name)]
-    if fn.get('session') == 'init':   # the first session opens the measurement (wrap_support.h)
+    if fn.get('session') == 'init':   # the first session opens the measurement (lib/lifecycle.h)
         pre += ['uint64_t hprof_t0 = call.measured ? call.start_ns : hprof_clock_anchor();']
-        post += ['hprof_w_session_init(%s, hprof_t0, call.measured);' % fn.id]
+        post += ['hprof_lifecycle_session_init(%s, hprof_t0, call.measured);' % fn.id]
     if fn.get('spawn') == 'one':
         pre += ['hprof_spawn hprof_sp;   /* the children get hprof too (lib/spawn.h) */',
                 'hprof_spawn_prepare(&hprof_sp, &command, &argv);']
@@ -502,7 +502,7 @@ def general_c_wrapper(fn, sig, head, frame):
     o.append(head)
     o.append('{')
     if fn.get('session') == 'finalize':   # the last session closes it, like MPI_Finalize
-        o += ['    if (hprof_w_session_last())   /* the profile is written */',
+        o += ['    if (hprof_lifecycle_session_last())   /* the profile is written */',
               '        return P%s(%s);' % (fn.name, args)]
     o.append('    hprof_call call;')
     poll = fn.get('poll')
@@ -612,12 +612,12 @@ def gen_f_wrapper(fn, f08=None):
     ok = '*ierr == MPI_SUCCESS' if not noierr else '1'
     if life in ('init', 'init_thread'):
         o += ['    uint64_t t0 = hprof_clock_anchor();',
-              '    hprof_w_lifecycle_enter();',
+              '    hprof_lifecycle_nest_enter();',
               '    ' + call_expr,
-              '    hprof_w_lifecycle_leave();',
-              '    if (%s) hprof_w_started(HPROF_FN_%s, t0);' % (ok, fn.name), '}']
+              '    hprof_lifecycle_nest_leave();',
+              '    if (%s) hprof_lifecycle_init_done(HPROF_FN_%s, t0);' % (ok, fn.name), '}']
     elif life == 'finalize':
-        o += ['    hprof_w_stopping();', '    ' + call_expr, '}']
+        o += ['    hprof_lifecycle_finalize();', '    ' + call_expr, '}']
     else:
         pre, post = [], []
         for sp in status_params(fn):
@@ -665,18 +665,18 @@ def gen_f_wrapper(fn, f08=None):
             post_any = []
             if fn.get('session'):
                 # the library's Fortran binding may call the C wrapper: it
-                # leaves the session's count to this one (wrap_support.h)
-                pre += ['hprof_w_lifecycle_enter();']
-                post_any += ['hprof_w_lifecycle_leave();']
+                # leaves the session's count to this one (lib/lifecycle.h)
+                pre += ['hprof_lifecycle_nest_enter();']
+                post_any += ['hprof_lifecycle_nest_leave();']
             if fn.get('session') == 'init':
                 pre.insert(0, 'uint64_t hprof_t0 = call.measured ? call.start_ns : hprof_clock_anchor();')
-                post += ['hprof_w_session_init(%s, hprof_t0, call.measured);' % fn.id]
+                post += ['hprof_lifecycle_session_init(%s, hprof_t0, call.measured);' % fn.id]
             if fn.get('spawn') == 'multiple':
                 pre += ['hprof_spawn_multiple_note();']
         if fn.get('session') == 'finalize':
-            o += ['    if (hprof_w_session_last()) {   /* the last session: the profile is written */',
-                  '        hprof_w_lifecycle_enter();', '        ' + call_expr,
-                  '        hprof_w_lifecycle_leave();', '        return;', '    }']
+            o += ['    if (hprof_lifecycle_session_last()) {   /* the last session: the profile is written */',
+                  '        hprof_lifecycle_nest_enter();', '        ' + call_expr,
+                  '        hprof_lifecycle_nest_leave();', '        return;', '    }']
         o.append('    hprof_call call;')
         o.append('    hprof_call_begin(&call, %s, HPROF_FRAME);' % fn.id)
         o += ['    ' + l for l in pre]
@@ -746,7 +746,7 @@ def wrappers_c(head, m, wrapped):
     c = [head, '#include <mpi.h>',
          '/* deprecated MPI functions are wrapped too */',
          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '#include <stdint.h>', '#include <string.h>',
-         '#include "lib/measure.h"', '#include "lib/poll_run.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"',
+         '#include "lib/lifecycle.h"', '#include "lib/measure.h"', '#include "lib/poll_run.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"',
          '#include "wrappers/wrap_support.h"', '#include "gen/fn_ids.h"', '']
     for f in wrapped:
         for n in (f.name, 'P' + f.name):
@@ -762,7 +762,7 @@ def wrappers_c(head, m, wrapped):
 def wrappers_f(head, m, fwrapped):
     fortran_libs, fcommons, flav = m.fortran_libs, set(m.fcommons), m.flav
     fo = [head, '#include <mpi.h>', '#include <stddef.h>', '#include <stdint.h>', '#include <string.h>',
-          '#include "lib/measure.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"', '#include "wrappers/wrap_support.h"',
+          '#include "lib/lifecycle.h"', '#include "lib/measure.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"', '#include "wrappers/wrap_support.h"',
           '#include "gen/fn_ids.h"', '#include "wrappers/fortran_mpif.h"', '',
           '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '',
           '/* The Fortran MPI libraries the probe found (fortran_libs.h). */',

@@ -12,13 +12,8 @@
 #include "wrappers/wrap_support.h"
 #include "core/log.h"
 #include "wrappers/requests.h"
-#include "lib/run_marks.h"
-#include "lib/session.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 uint64_t hprof_w_tsize(MPI_Datatype dt)
 {
@@ -442,147 +437,9 @@ void hprof_w_req_forget(MPI_Request r)
     if (r != MPI_REQUEST_NULL) hprof_req_remove(req_key(r));
 }
 
-/* ---- lifecycle ----------------------------------------------------------- */
-
-/* lifecycle_started: 0, then STARTING while the thread that opens the
- * measurement opens it, then STARTED (measured or refused). */
-enum { STARTING = 1, STARTED = 2 };
-static int lifecycle_started, lifecycle_stopped, lifecycle_nest;
-/* The two ways into MPI: the World model (between hprof's MPI_Init and
- * MPI_Finalize wrappers) and the program's sessions open through hprof's
- * wrappers. session_owned: the first session opened the measurement, over
- * a communicator from hprof's own session (lib/session.h). */
-static int world_open, sessions_open, session_owned;
+/* ---- phases -------------------------------------------------------------- */
 
 void hprof_w_phase(int level)
 {
     timeline_phase(level, hprof_now_ns());
-}
-
-void hprof_w_lifecycle_enter(void) { __atomic_add_fetch(&lifecycle_nest, 1, __ATOMIC_SEQ_CST); }
-void hprof_w_lifecycle_leave(void) { __atomic_sub_fetch(&lifecycle_nest, 1, __ATOMIC_SEQ_CST); }
-
-/* 1 if this call opens the measurement (it must then call started()). An
- * init call on another thread meanwhile waits until the measurement is
- * open: its thread's calls right after it would be lost (seen: the second
- * of two threads opening their own sessions lost all of its calls in 3 of
- * 5 runs, as the first was still deriving hprof's communicator). */
-static int opens(void)
-{
-    int expect = 0;
-    if (__atomic_compare_exchange_n(&lifecycle_started, &expect, STARTING, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-        return 1;
-    struct timespec tenth_ms = { 0, 100000 };   /* the opening takes collectives: no spinning */
-    while (__atomic_load_n(&lifecycle_started, __ATOMIC_SEQ_CST) != STARTED)
-        nanosleep(&tenth_ms, NULL);
-    return 0;
-}
-
-static void started(void)
-{
-    __atomic_store_n(&lifecycle_started, STARTED, __ATOMIC_SEQ_CST);
-}
-
-void hprof_w_started(int fn, uint64_t t0)
-{
-    if (__atomic_load_n(&lifecycle_nest, __ATOMIC_SEQ_CST) > 0) return;
-    __atomic_store_n(&world_open, 1, __ATOMIC_SEQ_CST);
-    if (opens()) {
-        hprof_runtime_start(fn, t0, MPI_COMM_WORLD);
-        started();
-    } else {
-        hprof_runtime_record_init(fn, t0);   /* a session opened the measurement */
-    }
-}
-
-void hprof_w_unmeasured(void)
-{
-    static int checked;
-    if (__atomic_load_n(&lifecycle_started, __ATOMIC_RELAXED) || __atomic_load_n(&checked, __ATOMIC_RELAXED) ||
-        __atomic_load_n(&lifecycle_nest, __ATOMIC_SEQ_CST) > 0)
-        return;
-    int flag = 0;
-    if (PMPI_Initialized(&flag) != MPI_SUCCESS || !flag)
-        return;   /* a call before MPI_Init (MPI_Initialized, ...): look again at the next */
-    __atomic_store_n(&checked, 1, __ATOMIC_RELAXED);
-    int rank = 0;
-    if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS)
-        hprof_log_set_rank(rank);
-    run_marks_foreign_init("MPI was initialised without passing through hprof's MPI_Init wrappers "
-                           "(PMPI_Init called directly, or through a binding hprof does not wrap)");
-}
-
-/* The rank the launcher gave this process, for a process without
- * MPI_COMM_WORLD (sessions): so that only rank 0 speaks. */
-static void log_rank_from_launcher(void)
-{
-    static const char *const vars[] = { "PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK" };
-    for (unsigned i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v >= '0' && *v <= '9') {
-            hprof_log_set_rank(atoi(v));
-            return;
-        }
-    }
-}
-
-void hprof_w_session_init(int fn, uint64_t t0, int measured)
-{
-    if (__atomic_load_n(&lifecycle_nest, __ATOMIC_SEQ_CST) > 0)
-        return;   /* the C call inside a Fortran wrapper: counted by that one */
-    __atomic_add_fetch(&sessions_open, 1, __ATOMIC_SEQ_CST);
-    if (!opens()) {   /* MPI_Init or an earlier session opened the measurement */
-        if (!measured)   /* it began before the measurement was open */
-            hprof_runtime_record_init(fn, t0);
-        return;
-    }
-    const char *why = "";
-    MPI_Comm comm = hprof_session_open(&why);
-    if (comm == MPI_COMM_NULL) {
-        char how[320];
-        log_rank_from_launcher();
-        snprintf(how, sizeof how, "it uses MPI sessions (MPI_Session_init) without MPI_Init, and "
-                 "hprof could not derive a communicator over all processes from a session (%s)", why);
-        run_marks_foreign_init(how);
-        started();
-        return;
-    }
-    __atomic_store_n(&session_owned, 1, __ATOMIC_SEQ_CST);
-    hprof_runtime_start(fn, t0, comm);
-    started();
-}
-
-/* Stops the measurement once (merges and writes the profile); a measurement
- * a session opened also gives hprof's session back. */
-static void stop_once(void)
-{
-    int expect = 0;
-    if (!__atomic_compare_exchange_n(&lifecycle_stopped, &expect, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-        return;
-    hprof_runtime_stop();
-    if (__atomic_load_n(&session_owned, __ATOMIC_SEQ_CST))
-        hprof_session_close();
-}
-
-int hprof_w_session_last(void)
-{
-    if (__atomic_load_n(&lifecycle_nest, __ATOMIC_SEQ_CST) > 0)
-        return 0;   /* inside a Fortran wrapper, which asked already */
-    int left = __atomic_sub_fetch(&sessions_open, 1, __ATOMIC_SEQ_CST);
-    if (left < 0)
-        __atomic_store_n(&sessions_open, 0, __ATOMIC_SEQ_CST);   /* not one of ours */
-    if (left != 0)
-        return 0;
-    if (!__atomic_load_n(&session_owned, __ATOMIC_SEQ_CST) || __atomic_load_n(&world_open, __ATOMIC_SEQ_CST))
-        return 0;   /* MPI_Finalize ends the measurement */
-    stop_once();
-    return 1;
-}
-
-void hprof_w_stopping(void)
-{
-    __atomic_store_n(&world_open, 0, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&session_owned, __ATOMIC_SEQ_CST) && __atomic_load_n(&sessions_open, __ATOMIC_SEQ_CST) > 0)
-        return;   /* a session opened the measurement, and the last one to end closes it */
-    stop_once();
 }

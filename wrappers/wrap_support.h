@@ -1,7 +1,7 @@
 /*
  * wrap_support.h - helpers shared by the generated MPI wrappers
  * (build/<mpi>/gen/wrappers_c.c and wrappers_f.c): datatype sizes, bytes from
- * statuses, the collective byte rules, request bookkeeping, lifecycle guards.
+ * statuses, the collective byte rules, request bookkeeping, phase marks.
  * None of them allocates or locks. All MPI calls in here are PMPI_ calls.
  */
 #ifndef HPROF_WRAP_SUPPORT_H
@@ -90,31 +90,5 @@ void hprof_w_req_forget(MPI_Request r);
 
 /* MPI_Pcontrol(level): a phase mark on the timeline (core/timeline.h). */
 void hprof_w_phase(int level);
-
-/* ---- lifecycle ---------------------------------------------------------- */
-/* Called by every MPI_Init/MPI_Init_thread wrapper (C and Fortran) after a
- * successful PMPI init: starts the runtime once, and not from a C init that
- * runs inside a Fortran init wrapper (MPICH's mpi_init_ calls MPI_Init). */
-void hprof_w_started(int fn, uint64_t t0);
-void hprof_w_lifecycle_enter(void);   /* Fortran init wrapper: around the PMPI call */
-void hprof_w_lifecycle_leave(void);
-/* Sessions (MPI-4), like MPI_Init/MPI_Finalize: the first session opens
- * the measurement, over a communicator from hprof's own session (unless
- * MPI_Init opened it: a session never reopens it), and the last one to
- * end closes it, unless MPI_Finalize is still to come.
- * After a successful MPI_Session_init (C and Fortran; fn and t0 describe
- * the call, measured: whether its wrapper measures it): counts the
- * session, opens the measurement if it is the first; where the library
- * refuses a communicator, says in one line that this process is not
- * measured (run_marks.h). An init on another thread while the first opens
- * the measurement waits until it is open, and is recorded. */
-void hprof_w_session_init(int fn, uint64_t t0, int measured);
-/* At the entry of MPI_Session_finalize: counts the session as ended; 1 if
- * it was the last one and closed the measurement (merged and wrote the
- * profile): the wrapper then only passes the call on. */
-int hprof_w_session_last(void);
-/* Called by every MPI_Finalize wrapper before PMPI_Finalize: stops the
- * runtime once (not while a session that opened it is still open). */
-void hprof_w_stopping(void);
 
 #endif

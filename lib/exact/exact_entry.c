@@ -13,7 +13,8 @@
 #include "core/cct.h"
 #include "core/clock.h"
 #include "unwind/exact_stack.h"
-#include "lib/runtime.h"
+#include "lib/active.h"
+#include "lib/sampler.h"
 #include "lib/thread.h"
 #include "unwind/thunk_stack.h"
 #include "unwind/unwind.h"
@@ -245,7 +246,7 @@ uint64_t hprof_exact_enter_slow(uint32_t id, uint64_t *frame)
     const exact_fn *f = exact_fn_at(id);
     if (!f->on || !exact_stack_recording || !hprof_active)
         return f->resume;
-    hprof_thread *t = hprof_thread_enter();
+    hprof_thread *t = sampler_thread_enter();
     if (!t || t->depth)
         return f->resume;
     exact_stack *x = exact_stack_mine();

@@ -7,7 +7,7 @@
 #include <dlfcn.h>
 
 #include "core/real_dl.h"
-#include "lib/runtime.h"
+#include "lib/active.h"
 #include "unwind/modules.h"
 
 typedef int (*dlclose_fn)(void *);

@@ -10,7 +10,7 @@
 #include <pthread.h>
 
 #include "core/real_dl.h"
-#include "lib/runtime.h"
+#include "lib/active.h"
 #include "lib/thread_start.h"
 
 __attribute__((visibility("default"))) int pthread_create(pthread_t *thread, const pthread_attr_t *attr,

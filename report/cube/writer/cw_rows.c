@@ -77,12 +77,17 @@ static int start_data(cw_rows *r, int file_id, long long mtime)
     if (!r->zrows)
         return cw_out_write(r->out, "CUBEX.DATA", 10);
     uint64_t n = (uint64_t)r->nstored;
-    r->zcap = compressBound((uLong)r->rowbytes);
+    if (start_deflate(r) < 0)
+        return row_failed(r, "out of memory");
+    /* The bound of this stream's settings: a small window and memory level
+     * cut incompressible rows (times of many locations) into more stored
+     * blocks than compressBound (compress2's defaults) leaves room for. */
+    r->zcap = deflateBound(&r->z, (uLong)r->rowbytes);
     r->table = malloc((size_t)n * 24 + 1);
     r->zbuf = malloc(r->zcap);
     r->prev = malloc(r->rowbytes);
     r->prev_z = malloc(r->zcap);
-    if (!r->table || !r->zbuf || !r->prev || !r->prev_z || start_deflate(r) < 0)
+    if (!r->table || !r->zbuf || !r->prev || !r->prev_z)
         return row_failed(r, "out of memory");
     cw_out_write(r->out, "ZCUBEX.DATA", 11);
     cw_out_write(r->out, &n, 8);

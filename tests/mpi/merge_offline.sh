@@ -73,6 +73,26 @@ done
 grep -q 'hprof::partial' <(tar xOf run.cubex anchor.xml) && ok "merge_offline: marked partial" \
     || notok "merge_offline: marked partial" "no hprof::partial in anchor.xml"
 
+# The same program run to MPI_Finalize: the MPI merge's profile has the
+# same call paths, metrics (in the same order) and thread names as
+# hprof-merge's, bar MPI_Finalize.
+mkdir -p "$W/fin" && cd "$W/fin" || exit 1
+HPROF_OUTPUT=$PWD/fin.cubex timeout 120 $MPIRUN -np $NP ../killed 300 >out 2>err
+shape() { # file -> call paths with visits per rank, metrics, location names
+    "$TEST_VIEW" --csv "$1" | awk -F, '$4 == "visits" && $1 !~ /MPI_Finalize/ { print $1, $2 }' | sort
+    tar xOf "$1" anchor.xml | grep -o -e '<uniq_name>[^<]*' -e '<name>Master thread [0-9]*' -e '<name>p\?thread [0-9][^<]*'
+}
+if [ -s fin.cubex ]; then
+    shape fin.cubex >fin.shape
+    shape ../job/run.cubex >merged.shape
+    d=$(diff fin.shape merged.shape | head -5 | tr '\n' ' ')
+    [ -z "$d" ] && ok "merge_offline: call paths, metrics and threads as MPI_Finalize's merge ($(wc -l <fin.shape) lines)" \
+        || notok "merge_offline: as MPI_Finalize's merge" "diff: $d"
+else
+    notok "merge_offline: the run to MPI_Finalize" "no fin.cubex: $(oneline err)"
+fi
+cd "$W/job" || exit 1
+
 # The other readers, value for value as hprof-view.
 PYC=${TEST_PYCUBEXR:-$ROOT/../shared/clients/pycubexr}
 if [ ! -d "$PYC/pycubexr" ]; then

@@ -7,11 +7,14 @@
  * and let through only between a call's stored count and the next call:
  * the count in the file is the number of calls the rank made, exactly. The test (merge_offline.sh)
  * compares it with the visits of the merged fallback profiles.
+ * usage: killed [N]   with N: N calls of MPI_Pack, then MPI_Finalize (the
+ * same run merged by MPI_Finalize, to compare with).
  */
 #include <fcntl.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 static void __attribute__((noinline)) pack_once(void)
@@ -48,7 +51,8 @@ int main(int argc, char **argv)
         perror(name);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    for (long count = 0;;) {
+    long last = argc > 1 ? atol(argv[1]) : -1;
+    for (long count = 0; count != last;) {
         pack_once();
         count++;
         int n = snprintf(line, sizeof line, "%ld %ld\n", (long)getpid(), count);
@@ -58,4 +62,6 @@ int main(int argc, char **argv)
         spin();
         sigprocmask(SIG_BLOCK, &term, NULL);
     }
+    MPI_Finalize();
+    return 0;
 }

@@ -1,6 +1,7 @@
 #include "report/profile/metrics.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "core/cct.h"
 #include "core/config.h"
@@ -48,6 +49,14 @@ const cube_metric_def hprof_metric_defs[M_COUNT] = {
                               "Time in polls that completed nothing (HPROF_POLLS=split; part of mpi_time)",
                               0, -1 },
 };
+
+int metrics_fixed_index(const char *uniq_name)
+{
+    for (int m = 0; uniq_name && m < M_COUNT; m++)
+        if (strcmp(hprof_metric_defs[m].uniq_name, uniq_name) == 0)
+            return m;
+    return -1;
+}
 
 /* The fixed metrics that go into the file: exact_time only where some
  * rank measured a function exactly, the unsuccessful polls' two only with

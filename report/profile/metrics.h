@@ -23,6 +23,10 @@ enum hprof_metric {
 
 extern const cube_metric_def hprof_metric_defs[M_COUNT];
 
+/* The fixed metric of that unique name (enum hprof_metric), -1 for another
+ * (a PAPI event's): where it goes in a file's metric list. */
+int metrics_fixed_index(const char *uniq_name);
+
 /* Values of one cnode at one location, before and after folding in the
  * counters of a call-tree node (several raw nodes can fold into one cnode).
  * A function's entries seen by the thunk stack are a lower bound, so they

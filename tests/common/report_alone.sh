@@ -53,6 +53,30 @@ names=$(tar xOf "$path" anchor.xml | grep -o -e 'worker thread' -e 'Master threa
 [ "$names" = "Master thread 0,hprof::partial,worker thread," ] && ok "report alone: thread names (given and made) and the partial mark" \
     || notok "report alone: thread names and partial mark" "found: $names"
 
+# hprof-merge without MPI: three ranks' profiles with different events
+# (rank 0 counts A, rank 1 B, rank 2 none): one file with every rank, the
+# metrics' union in order (the fixed ones, then A, then B), 0 where a rank
+# lacks one.
+MERGE=$ROOT/build/tools/hprof-merge
+if [ -x "$MERGE" ]; then
+    rm -f "$W"/three*.cubex
+    "$W/report_alone" "$W/three.cubex" 0 EV_A >/dev/null && "$W/report_alone" "$W/three.cubex" 1 EV_B >/dev/null &&
+        "$W/report_alone" "$W/three.cubex" 2 - >/dev/null
+    (cd "$W" && "$MERGE" three.rank2.cubex three.rank0.cubex three.rank1.cubex >merge.out 2>&1)
+    "$VIEW" --csv "$W/three.cubex" >"$W/three.csv" 2>&1
+    metrics=$(tar xOf "$W/three.cubex" anchor.xml | grep -o '<uniq_name>[^<]*' | sed 's/<uniq_name>//' | tail -n 3 | tr '\n' ' ')
+    got=$(awk -F, '$1 == "main;solve" && ($4 == "EV_A" || $4 == "EV_B" || $4 == "samples") { print $2 ":" $4 "=" $5 }' \
+          "$W/three.csv" | sort | tr '\n' ' ')
+    want="0:EV_A=1000 0:samples=3 1:EV_B=1000 1:samples=3 2:samples=3 "
+    if [ "$metrics" = "function_entries_seen EV_A EV_B " ] && [ "$got" = "$want" ]; then
+        ok "report alone: hprof-merge: 3 ranks, the events' union in order, each rank's own values"
+    else
+        notok "report alone: hprof-merge of three ranks" "metrics ...$metrics; values $got; $(head -c 200 "$W/merge.out")"
+    fi
+else
+    notok "report alone: hprof-merge" "$MERGE not built"
+fi
+
 # report/merge: MPI, but no lib/ (link only: every symbol defined)
 if command -v mpicc.openmpi >/dev/null; then
     cat >"$W/merge_alone.c" <<'C'

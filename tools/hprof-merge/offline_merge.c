@@ -8,6 +8,7 @@
 #include "report/cube/reader/cube_reader.h"
 #include "report/cube/writer/cube_writer.h"
 #include "report/profile/defs.h"
+#include "report/profile/metrics.h"
 
 #define REMAPPING_MEMBER "remapping.spec" /* report/profile/remapping_spec.h's, copied as it is */
 #define MAX_VALUES (1ull << 31)            /* call paths x locations of one metric in memory */
@@ -233,30 +234,51 @@ static int metric_index(const merge *m, const char *name)
     return -1;
 }
 
-/* The union of the inputs' metrics: one that is new goes right after the
- * metric before it in its own file, so that the fixed metrics stay in
- * hprof's order and the events in HPROF_METRICS order. */
+static int in_file(const cube_profile *p, const cube_metric *mt)
+{
+    return cube_find_metric(p, mt->uniq_name) >= 0;
+}
+
+static int countable(const cube_metric *mt)
+{
+    return mt->kind != CUBE_KIND_DERIVED && mt->aggr != CUBE_AGGR_RATIO;
+}
+
+/* The union of the inputs' metrics, in the order MPI_Finalize's merge
+ * gives them: hprof's fixed metrics in their order (metrics.h), then the
+ * others (PAPI events), each new one after the one before it in its own
+ * file and after those its file lacks (the inputs taken in rank order). */
 static int union_metrics(merge *m)
 {
-    int cap = 0;
+    int cap = M_COUNT;
     for (int i = 0; i < m->nin; i++)
         cap += m->in[i].p->nmetrics;
     m->metrics = calloc((size_t)cap + 1, sizeof *m->metrics);
     if (!m->metrics)
         return fail(m, "%s%s", "out of memory", "");
-    for (int i = 0; i < m->nin; i++) {
-        const cube_profile *p = m->in[i].p;
-        int after = -1; /* merged index of the previous metric of this file */
+    for (int f = 0; f < M_COUNT; f++)
+        for (int i = 0; i < m->nin; i++) {
+            int at = cube_find_metric(m->in[i].p, hprof_metric_defs[f].uniq_name);
+            if (at >= 0 && countable(&m->in[i].p->metrics[at])) {
+                m->metrics[m->nmetrics++] = &m->in[i].p->metrics[at];
+                break;
+            }
+        }
+    int fixed = m->nmetrics;
+    for (int j = 0; j < m->nprocs; j++) {
+        if (j > 0 && m->procs[j - 1].input == m->procs[j].input)
+            continue;
+        const cube_profile *p = m->in[m->procs[j].input].p;
+        int after = fixed - 1; /* merged index of this file's previous event */
         for (int k = 0; k < p->nmetrics; k++) {
             const cube_metric *mt = &p->metrics[k];
-            if (mt->kind == CUBE_KIND_DERIVED || mt->aggr == CUBE_AGGR_RATIO)
+            if (!countable(mt) || metrics_fixed_index(mt->uniq_name) >= 0)
                 continue;
             int at = metric_index(m, mt->uniq_name);
-            if (at >= 0 && strcmp(m->metrics[at]->dtype, mt->dtype) != 0)
-                return fail(m, "%s: metric %s has another type than in the other profiles", m->in[i].path,
-                            mt->uniq_name);
             if (at < 0) {
                 at = after + 1;
+                while (at < m->nmetrics && !in_file(p, m->metrics[at]))
+                    at++;
                 memmove(&m->metrics[at + 1], &m->metrics[at], (size_t)(m->nmetrics - at) * sizeof *m->metrics);
                 m->metrics[at] = mt;
                 m->nmetrics++;
@@ -264,6 +286,14 @@ static int union_metrics(merge *m)
             after = at;
         }
     }
+    for (int i = 0; i < m->nin; i++)
+        for (int k = 0; k < m->in[i].p->nmetrics; k++) {
+            const cube_metric *mt = &m->in[i].p->metrics[k];
+            int at = countable(mt) ? metric_index(m, mt->uniq_name) : 0;
+            if (strcmp(m->metrics[at]->dtype, mt->dtype) != 0 && countable(mt))
+                return fail(m, "%s: metric %s has another type than in the other profiles", m->in[i].path,
+                            mt->uniq_name);
+        }
     return 0;
 }
 

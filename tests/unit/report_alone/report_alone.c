@@ -6,7 +6,8 @@
  * writer and report/profile only, with an MPI function table of its own
  * (core/fn_table.h): no file of lib/ or wrappers/ (report_alone.sh).
  *
- * usage: report_alone OUTPUT.cubex  -> writes OUTPUT.rank0.cubex
+ * usage: report_alone OUTPUT.cubex [RANK [EVENT]]  -> writes OUTPUT.rank<RANK>.cubex
+ * (RANK 0 and EVENT PAPI_TOT_INS by default; EVENT "-": none counted)
  * The call paths (keys are return addresses inside this program's own
  * functions, as the unwinder records them):
  *   thread 0: main -> solve -> MPI_Allreduce  7 visits, 7 ms; solve 3 samples, 30 ms
@@ -15,6 +16,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/cct.h"
@@ -48,10 +50,13 @@ static uint32_t mpi_leaf(cct *t, uint32_t parent, int fn, uint64_t visits, uint6
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: report_alone OUTPUT.cubex\n");
+    if (argc < 2 || argc > 4) {
+        fprintf(stderr, "usage: report_alone OUTPUT.cubex [RANK [EVENT]]\n");
         return 2;
     }
+    int rank = argc > 2 ? atoi(argv[2]) : 0;
+    const char *event = argc > 3 ? argv[3] : "PAPI_TOT_INS";
+    int nevents = strcmp(event, "-") != 0;
     hprof_config_load();
     cct t0, t1;
     if (cct_init(&t0, 64, 1024) != 0 || cct_init(&t1, 64, 1024) != 0)
@@ -74,11 +79,11 @@ int main(int argc, char **argv)
         { &t1, NULL, 1, inside(worker), 0, "worker thread" }, /* newest first, as the runtime's */
         { &t0, NULL, 0, 0, 0, NULL },
     };
-    snapshot_event events[1] = { { "PAPI_TOT_INS", "#", "Instructions completed", 0 } };
-    hprof_snapshot snap = { threads, 2, 2, NULL, events, 1, 1 };
+    snapshot_event events[1] = { { event, "#", "A counter", 0 } };
+    hprof_snapshot snap = { threads, 2, 2, NULL, events, nevents, nevents };
     const char *keys[1] = { "hprof::test" }, *values[1] = { "report_alone" };
     char path[4096], err[512];
-    if (fallback_write(&snap, 0, 1, argv[1], "written by report_alone", keys, values, 1, path, sizeof path, err,
+    if (fallback_write(&snap, rank, rank + 1, argv[1], "written by report_alone", keys, values, 1, path, sizeof path, err,
                        sizeof err) != 0) {
         fprintf(stderr, "report_alone: %s\n", err);
         return 1;

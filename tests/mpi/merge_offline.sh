@@ -72,6 +72,11 @@ done
     || notok "merge_offline: visits exact up to the signal" "$said"
 grep -q 'hprof::partial' <(tar xOf run.cubex anchor.xml) && ok "merge_offline: marked partial" \
     || notok "merge_offline: marked partial" "no hprof::partial in anchor.xml"
+counted() { tar xOf "$1" anchor.xml | sed -n 's/.*key="hprof::samples_counted" value="\([0-9]*\)".*/\1/p'; }
+sum=0
+for f in $files; do sum=$((sum + $(counted $f))); done
+[ "$(counted run.cubex)" = $sum ] && ok "merge_offline: the ranks' samples counted summed: $sum" \
+    || notok "merge_offline: samples counted summed" "$(counted run.cubex), ranks' sum $sum"
 
 # The same program run to MPI_Finalize: the MPI merge's profile has the
 # same call paths, metrics (in the same order) and thread names as

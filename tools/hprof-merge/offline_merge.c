@@ -1,5 +1,6 @@
 #include "tools/hprof-merge/offline_merge.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "report/cube/writer/cube_writer.h"
 #include "report/profile/defs.h"
 #include "report/profile/metrics.h"
+#include "tools/hprof-merge/merged_attrs.h"
 
 #define REMAPPING_MEMBER "remapping.spec" /* report/profile/remapping_spec.h's, copied as it is */
 #define MAX_VALUES (1ull << 31)            /* call paths x locations of one metric in memory */
@@ -44,9 +46,13 @@ typedef struct merge {
     size_t msglen;
 } merge;
 
-static int fail(merge *m, const char *fmt, const char *a, const char *b)
+/* The one line of an error into msg; -1. */
+__attribute__((format(printf, 2, 3))) static int fail(merge *m, const char *fmt, ...)
 {
-    snprintf(m->msg, m->msglen, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->msg, m->msglen, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -115,7 +121,7 @@ static int place_processes(merge *m)
     m->procs = calloc((size_t)n, sizeof *m->procs);
     m->nodes = calloc((size_t)n, sizeof *m->nodes);
     if (!m->procs || !m->nodes)
-        return fail(m, "%s%s", "out of memory", "");
+        return fail(m, "out of memory");
     for (int i = 0; i < m->nin; i++)
         for (int k = 0; k < m->in[i].p->nprocs; k++)
             m->procs[m->nprocs++] = (out_proc){ i, k, m->in[i].p->procs[k].rank, 0, 0, 0, NULL };
@@ -124,11 +130,8 @@ static int place_processes(merge *m)
         out_proc *o = &m->procs[j];
         const cube_profile *p = m->in[o->input].p;
         if (j > 0 && m->procs[j - 1].rank == o->rank) {
-            char r[32];
-            snprintf(r, sizeof r, "%d", o->rank);
-            snprintf(m->msg, m->msglen, "rank %s is in both %s and %s", r, m->in[m->procs[j - 1].input].path,
-                     m->in[o->input].path);
-            return -1;
+            return fail(m, "rank %d is in both %s and %s", o->rank, m->in[m->procs[j - 1].input].path,
+                        m->in[o->input].path);
         }
         int sys = p->procs[o->proc].sysnode;
         o->node = node_of(m, sys >= 0 && p->sysnodes[sys].name ? p->sysnodes[sys].name : "localhost");
@@ -137,13 +140,13 @@ static int place_processes(merge *m)
                 o->nthreads = p->locs[l].thread + 1;
         o->thread_names = calloc((size_t)o->nthreads + 1, sizeof *o->thread_names);
         if (!o->thread_names)
-            return fail(m, "%s%s", "out of memory", "");
+            return fail(m, "out of memory");
         o->first_loc = m->nlocs;
         m->nlocs += o->nthreads;
     }
     for (int i = 0; i < m->nin; i++)
         if (!(m->in[i].loc_col = calloc((size_t)m->in[i].p->nlocs, sizeof(int))))
-            return fail(m, "%s%s", "out of memory", "");
+            return fail(m, "out of memory");
     for (int j = 0; j < m->nprocs; j++) {
         out_proc *o = &m->procs[j];
         const cube_profile *p = m->in[o->input].p;
@@ -219,10 +222,10 @@ static int unify(merge *m, int merge_sites)
 {
     m->d = defs_new(merge_sites);
     if (!m->d)
-        return fail(m, "%s%s", "out of memory", "");
+        return fail(m, "out of memory");
     for (int i = 0; i < m->nin; i++)
         if (unify_regions(m, &m->in[i]) != 0 || unify_cnodes(m, &m->in[i]) != 0)
-            return fail(m, "%s%s", "out of memory", "");
+            return fail(m, "out of memory");
     return 0;
 }
 
@@ -255,7 +258,7 @@ static int union_metrics(merge *m)
         cap += m->in[i].p->nmetrics;
     m->metrics = calloc((size_t)cap + 1, sizeof *m->metrics);
     if (!m->metrics)
-        return fail(m, "%s%s", "out of memory", "");
+        return fail(m, "out of memory");
     for (int f = 0; f < M_COUNT; f++)
         for (int i = 0; i < m->nin; i++) {
             int at = cube_find_metric(m->in[i].p, hprof_metric_defs[f].uniq_name);
@@ -352,106 +355,6 @@ static int write_metric(merge *m, cube_writer *w, int k, double *out)
     return cube_writer_metric_end(w);
 }
 
-/* ---- attributes ---- */
-
-/* Counts of the run that every rank adds to: summed over the inputs, as
- * MPI_Finalize's merge sums them (lists element by element). */
-static const char *const summed_attrs[] = { "hprof::samples_counted", "hprof::samples_in_mpi",
-                                            "hprof::samples_dropped", "hprof::samples_unwind_failed",
-                                            "hprof::interval_histogram" };
-
-static int is_summed(const char *key)
-{
-    for (size_t i = 0; i < sizeof summed_attrs / sizeof *summed_attrs; i++)
-        if (strcmp(key, summed_attrs[i]) == 0)
-            return 1;
-    return 0;
-}
-
-/* The sum of key's integer lists ("3,0,12") over the inputs into buf;
- * -1 where some input has it in another shape (it is then left out). */
-static int sum_attr(const merge *m, const char *key, char *buf, size_t len)
-{
-    unsigned long long sum[64] = { 0 };
-    char sep[64] = "";
-    int n = -1;
-    for (int i = 0; i < m->nin; i++) {
-        const char *v = cube_attr_get(m->in[i].p, key);
-        if (!v)
-            continue;
-        int k = 0;
-        for (char *end; *v && k < 64; v = end, k++) {
-            unsigned long long x = strtoull(v, &end, 10);
-            if (end == v)
-                return -1;
-            sum[k] += x;
-            sep[k] = *end;
-            if (*end)
-                end++;
-        }
-        if (*v || (n >= 0 && k != n))
-            return -1;
-        n = k;
-    }
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int j = 0; j < n && used < len; j++)
-        used += (size_t)snprintf(buf + used, len - used, j + 1 < n ? "%llu%c" : "%llu", sum[j], sep[j]);
-    return n > 0 ? 0 : -1;
-}
-
-typedef struct attrs {
-    const char **keys, **values;
-    char **owned;
-    int n;
-} attrs;
-
-static void attrs_free(attrs *a)
-{
-    for (int i = 0; a->owned && i < a->n; i++)
-        free(a->owned[i]);
-    free(a->keys), free(a->values), free(a->owned);
-}
-
-/* The lowest rank's attributes, the counts summed, and hprof::partial
- * saying what the file is. */
-static int merged_attrs(const merge *m, attrs *a)
-{
-    const cube_profile *first = m->in[m->procs[0].input].p;
-    int cap = first->nattrs + 2;
-    a->keys = calloc((size_t)cap, sizeof *a->keys);
-    a->values = calloc((size_t)cap, sizeof *a->values);
-    a->owned = calloc((size_t)cap, sizeof *a->owned);
-    a->n = 0;
-    if (!a->keys || !a->values || !a->owned)
-        return -1;
-    for (int i = 0; i < first->nattrs; i++) {
-        const char *k = first->attrs[i].key;
-        char buf[4096];
-        if (strcmp(k, "hprof::partial") == 0)
-            continue;
-        if (is_summed(k)) {
-            if (sum_attr(m, k, buf, sizeof buf) != 0)
-                continue;
-            a->owned[a->n] = strdup(buf);
-            if (!a->owned[a->n])
-                return -1;
-            a->keys[a->n] = k, a->values[a->n] = a->owned[a->n], a->n++;
-        } else {
-            a->keys[a->n] = k, a->values[a->n] = first->attrs[i].value, a->n++;
-        }
-    }
-    const char *why = cube_attr_get(first, "hprof::partial");
-    char buf[1024];
-    snprintf(buf, sizeof buf, "merged by hprof-merge from %d profiles of %d ranks%s%s", m->nin, m->nprocs,
-             why ? "; the lowest rank's: " : " (none partial)", why ? why : "");
-    a->owned[a->n] = strdup(buf);
-    if (!a->owned[a->n])
-        return -1;
-    a->keys[a->n] = "hprof::partial", a->values[a->n] = a->owned[a->n], a->n++;
-    return 0;
-}
-
 /* ---- the file ---- */
 
 static int define(merge *m, cube_writer *w)
@@ -461,9 +364,12 @@ static int define(merge *m, cube_writer *w)
     cube_region_def *rd = calloc((size_t)d->nregions + 1, sizeof *rd);
     cube_cnode_def *cd = calloc((size_t)d->ncnodes + 1, sizeof *cd);
     cube_process_def *pd = calloc((size_t)m->nprocs + 1, sizeof *pd);
-    attrs a = { 0 };
+    merged_attrs a = { 0 };
+    const cube_profile **in = calloc((size_t)m->nin, sizeof *in);
+    for (int i = 0; in && i < m->nin; i++)
+        in[i] = m->in[i].p;
     int rc = -1;
-    if (md && rd && cd && pd && merged_attrs(m, &a) == 0) {
+    if (md && rd && cd && pd && in && merged_attrs_make(&a, in, m->nin, m->in[m->procs[0].input].p, m->nprocs) == 0) {
         for (int k = 0; k < m->nmetrics; k++) {
             const cube_metric *mt = m->metrics[k];
             md[k] = (cube_metric_def){ mt->uniq_name, mt->disp_name, mt->dtype, mt->uom, mt->descr, 0, -1 };
@@ -484,8 +390,8 @@ static int define(merge *m, cube_writer *w)
                            pd, m->nprocs, a.keys, a.values, a.n };
         rc = cube_writer_define(w, &defs);
     }
-    attrs_free(&a);
-    free(md), free(rd), free(cd), free(pd);
+    merged_attrs_free(&a);
+    free(md), free(rd), free(cd), free(pd), free(in);
     return rc;
 }
 
@@ -507,14 +413,14 @@ static int write_file(merge *m, const offline_merge_opts *o)
     char err[512] = "";
     size_t n = (size_t)m->d->ncnodes * (size_t)m->nlocs;
     if (n > MAX_VALUES)
-        return fail(m, "%s%s", "too many call paths times locations to hold one metric in memory", "");
+        return fail(m, "too many call paths times locations to hold one metric in memory");
     double *out = malloc((n + 1) * sizeof *out);
     if (!out)
-        return fail(m, "%s%s", "out of memory", "");
+        return fail(m, "out of memory");
     cube_writer *w = cube_writer_create(o->output, o->overwrite_ok, err, sizeof err);
     if (!w) {
         free(out);
-        return fail(m, "%s%s", err, "");
+        return fail(m, "%s", err);
     }
     int rc = cube_writer_set_compress(w, o->compress);
     if (rc == 0)
@@ -532,7 +438,7 @@ static int write_file(merge *m, const offline_merge_opts *o)
         return -1;
     }
     if (cube_writer_commit(w, err, sizeof err) != 0)
-        return fail(m, "%s%s", err, "");
+        return fail(m, "%s", err);
     snprintf(m->msg, m->msglen, "wrote %s (%d ranks from %d profiles, %d call paths, %d metrics)", o->output,
              m->nprocs, m->nin, m->d->ncnodes, m->nmetrics);
     return 0;
@@ -558,9 +464,9 @@ int offline_merge(const char *const *inputs, int ninputs, const offline_merge_op
     msg[0] = '\0';
     int merge_sites = 0;
     if (ninputs < 1)
-        return fail(&m, "%s%s", "no profile to merge", "");
+        return fail(&m, "no profile to merge");
     m.in = calloc((size_t)ninputs, sizeof *m.in);
-    int rc = !m.in ? fail(&m, "%s%s", "out of memory", "") : open_inputs(&m, inputs);
+    int rc = !m.in ? fail(&m, "out of memory") : open_inputs(&m, inputs);
     if (rc == 0)
         rc = callsites_merged(&m, &merge_sites);
     if (rc == 0)

@@ -35,15 +35,26 @@ if [ $n != $NP ]; then
     kill -TERM $launcher 2>/dev/null
     exit 0
 fi
+# Every rank gets SIGTERM. The launcher, seeing the first rank die, kills
+# the others (MPICH's with SIGKILL), which on a loaded machine can come
+# before a rank that got SIGTERM too was scheduled to handle it: the
+# launcher and the ranks' parents are stopped meanwhile, so that each rank
+# handles its own SIGTERM, as it does when a scheduler gives the job time
+# between SIGTERM and SIGKILL.
+launchers=$(for p in $(pgrep -P $launcher) $(for q in $pids; do ps -o ppid= -p $q; done); do echo $p; done | sort -u | tr '\n' ' ')
 # shellcheck disable=SC2086 # one pid a word
+kill -STOP $launchers
+# shellcheck disable=SC2086
 kill -TERM $pids
-wait $launcher
 # The fallback profiles are written by detached processes after the ranks
 # died; each appears complete under its name (renamed into place).
-for _ in $(seq 200); do
+for _ in $(seq 600); do
     [ "$(ls run.rank*.cubex 2>/dev/null | wc -l)" = $NP ] && break
     sleep 0.1
 done
+# shellcheck disable=SC2086
+kill -CONT $launchers
+wait $launcher
 files=$(ls run.rank*.cubex 2>/dev/null | tr '\n' ' ')
 [ "$(ls run.rank*.cubex 2>/dev/null | wc -l)" = $NP ] && ok "merge_offline: SIGTERM: $NP fallback profiles: $files" \
     || { notok "merge_offline: SIGTERM: $NP fallback profiles" "files: ${files:-none}; $(oneline err)"; exit 0; }

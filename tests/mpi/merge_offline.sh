@@ -141,6 +141,12 @@ cp ../job/run.rank0.cubex ../job/run.rank1.cubex .
 head -c $(($(stat -c %s run.rank1.cubex) / 2)) run.rank1.cubex >cut.rank1.cubex
 echo "not a profile" >text.rank2.cubex
 cp run.rank0.cubex again.rank0.cubex
+cp run.rank1.cubex damaged.rank1.cubex # the last metric's data member overwritten
+/usr/bin/python3 -c '
+import sys, tarfile
+m = [m for m in tarfile.open(sys.argv[1]).getmembers() if m.name.endswith(".data")][-1]
+with open(sys.argv[1], "r+b") as f:
+    f.seek(m.offset_data); f.write(b"\xff" * m.size)' damaged.rank1.cubex
 bad_input() { # name args...
     local name=$1 before after
     shift
@@ -159,6 +165,7 @@ bad_input "no files"
 bad_input "a truncated file" run.rank0.cubex cut.rank1.cubex
 bad_input "a file that is no profile" run.rank0.cubex text.rank2.cubex
 bad_input "one rank twice" run.rank0.cubex again.rank0.cubex
+bad_input "a damaged data member" run.rank0.cubex damaged.rank1.cubex
 bad_input "a missing file" run.rank0.cubex nowhere.rank5.cubex
 "$MERGE" run.rank0.cubex run.rank1.cubex >o.txt 2>&1 && [ -s run.cubex ] && ! "$MERGE" run.rank0.cubex >o2.txt 2>&1 \
     && ok "merge_offline: an existing output is not replaced without -f: $(oneline o2.txt)" \

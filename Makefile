@@ -120,7 +120,7 @@ endef
 $(foreach m,$(MPIS),$(eval $(call MPI_template,$(m))))
 
 # ---- tools that need no MPI -----------------------------------------------
-tools: $(BUILD)/tools/hprof-view
+tools: $(BUILD)/tools/hprof-view $(BUILD)/tools/hprof-merge
 
 # The HTML page's source is html/report.html; its C form (string literals)
 # is generated, like the wrappers.
@@ -144,6 +144,16 @@ $(BUILD)/tools/hprof-view: $(VIEW_OBJS)
 	$(CC) -o $@ $^ $(VIEW_LIBS)
 
 -include $(VIEW_OBJS:.o=.d)
+
+# hprof-merge: report/'s definitions and CUBE writer, serially, without MPI
+MERGE_TOOL_SRCS := $(wildcard tools/hprof-merge/*.c) $(READER_SRCS) $(wildcard report/cube/writer/*.c) \
+                   report/profile/defs.c report/profile/metrics.c core/hashmap.c core/idset.c core/config.c core/log.c
+MERGE_TOOL_OBJS := $(patsubst %.c,$(BUILD)/tools/obj/%.o,$(MERGE_TOOL_SRCS))
+
+$(BUILD)/tools/hprof-merge: $(MERGE_TOOL_OBJS)
+	$(CC) -o $@ $^ $(VIEW_LIBS) -lpthread
+
+-include $(MERGE_TOOL_OBJS:.o=.d)
 
 # ---- tests, demo, bench -----------------------------------------------------
 check: deps
@@ -177,10 +187,11 @@ install: all
 	    $(PC_SED) | sed "s|^Name: hprof-$$m|Name: hprof|" > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hprof.pc; \
 	done
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
-	install -m 644 docs/man/hprof-run.1 docs/man/hprof-view.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/man/hprof-run.1 docs/man/hprof-view.1 docs/man/hprof-merge.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 docs/man/hprof.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/tools/hprof-view $(DESTDIR)$(PREFIX)/bin/hprof-view
+	install -m 755 $(BUILD)/tools/hprof-merge $(DESTDIR)$(PREFIX)/bin/hprof-merge
 	sed 's|@HPROF_LIBDIR@|$(PREFIX)/lib/hprof|' tools/hprof-run > $(DESTDIR)$(PREFIX)/bin/hprof-run
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/hprof-run
 

@@ -16,6 +16,7 @@
 #include "report/merge/merge.h"
 #include "lib/run_attrs.h"
 #include "lib/active.h"
+#include "lib/runtime_snapshot.h"
 #include "lib/sampler.h"
 #include "lib/signal_chain.h"
 #include "lib/thread.h"
@@ -91,7 +92,9 @@ static void write_in_background(const char *reason)
     run_attrs attrs;
     run_attrs_local(&attrs, my_nranks);
     char path[4096];
-    if (fallback_write(my_rank, my_nranks, hprof_config.output, reason, attrs.keys, attrs.values, attrs.count,
+    runtime_snapshot snapshot;
+    runtime_snapshot_take(&snapshot);
+    if (fallback_write(&snapshot.s, my_rank, my_nranks, hprof_config.output, reason, attrs.keys, attrs.values, attrs.count,
                        path, sizeof path, err, sizeof err) != 0)
         hprof_verbose(1, "partial profile not written: %s", err);
     _exit(0);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/config.h"
-#include "report/profile/event_defs.h"
+#include "report/profile/snapshot.h"
 #include "core/log.h"
 
 int hprof_papi_nevents;
@@ -52,13 +52,13 @@ static void parse_request(const char *spec)
     }
 }
 
-/* report/profile/event_defs.h: the merge's view of the events. */
+/* papi_events.h: the events as the snapshot hands them to report/. */
 int hprof_events_counted(void) { return hprof_papi_nevents; }
 
-int hprof_event_defs(event_def *out, int max)
+int hprof_event_defs(snapshot_event *out, int max)
 {
     for (int j = 0; j < nrequested && j < max; j++)
-        out[j] = (event_def){ requested[j], units[j] ? units[j] : "#",
+        out[j] = (snapshot_event){ requested[j], units[j] ? units[j] : "#",
                               description[j] ? description[j] : "PAPI event", slot_of[j] };
     return nrequested;
 }

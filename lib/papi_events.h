@@ -78,7 +78,14 @@ void hprof_papi_sample(hprof_papi_thread *p, const cct *tree, uint32_t node);
  * (NULL: dropped); the set stops. */
 void hprof_papi_thread_stop(hprof_papi_thread *p, int64_t *events);
 
-/* The merge reads the events requested and counted through
- * report/profile/event_defs.h, implemented in papi_events.c. */
+/* For the snapshot handed to report/ (report/profile/snapshot.h), after
+ * the events were chosen at MPI_Init: the number of events this rank
+ * counts (the nodes' event arrays hold that many), and up to max of the
+ * requested events into out, in HPROF_METRICS order, returning how many
+ * were requested (at most 64; the strings stay valid to the end of the
+ * process). Built without PAPI, or with HPROF_METRICS unset, none. */
+struct snapshot_event;
+int hprof_events_counted(void);
+int hprof_event_defs(struct snapshot_event *out, int max);
 
 #endif

@@ -31,6 +31,7 @@
 #include "report/merge/quiet.h"
 #include "lib/run_attrs.h"
 #include "lib/run_marks.h"
+#include "lib/runtime_snapshot.h"
 #include "lib/sampler.h"
 #include "lib/spawn.h"
 #include "lib/thread.h"
@@ -245,12 +246,15 @@ void hprof_runtime_stop(void)
     double t_attrs = PMPI_Wtime();
     hprof_timeline rank_timeline;
     rank_timeline_sum(&rank_timeline);
+    runtime_snapshot snapshot;
+    runtime_snapshot_take(&snapshot);
     merge_info info = { run_comm, hprof_config.output, attrs.keys, attrs.values, attrs.count,
                         hprof_config.compress, &rank_timeline, NULL, 0,
                         hprof_config.time_buckets > 0 ? hprof_config.time_paths : 0, process_rank,
-                        timeline_phases_dropped() };
+                        timeline_phases_dropped(), &snapshot.s };
     info.nphases = timeline_phases(&info.phases);
     hprof_merge_and_write(&info);
+    runtime_snapshot_release(&snapshot);
     abandon_merge_ended();
     timeline_free(&rank_timeline);
     run_attrs_free(&attrs);

@@ -13,8 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/config.h"
-#include "report/profile/locations.h"
+#include "report/profile/snapshot.h"
 #include "core/log.h"
 #include "unwind/unwind.h"
 
@@ -106,23 +107,17 @@ int hprof_thread_count(void)
     return __atomic_load_n(&thread_count, __ATOMIC_RELAXED);
 }
 
-/* report/profile/locations.h: the merge's view of the list. The
- * trampoline's name is here, not in thread_start.c, so that a static link
- * pulls that file (and its pthread_create) in only where the program
+/* The trampoline's name is here, not in thread_start.c, so that a static
+ * link pulls that file (and its pthread_create) in only where the program
  * creates threads. */
 const char hprof_thread_trampoline[] = "hprof_thread_start";
 
-int hprof_locations_count(void)
-{
-    return hprof_thread_count();
-}
-
-int hprof_locations_get(location *out, int max)
+int hprof_thread_snapshot(snapshot_thread *out, int max)
 {
     int n = 0;
     for (const hprof_thread *t = hprof_thread_list(); t; t = t->next, n++)
         if (n < max)
-            out[n] = (location){ &t->tree, &t->paths, t->index, t->start_routine, t->ended_threads };
+            out[n] = (snapshot_thread){ &t->tree, &t->paths, t->index, t->start_routine, t->ended_threads, NULL };
     return n;
 }
 

@@ -100,4 +100,12 @@ void hprof_thread_each_tree(void (*fn)(const cct *tree, void *ctx), void *ctx);
 hprof_thread *hprof_thread_list(void);
 int hprof_thread_count(void);
 
+/* For the snapshot handed to report/ (report/profile/snapshot.h), once the
+ * list is frozen: up to max threads into out (newest first), returning how
+ * many there are; the name of the trampoline below every created thread's
+ * own frame (thread_start.c). */
+struct snapshot_thread;
+int hprof_thread_snapshot(struct snapshot_thread *out, int max);
+extern const char hprof_thread_trampoline[];
+
 #endif

@@ -251,7 +251,7 @@ int hprof_merge_and_write(const merge_info *info)
     PMPI_Comm_size(comm, &size);
     double t0 = PMPI_Wtime(), c0 = cpu_seconds();
 
-    local_profile *lp = local_profile_build();
+    local_profile *lp = local_profile_build(info->snapshot);
     if (!lp || !lp->defs) {
         hprof_verbose(1, "could not build this rank's profile; it is left empty");
         local_profile_free(lp);

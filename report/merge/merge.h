@@ -12,6 +12,8 @@
 
 #include <mpi.h>
 
+#include "report/profile/snapshot.h"
+
 typedef struct merge_info {
     MPI_Comm comm;        /* over all processes that measure: from MPI_COMM_WORLD, or from a session */
     const char *output;   /* HPROF_OUTPUT or NULL for a new name */
@@ -25,6 +27,7 @@ typedef struct merge_info {
     int time_paths;       /* heaviest call paths kept over time (0: none) */
     int process_rank;     /* this process's rank in MPI_COMM_WORLD: its number in the profile */
     unsigned long long phases_dropped;  /* this rank's marks past the TIMELINE_MAX_PHASES kept */
+    const hprof_snapshot *snapshot;     /* this rank's threads and events */
 } merge_info;
 
 /* Collective over info->comm; must be called by every rank before

@@ -96,12 +96,12 @@ static int write_values(cube_writer *w, local_profile *lp)
     return rc;
 }
 
-int fallback_write(int rank, int nranks, const char *output, const char *reason,
+int fallback_write(const hprof_snapshot *snapshot, int rank, int nranks, const char *output, const char *reason,
                    const char *const *attr_keys, const char *const *attr_values, int nattrs,
                    char *path, int pathlen, char *err, int errlen)
 {
     err[0] = '\0';
-    local_profile *lp = local_profile_build();
+    local_profile *lp = local_profile_build(snapshot);
     if (!lp) {
         snprintf(err, (size_t)errlen, "out of memory");
         return -1;

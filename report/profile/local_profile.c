@@ -36,8 +36,8 @@
 #include "core/config.h"
 #include "core/fn_table.h"
 #include "core/hashmap.h"
-#include "report/profile/locations.h"
 #include "report/profile/program_id.h"
+#include "report/profile/snapshot.h"
 #include "unwind/python/py_codes.h"
 #include "report/profile/symbols.h"
 #include "report/profile/time_bounds.h"
@@ -58,6 +58,7 @@ typedef struct builder {
     int root;    /* the program's cnode */
     int startup; /* the cnode of "(start-up code)", -1 until needed */
     symbols *sym;
+    const char *trampoline; /* the runtime's thread trampoline (snapshot.h), NULL: none */
     hmap *start_by_ip, *region_by_start, *line_by_ip, *region_by_code;
     memo *regions, *sites;  /* MEMO each: region by pc, call site by return address */
 } builder;
@@ -78,11 +79,12 @@ typedef struct node_marks {
 static const char *const transparent_names[] = {
     "_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl",
     "start_thread", "clone", "clone3", "__clone", "__clone3", "__GI___clone3", "__GI___clone",
-    hprof_thread_trampoline,
 };
 
-static int is_transparent(const char *name)
+static int is_transparent(const builder *b, const char *name)
 {
+    if (b->trampoline && strcmp(name, b->trampoline) == 0)
+        return 1;
     for (size_t i = 0; i < sizeof transparent_names / sizeof *transparent_names; i++)
         if (strcmp(name, transparent_names[i]) == 0)
             return 1;
@@ -126,7 +128,7 @@ static int region_lookup(builder *b, uint64_t pc)
         return (int)region;
     if (!have_info)
         symbols_function(b->sym, pc, &info);
-    if (is_transparent(info.name)) {
+    if (is_transparent(b, info.name)) {
         region = TRANSPARENT;
     } else {
         defs *d = b->p->defs;
@@ -388,7 +390,7 @@ static void add_counts(builder *b, const cct_node *n, int cnode, int thread, int
 /* The thread's path log, by local cnode (map: raw node -> cnode). Time of
  * start-up frames goes to "(start-up code)", as in the values.
  * Out of memory, the rank's paths over time are dropped, not its profile. */
-static void add_thread_paths(builder *b, const location *t, const int *map, uint32_t nnodes)
+static void add_thread_paths(builder *b, const snapshot_thread *t, const int *map, uint32_t nnodes)
 {
     const hprof_path_log *l = t->paths;
     local_profile *p = b->p;
@@ -420,7 +422,7 @@ static void add_thread_paths(builder *b, const location *t, const int *map, uint
     }
 }
 
-static int add_thread(builder *b, const location *t)
+static int add_thread(builder *b, const snapshot_thread *t)
 {
     const cct *tree = t->tree;
     uint32_t nnodes = __atomic_load_n(&tree->nnodes, __ATOMIC_ACQUIRE);
@@ -456,13 +458,15 @@ static int add_thread(builder *b, const location *t)
 
 /* Names that say what a thread is: OpenMP threads are recognised by their
  * start routine living in libgomp. */
-static char *thread_name(builder *b, const location *t)
+static char *thread_name(builder *b, const snapshot_thread *t)
 {
     char buf[256];
     sym_info info;
     int known = t->start_routine && symbols_function(b->sym, t->start_routine, &info) == 0;
     int openmp = known && (strstr(info.module, "libgomp") || strstr(info.module, "libomp"));
-    if (t->ended_threads) { /* the location ended threads were merged into (locations.h) */
+    if (t->name)
+        return strdup(t->name);
+    if (t->ended_threads) { /* the location ended threads were merged into (snapshot.h) */
         snprintf(buf, sizeof buf, "%llu ended %s (%s)", (unsigned long long)t->ended_threads,
                  openmp ? "OpenMP threads" : "threads", known ? info.name : "unknown routine");
     } else if (known) {
@@ -476,28 +480,19 @@ static char *thread_name(builder *b, const location *t)
     return strdup(buf);
 }
 
-/* The runtime's locations (locations.h), in a new array; NULL if none
- * could be had. */
-static location *get_locations(int *n)
-{
-    *n = hprof_locations_get(NULL, 0);
-    location *loc = malloc(((size_t)*n + 1) * sizeof *loc);
-    if (loc)
-        *n = hprof_locations_get(loc, *n);
-    return loc;
-}
-
-local_profile *local_profile_build(void)
+local_profile *local_profile_build(const hprof_snapshot *s)
 {
     builder b = { 0 };
     b.startup = -1;
+    metrics_use_events(s->events, s->nevents, s->events_counted);
     b.p = calloc(1, sizeof *b.p);
     if (!b.p)
         return NULL;
     b.p->defs = defs_new(hprof_config.callsites == HPROF_CALLSITES_MERGE);
-    b.p->nthreads = hprof_locations_count();
-    int nloc;
-    location *loc = get_locations(&nloc);
+    b.p->nthreads = s->nlocations;
+    b.trampoline = s->thread_trampoline;
+    int nloc = s->nthreads;
+    const snapshot_thread *loc = s->threads;
     b.sym = symbols_open();
     b.start_by_ip = hmap_new();
     b.region_by_start = hmap_new();
@@ -505,17 +500,23 @@ local_profile *local_profile_build(void)
     b.region_by_code = hmap_new();
     b.regions = calloc(MEMO, sizeof *b.regions);
     b.sites = calloc(MEMO, sizeof *b.sites);
-    int ok = loc && b.p->defs && b.sym && b.start_by_ip && b.region_by_start && b.line_by_ip && b.region_by_code &&
+    int ok = (loc || !nloc) && b.p->defs && b.sym && b.start_by_ip && b.region_by_start && b.line_by_ip && b.region_by_code &&
              b.regions && b.sites &&
              (b.root = program_root(&b)) >= 0 && grow_values(b.p, 1) == 0;
     b.p->thread_names = calloc((size_t)b.p->nthreads + 1, sizeof(char *));
     ok = ok && b.p->thread_names;
     for (int i = 0; ok && i < nloc; i++) {
-        ok = add_thread(&b, &loc[i]) == 0;
-        if (ok && loc[i].index < b.p->nthreads)
-            b.p->thread_names[loc[i].index] = thread_name(&b, &loc[i]);
+        int index = loc[i].index;
+        ok = index >= 0 && index < b.p->nthreads && !b.p->thread_names[index] && add_thread(&b, &loc[i]) == 0 &&
+             (b.p->thread_names[index] = thread_name(&b, &loc[i])) != NULL;
     }
-    free(loc);
+    /* a location no thread of the snapshot names (none in the runtime's) */
+    for (int i = 0; ok && i < b.p->nthreads; i++)
+        if (!b.p->thread_names[i]) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "thread %d", i);
+            ok = (b.p->thread_names[i] = strdup(buf)) != NULL;
+        }
     symbols_close(b.sym);
     hmap_free(b.start_by_ip);
     hmap_free(b.region_by_start);

@@ -11,6 +11,7 @@
 
 #include "report/profile/defs.h"
 #include "report/profile/metrics.h"
+#include "report/profile/snapshot.h"
 
 /* Time of one cnode in one bucket of a thread's path log (core/path_log.h):
  * t0 is the bucket's start (ns since MPI_Init), a multiple of 2^shift. */
@@ -35,7 +36,11 @@ typedef struct local_profile {
     uint64_t path_spilled[2]; /* ns the logs could give no path */
 } local_profile;
 
-local_profile *local_profile_build(void);
+/* This rank's profile from the runtime's snapshot (snapshot.h), which
+ * also sets the metrics' events (metrics_use_events). NULL when out of
+ * memory or when the snapshot is inconsistent (a thread's location out of
+ * range, two threads at one location). */
+local_profile *local_profile_build(const hprof_snapshot *s);
 void local_profile_free(local_profile *p);
 
 static inline double *local_profile_values(local_profile *p, int cnode, int thread)

@@ -1,10 +1,10 @@
 #include "report/profile/metrics.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "core/cct.h"
 #include "core/config.h"
-#include "report/profile/event_defs.h"
 
 /* Unique names follow Score-P where the concept exists (shared/design.md). */
 const cube_metric_def hprof_metric_defs[M_COUNT] = {
@@ -49,6 +49,14 @@ const cube_metric_def hprof_metric_defs[M_COUNT] = {
                               "Time in polls that completed nothing (HPROF_POLLS=split; part of mpi_time)",
                               0, -1 },
 };
+
+int metrics_fixed_index(const char *uniq_name)
+{
+    for (int m = 0; uniq_name && m < M_COUNT; m++)
+        if (strcmp(hprof_metric_defs[m].uniq_name, uniq_name) == 0)
+            return m;
+    return -1;
+}
 
 /* The fixed metrics that go into the file: exact_time only where some
  * rank measured a function exactly, the unsuccessful polls' two only with
@@ -116,28 +124,30 @@ static cube_metric_def all_defs[M_COUNT + MAX_EVENT_METRICS];
 static int event_slot[MAX_EVENT_METRICS]; /* file metric fixed + k -> local slot, -1: none */
 static int nmetrics = -1;                  /* -1: the fixed ones, not yet set */
 
-int metrics_nlocal(void) { return M_COUNT + hprof_events_counted(); }
+static const snapshot_event *events; /* the snapshot's (snapshot.h) */
+static int nevents, events_counted;
+
+void metrics_use_events(const snapshot_event *ev, int n, int counted)
+{
+    events = ev;
+    nevents = ev && n > 0 ? (n < MAX_EVENT_METRICS ? n : MAX_EVENT_METRICS) : 0;
+    events_counted = counted > 0 ? counted : 0;
+}
+
+int metrics_nlocal(void) { return M_COUNT + events_counted; }
 
 void metrics_add_events(double *v, const int64_t *ev)
 {
-    int n = hprof_events_counted();
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < events_counted; i++)
         v[M_COUNT + i] += (double)ev[i];
-}
-
-/* The runtime's events, as they stay to the end of the process. */
-static int event_defs(event_def *defs)
-{
-    int n = hprof_event_defs(defs, MAX_EVENT_METRICS);
-    return n < MAX_EVENT_METRICS ? n : MAX_EVENT_METRICS;
 }
 
 uint64_t metrics_local_events(void)
 {
-    event_def defs[MAX_EVENT_METRICS];
+    const snapshot_event *defs = events;
     uint64_t mask = 0;
-    for (int j = 0, n = event_defs(defs); j < n; j++)
-        if (defs[j].slot >= 0)
+    for (int j = 0; j < nevents; j++)
+        if (defs[j].slot >= 0 && defs[j].slot < events_counted)
             mask |= 1ull << j;
     if (hprof_config.polls == HPROF_POLLS_SPLIT)
         mask |= MASK_POLLS_SPLIT;
@@ -148,12 +158,12 @@ uint64_t metrics_local_events(void)
 
 void metrics_set_events(uint64_t mask)
 {
-    event_def defs[MAX_EVENT_METRICS];
+    const snapshot_event *defs = events;
     polls_split = (mask & MASK_POLLS_SPLIT) != 0;
     exact_any = (mask & MASK_EXACT) != 0;
     int fixed = fixed_in_file();
     nmetrics = fixed;
-    for (int j = 0, n = event_defs(defs); j < n; j++) {
+    for (int j = 0; j < nevents; j++) {
         if (!(mask & (1ull << j)))
             continue;
         all_defs[nmetrics] = (cube_metric_def){ defs[j].name, defs[j].name, "INT64", defs[j].units,
@@ -178,7 +188,7 @@ double metrics_stored(const double *v, int m)
     int file[M_COUNT], fixed = fixed_in_file_list(file);
     if (m >= fixed) {
         int slot = m < metrics_count() ? event_slot[m - fixed] : -1;
-        return slot >= 0 ? v[M_COUNT + slot] : 0;
+        return slot >= 0 && slot < events_counted ? v[M_COUNT + slot] : 0;
     }
     m = file[m];
     /* A node never visited has no shortest call: store 0, as Score-P does. */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "report/cube/writer/cube_writer.h"
+#include "report/profile/snapshot.h"
 
 enum hprof_metric {
     M_TIME, M_MPI_TIME, M_COMP_TIME,
@@ -22,6 +23,10 @@ enum hprof_metric {
 
 extern const cube_metric_def hprof_metric_defs[M_COUNT];
 
+/* The fixed metric of that unique name (enum hprof_metric), -1 for another
+ * (a PAPI event's): where it goes in a file's metric list. */
+int metrics_fixed_index(const char *uniq_name);
+
 /* Values of one cnode at one location, before and after folding in the
  * counters of a call-tree node (several raw nodes can fold into one cnode).
  * A function's entries seen by the thunk stack are a lower bound, so they
@@ -33,7 +38,7 @@ void metrics_add_counters(double *values, const uint64_t *counters, int is_funct
 /* The value as stored in the file (metric: an index into metrics_defs()). */
 double metrics_stored(const double *values, int metric);
 
-/* Beyond the fixed metrics: one per PAPI event (HPROF_METRICS, lib/papi_events.h),
+/* Beyond the fixed metrics: one per PAPI event (HPROF_METRICS, handed over in the snapshot),
  * named by the event, described by PAPI. A rank's local values hold
  * metrics_nlocal() doubles per (cnode, thread): the fixed metrics, then
  * this rank's events by slot. The file's metric list is agreed on at the
@@ -43,6 +48,9 @@ double metrics_stored(const double *values, int metric);
  * has HPROF_POLLS=split: its top bit), then every event some rank
  * counted, in HPROF_METRICS order (0 on ranks that did not count it). Until
  * then it is this rank's fixed ones. */
+/* The snapshot's events (snapshot.h; kept, not copied): local_profile_build
+ * sets them. Until then no event is counted. */
+void metrics_use_events(const snapshot_event *events, int nevents, int counted);
 int metrics_nlocal(void);
 void metrics_add_events(double *values, const int64_t *events);
 uint64_t metrics_local_events(void);

@@ -1,0 +1,77 @@
+/*
+ * hprof-merge: one profile from the per-rank profiles a job left that never
+ * reached MPI_Finalize (killed by its scheduler, aborted, crashed): each
+ * rank that got the chance wrote <name>.rank<R>.cubex (README, "Partial
+ * profiles"). See offline_merge.h for what the merge does, and
+ * docs/man/hprof-merge.1.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/hprof-merge/offline_merge.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: hprof-merge [-o OUTPUT.cubex] [-f] [--no-compress] PROFILE.rankR.cubex...\n"
+               "Merges the per-rank profiles of one run (the fallback profiles of a job that did not\n"
+               "reach MPI_Finalize) into one CUBE4 profile. Without -o the output is the first\n"
+               "input's name without .rankR (run.rank0.cubex -> run.cubex); an existing output is\n"
+               "replaced only with -f.\n");
+}
+
+/* run.rank3.cubex, run.rank3.2.cubex -> run.cubex */
+static int default_output(const char *input, char *out, size_t len)
+{
+    const char *r = strstr(input, ".rank");
+    const char *last = r;
+    while (r && (r = strstr(r + 1, ".rank")))
+        last = r;
+    if (!last || last == input)
+        return -1;
+    snprintf(out, len, "%.*s.cubex", (int)(last - input), input);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = { { "output", required_argument, NULL, 'o' },
+                                               { "force", no_argument, NULL, 'f' },
+                                               { "no-compress", no_argument, NULL, 'n' },
+                                               { "help", no_argument, NULL, 'h' },
+                                               { NULL, 0, NULL, 0 } };
+    offline_merge_opts o = { NULL, 0, 1 };
+    int c;
+    while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o.output = optarg; break;
+        case 'f': o.overwrite_ok = 1; break;
+        case 'n': o.compress = 0; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "hprof-merge: no profile to merge (hprof-merge --help)\n");
+        return 2;
+    }
+    char name[4096];
+    if (!o.output) {
+        if (default_output(argv[optind], name, sizeof name) != 0) {
+            fprintf(stderr, "hprof-merge: %s is not named like NAME.rankR.cubex: name the output with -o\n",
+                    argv[optind]);
+            return 2;
+        }
+        o.output = name;
+    }
+    for (int i = optind; i < argc; i++)
+        if (strcmp(argv[i], o.output) == 0) {
+            fprintf(stderr, "hprof-merge: the output %s is one of the inputs\n", o.output);
+            return 2;
+        }
+    char msg[1024];
+    int rc = offline_merge((const char *const *)argv + optind, argc - optind, &o, msg, sizeof msg);
+    fprintf(rc == 0 ? stdout : stderr, "hprof-merge: %s\n", msg);
+    return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,24 @@
+/*
+ * merged_attrs.h - the <attr> pairs of hprof-merge's profile: the lowest
+ * rank's (what was measured, the command, hprof's version), the run's
+ * sample counts summed over the inputs as MPI_Finalize's merge sums them,
+ * and hprof::partial saying the file was merged from partial profiles.
+ */
+#ifndef HPROF_MERGED_ATTRS_H
+#define HPROF_MERGED_ATTRS_H
+
+#include "report/cube/reader/cube_reader.h"
+
+typedef struct merged_attrs {
+    const char **keys, **values; /* n pairs, valid while the inputs are open */
+    char **owned;
+    int n;
+} merged_attrs;
+
+/* first: the input of the lowest rank; nranks: the ranks merged. 0, or -1
+ * when out of memory. */
+int merged_attrs_make(merged_attrs *a, const cube_profile *const *in, int nin, const cube_profile *first,
+                      int nranks);
+void merged_attrs_free(merged_attrs *a);
+
+#endif

@@ -37,8 +37,8 @@ extern char mpi_fortran_in_place_[] __attribute__((weak));
 #define HPROF_F_IS_IN_PLACE(p) (mpi_fortran_in_place_ && (void *)(p) == (void *)mpi_fortran_in_place_)
 #elif defined(MPICH)
 /* fortran_mpich.c */
-int hprof_f_is_in_place(const void *p);
-#define HPROF_F_IS_IN_PLACE(p) hprof_f_is_in_place(p)
+int hprof_f_is_in_place(hprof_flib *lib, const void *p);
+#define HPROF_F_IS_IN_PLACE(p) hprof_f_is_in_place(&hprof_flib_mpif, p)
 #else
 #define HPROF_F_IS_IN_PLACE(p) ((void)(p), 0)   /* unknown MPI: in-place not detected */
 #endif

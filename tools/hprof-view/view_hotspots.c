@@ -15,7 +15,8 @@
  */
 #include "tools/hprof-view/vtree.h"
 #include "tools/hprof-view/view_stats.h"
-#include "tools/hprof-view/view_timeline.h"
+#include "tools/hprof-view/vtl_data.h"
+#include "tools/hprof-view/vtl_findings.h"
 #include "tools/hprof-view/view_width.h"
 
 #include <math.h>

@@ -14,7 +14,7 @@
  * "[N more call paths]" nodes (view_html_fold.h); the header says so.
  */
 #include "tools/hprof-view/view_html.h"
-#include "tools/hprof-view/view_timeline.h"
+#include "tools/hprof-view/vtl_data.h"
 #include "tools/hprof-view/vtree.h"
 #include "tools/hprof-view/library_fold.h"
 #include "tools/hprof-view/view_html_fold.h"

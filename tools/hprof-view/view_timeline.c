@@ -5,7 +5,8 @@
  * strip per heaviest call path (its share of all ranks' time), and the
  * findings (vtl_findings.c). With --phase, only that phase's buckets.
  */
-#include "tools/hprof-view/view_timeline.h"
+#include "tools/hprof-view/vtl_data.h"
+#include "tools/hprof-view/vtl_findings.h"
 
 #include <math.h>
 #include <stdlib.h>

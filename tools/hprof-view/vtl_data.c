@@ -1,9 +1,9 @@
 /*
  * vtl_data.c - the member hprof.timeline (report/merge/timeline_file.h)
- * read into a timeline (view_timeline.h): ranks' histograms, MPI_Pcontrol
+ * read into a timeline (vtl_data.h): ranks' histograms, MPI_Pcontrol
  * marks, the heaviest paths' series, and the --phase restriction.
  */
-#include "tools/hprof-view/view_timeline.h"
+#include "tools/hprof-view/vtl_data.h"
 
 #include <limits.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  * explains it), and moments where the MPI share of the whole run jumps.
  * Used by --timeline and --hotspots, over the buckets shown (--phase).
  */
-#include "tools/hprof-view/view_timeline.h"
+#include "tools/hprof-view/vtl_findings.h"
 
 #include <math.h>
 

@@ -6,7 +6,7 @@
 #define HPROF_CR_ANCHOR_H
 
 #include <stddef.h>
-#include "report/cube/reader/cube_reader.h"
+#include "report/cube/reader/cube_model.h"
 
 /* Fills p's definitions from the XML text. Returns 0, or -1 with a reason. */
 int cr_anchor_parse(cube_profile *p, const char *xml, size_t len,

@@ -10,7 +10,7 @@
 #ifndef HPROF_CR_TREE_H
 #define HPROF_CR_TREE_H
 
-#include "report/cube/reader/cube_reader.h"
+#include "report/cube/reader/cube_model.h"
 
 /* Position -> cnode index for INCLUSIVE metrics; NULL if out of memory. */
 int *cr_wide_order(const cube_profile *p);

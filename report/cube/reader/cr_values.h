@@ -7,7 +7,7 @@
 #define HPROF_CR_VALUES_H
 
 #include <stddef.h>
-#include "report/cube/reader/cube_reader.h"
+#include "report/cube/reader/cube_model.h"
 #include "report/cube/reader/cr_tar.h"
 
 /* Sets m->aggr and m->is_integer from m->dtype. Returns 0 if the dtype is

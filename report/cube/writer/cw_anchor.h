@@ -7,7 +7,7 @@
 #ifndef HPROF_CW_ANCHOR_H
 #define HPROF_CW_ANCHOR_H
 
-#include "report/cube/writer/cube_writer.h"
+#include "report/cube/writer/cube_defs.h"
 #include "report/cube/writer/cw_order.h"
 #include "report/cube/writer/cw_out.h"
 

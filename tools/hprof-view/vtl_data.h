@@ -1,11 +1,12 @@
 /*
- * view_timeline.h - the timeline member of hprof's profiles
- * (report/merge/timeline_file.h), parsed for the views: --timeline, the
- * timeline findings of --hotspots and the HTML report's heat map, all
- * restricted to one MPI_Pcontrol phase with --phase.
+ * vtl_data.h - the timeline member of hprof's profiles
+ * (report/merge/timeline_file.h), parsed for the views: --timeline
+ * (view_timeline.c), the timeline findings of --hotspots (vtl_findings.h)
+ * and the HTML report's heat map, all restricted to one MPI_Pcontrol phase
+ * with --phase.
  */
-#ifndef HPROF_VIEW_TIMELINE_H
-#define HPROF_VIEW_TIMELINE_H
+#ifndef HPROF_VTL_DATA_H
+#define HPROF_VTL_DATA_H
 
 #include "tools/hprof-view/view.h"
 
@@ -57,18 +58,5 @@ const char *vtl_path_name(const cube_profile *p, int cnode, char *buf, size_t le
 /* Path k's name, with its call site ("main/compute (phases.c:45)") when
  * another chosen path has the same name. */
 const char *vtl_path_label(const cube_profile *p, const timeline *tl, int k, char *buf, size_t len);
-
-/* A stretch where a rank computes much longer than the others. */
-typedef struct vtl_stretch {
-    int rank, b0, b1;          /* buckets [b0, b1) */
-    double ratio;              /* the rank's computation / the others' mean */
-    int path;                  /* the path that explains it best, -1: none */
-    double path_ratio;         /* the same ratio on that path */
-    double excess;             /* seconds above the others' mean */
-} vtl_stretch;
-
-int vtl_slow_stretches(const timeline *tl, const cube_profile *p, vtl_stretch *out, int max);
-/* Moments where the MPI share of all ranks jumps by 30 points: printed. */
-int vtl_share_jumps(const timeline *tl, FILE *out, int budget);
 
 #endif

@@ -524,7 +524,7 @@ local_profile *local_profile_build(const hprof_snapshot *s)
     hmap_free(b.region_by_code);
     free(b.regions);
     free(b.sites);
-    ok = ok && time_bounds_fill_max(b.p) == 0;
+    ok = ok && time_bounds_fill_max(b.p->values, b.p->values_cnodes, b.p->nthreads, metrics_nlocal(), b.p->defs) == 0;
     if (!ok) {
         local_profile_free(b.p);
         return NULL;

@@ -14,11 +14,12 @@
 #ifndef HPROF_TIME_BOUNDS_H
 #define HPROF_TIME_BOUNDS_H
 
-#include "report/profile/local_profile.h"
+#include "report/profile/defs.h"
 
-/* Sets max_time where it is 0 to the inclusive time, for every thread.
- * Parents precede their children in p->defs. 0, or -1 out of memory
- * (nothing changed). */
-int time_bounds_fill_max(local_profile *p);
+/* Sets max_time where it is 0 to the inclusive time, for every thread, in
+ * one rank's values: [cnode][thread][metric] of ncnodes call paths of d
+ * (parents precede their children), nthreads threads and nmetrics local
+ * metrics (metrics.h). 0, or -1 out of memory (nothing changed). */
+int time_bounds_fill_max(double *values, int ncnodes, int nthreads, int nmetrics, const defs *d);
 
 #endif

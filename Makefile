@@ -20,7 +20,7 @@ VERSION := 0.1.0
 CWARN   := -Wall -Wextra -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(CWARN) -fPIC -fvisibility=hidden -DHPROF_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
-# One folder per floor (docs/architecture.md, tests/common/layers.sh): core/
+# One folder per floor (docs/architecture.md, tests/arch/layers.sh): core/
 # (tree, clock, config, log; core/select: which functions to measure
 # exactly), unwind/, report/ (cube/ the format, profile/ one rank's, merge/
 # the ranks'), lib/ (the runtime) and wrappers/ on top. Includes name their
@@ -59,7 +59,7 @@ READER_SRCS  := $(wildcard report/cube/reader/*.c)
 VIEW_SRCS    := $(wildcard tools/hprof-view/*.c)
 GEN_INPUTS   := $(wildcard wrappers/*.txt wrappers/*.py)
 
-.PHONY: all deps check demo bench soak install clean tools $(MPIS)
+.PHONY: check-unit all deps check demo bench soak install clean tools $(MPIS)
 all: $(MPIS) tools
 
 deps:
@@ -105,7 +105,7 @@ $(BUILD)/$(1)/libhprof.so: $$($(1)_OBJS) lib/exports.map
 # so that a static link sees only what libhprof.so exports (MPI_*, the
 # Fortran names, the interposers of lib/exports.map) and no internal name
 # (cct_child, hmap_new, ...) collides with the program's own
-# (tests/common/archive_symbols.sh). libhprof_internal.a keeps the objects
+# (tests/arch/archive_symbols.sh). libhprof_internal.a keeps the objects
 # as they are, for the white-box tests that call internals.
 $(BUILD)/$(1)/libhprof.a: $$($(1)_OBJS)
 	$(LD) -r -o $(BUILD)/$(1)/libhprof.o $$^
@@ -160,6 +160,11 @@ check: deps
 	$(MAKE) all
 	@tests/run.sh $(MPIS)
 
+# The fast tier: tests/unit (parts alone, no MPI run) and tests/arch (the
+# floors, headers, exported symbols, docs against code).
+check-unit: all
+	@TEST_KINDS="unit arch" TEST_NO_INTEROP=1 tests/run.sh
+
 demo: deps
 	$(MAKE) all
 	@examples/demo.sh
@@ -199,7 +204,7 @@ clean:
 	rm -rf $(BUILD)
 
 # make -s print-CPPFLAGS: a variable's value, for the tests that compile
-# hprof's sources or headers themselves (tests/common/headers_alone.sh).
+# hprof's sources or headers themselves (tests/arch/headers_alone.sh).
 print-%:
 	@:$(info $($*))
 

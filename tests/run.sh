@@ -1,6 +1,6 @@
 #!/bin/bash
-# Runs the test suite: tests/common/*.sh once, tests/mpi/*.sh once per MPI
-# library named on the command line. Each script prints one line per check:
+# Runs the test suite: tests/unit, tests/arch and tests/common (no MPI)
+# once, tests/mpi/*.sh once per MPI library named on the command line. Each script prints one line per check:
 #   ok - NAME            or   not ok - NAME: reason
 # and may print anything else (ignored). A script that exits non-zero
 # without printing a 'not ok' counts as one failure.
@@ -42,7 +42,7 @@ run_script() { # label script
         failures+=("[$label] $script")
         echo "---- output of $script ($label):"; tail -n 40 <<<"$out"; echo "----"
     fi
-    [ "$label" = common ] || keep_profiles "$label" "$script"
+    case $label in unit | arch | common) ;; *) keep_profiles "$label" "$script" ;; esac
     rm -rf "$TEST_TMP"
 }
 
@@ -59,10 +59,16 @@ keep_profiles() { # label script
     done < <(find "$TEST_TMP" -name '*.cubex' -type f -size -2M 2>/dev/null | sort | head -n 12)
 }
 
-for s in tests/common/*.sh; do
-    [ -e "$s" ] || continue
-    [ -n "$FILTER" ] && [[ "$s" != *$FILTER* ]] && continue
-    run_script common "$s"
+# The kinds without MPI first: unit (parts alone, C programs without MPI),
+# arch (the floors, headers, exported symbols, docs against code), common
+# (the CUBE reader, writer and hprof-view on files). TEST_KINDS picks some
+# (make check-unit: "unit arch").
+for kind in ${TEST_KINDS:-unit arch common}; do
+    for s in tests/$kind/*.sh; do
+        [ -e "$s" ] || continue
+        [ -n "$FILTER" ] && [[ "$s" != *$FILTER* ]] && continue
+        run_script "$kind" "$s"
+    done
 done
 for mpi in "$@"; do
     export TEST_MPI=$mpi TEST_LIBDIR=$ROOT/build/$mpi

@@ -8,7 +8,7 @@
 # names links with libhprof.a.
 #   ARCHIVES="a.a b.a"  check these instead of build/<mpi>/libhprof.a
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$HERE/lib/common.sh"
+. "$HERE/../common/lib/common.sh"
 MPIS=${MPIS:-"openmpi mpich"}
 
 # The allowed names as shell patterns: lib/exports.map's global: entries

@@ -5,7 +5,7 @@
 # sources read is a row of it. The loader is checked here without MPI
 # (tests/mpi/spine_badinput.sh checks it in real runs).
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$HERE/lib/common.sh"
+. "$HERE/../common/lib/common.sh"
 
 P=$W/print_vars
 if ! gcc -std=gnu11 -O1 -Wall -Wextra -Werror -Wno-unused-parameter -I. \

@@ -6,7 +6,7 @@
 # - no .c file declares another file's function (its header does) and no
 #   name is aliased to hprof's (#define x hprof_x).
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$HERE/lib/common.sh"
+. "$HERE/../common/lib/common.sh"
 
 # the include paths the Makefile gives
 INCLUDES=$(make -s --no-print-directory print-CPPFLAGS 2> /dev/null)
@@ -28,7 +28,7 @@ try() { local cc=$1 h=$2 d
 }
 
 bad="" n=0 nmpi=0
-for h in lib/*.h lib/*/*.h core/*/*.h unwind/*.h report/*/*.h wrappers/*.h tools/hprof-view/*.h; do
+for h in lib/*.h lib/*/*.h core/*.h core/*/*.h unwind/*.h unwind/*/*.h report/*/*.h report/*/*/*.h wrappers/*.h tools/*/*.h; do
     n=$((n + 1))
     printf '#include "%s"\n' "$ROOT/$h" > "$W/pp.c"
     if gcc -E $INCLUDES "$W/pp.c" 2>&1 | grep -q "mpi.h: No such file"; then
@@ -50,19 +50,19 @@ fi
 # A file-scope prototype in a .c file: a line that starts with a type, ends
 # with ");" and is not static, typedef or a statement.
 protos=$(grep -nE '^[a-z_][a-z0-9_ ]*[ *]+[a-z_][a-z0-9_]*\([^;]*\);[[:space:]]*(/\*.*)?$' \
-              lib/*.c lib/*/*.c core/*/*.c unwind/*.c report/*/*.c wrappers/*.c tools/hprof-view/*.c |
-         grep -vE '^[^:]+:[0-9]+:(static|typedef|return|extern|else|goto) ')
+              lib/*.c lib/*/*.c core/*.c core/*/*.c unwind/*.c unwind/*/*.c report/*/*.c report/*/*/*.c wrappers/*.c tools/*/*.c |
+         grep -vE '^[^:]+:[0-9]+:(static|typedef|return|extern|else|goto|__thread) ')
 # ...and an extern declaration of one of hprof's names (a function or a
 # variable): it belongs in the header of the module that defines it.
 protos="$protos$(grep -nE '^extern [^(]*\<hprof_[a-z0-9_]*\>' \
-              lib/*.c lib/*/*.c core/*/*.c unwind/*.c report/*/*.c wrappers/*.c tools/hprof-view/*.c)"
+              lib/*.c lib/*/*.c core/*.c core/*/*.c unwind/*.c unwind/*/*.c report/*/*.c report/*/*/*.c wrappers/*.c tools/*/*.c)"
 if [ -z "$protos" ]; then
     ok "headers: no .c file declares another file's function"
 else
     notok "headers: no .c file declares another file's function" "$(echo "$protos" | tr '\n' ' ' | cut -c1-400)"
 fi
 aliases=$(grep -nE '^#define ([a-z_][a-z0-9_]*) hprof_\1[[:space:]]*$' \
-               lib/*.c lib/*/*.c core/*/*.c unwind/*.c report/*/*.c wrappers/*.c lib/*.h lib/*/*.h core/*/*.h unwind/*.h)
+               lib/*.c lib/*/*.c core/*.c core/*/*.c unwind/*.c unwind/*/*.c report/*/*.c report/*/*/*.c wrappers/*.c lib/*.h lib/*/*.h core/*.h core/*/*.h unwind/*.h unwind/*/*.h report/*/*.h report/*/*/*.h)
 if [ -z "$aliases" ]; then
     ok "headers: no name aliased to hprof_NAME"
 else

@@ -23,7 +23,7 @@
 # each arrow upwards and each circle is one "not ok" line, with what makes
 # it (the include, the symbols).
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$HERE/lib/common.sh"
+. "$HERE/../common/lib/common.sh"
 
 objdirs=()
 for d in build/openmpi/obj build/mpich/obj build/tools/obj; do [ -d "$d" ] && objdirs+=("$d"); done

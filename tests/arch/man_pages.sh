@@ -3,7 +3,7 @@
 # with man -l and without a groff warning, and hprof-view(1) names every
 # option `hprof-view --help` prints. hprof(7)'s variables: config_vars.sh.
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$HERE/lib/common.sh"
+. "$HERE/../common/lib/common.sh"
 VIEW=${TEST_VIEW:-$ROOT/build/tools/hprof-view}
 for p in docs/man/*.[0-9]; do
     out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$p" 2> "$W/err" | head -n 3 | tail -n 1)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The tests that need no MPI (tests/common/*.sh) with every C program they
+# The tests that need no MPI (tests/unit, tests/arch, tests/common) with every C program they
 # build compiled with -fsanitize=address,undefined (tests/sanitizers/bin/gcc
 # first on PATH; leaks are reported too): a sanitizer report aborts the
 # program and fails its check. Prints tests/run.sh's lines and its
@@ -17,6 +17,5 @@ if gcc -o "${TMPDIR:-/tmp}/asan_probe.$$" "${TMPDIR:-/tmp}/asan_probe.$$.c" 2>/d
     echo "ok - sanitizing gcc: an out-of-bounds read in a program it builds aborts"
 else echo "not ok - sanitizing gcc: an out-of-bounds read went unnoticed"; exit 1; fi
 rm -f "${TMPDIR:-/tmp}/asan_probe.$$" "${TMPDIR:-/tmp}/asan_probe.$$.c"
-# tests/run.sh runs tests/common first; a filter no MPI script matches
-# keeps it to them (and interop, which reads no pool: skipped).
-TEST_FILTER=${TEST_FILTER:-common/} "$ROOT/tests/run.sh"
+# tests/run.sh without an MPI library runs the kinds without MPI only.
+TEST_NO_INTEROP=1 "$ROOT/tests/run.sh"

@@ -23,7 +23,7 @@
 #include "unwind/recipe.h"
 
 static int rounds = 20;
-static uint64_t lo, hi; /* the pcs used: the program's code */
+static uint64_t lo, hi;                          /* the pcs used: the program's code */
 extern const char __executable_start[], etext[]; /* the linker's */
 static uint64_t bad, found_n, learned_n;
 

@@ -6,14 +6,14 @@
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 W=${TEST_TMP:-$(mktemp -d)}
-if ! gcc -std=gnu11 -Wall -Wextra -Werror -I"$ROOT" "$ROOT/tests/common/mpi_roles/roles.c" \
+if ! gcc -std=gnu11 -Wall -Wextra -Werror -I"$ROOT" "$ROOT/tests/unit/mpi_roles/roles.c" \
         "$ROOT/report/profile/mpi_roles.c" -o "$W/roles" 2> "$W/cc.err"; then
     echo "not ok - mpi roles: driver builds: $(head -c 300 "$W/cc.err")"; exit 1
 fi
 # "group | prototype | ..." -> "MPI_Name group"
 sed -n 's/^\([a-z]*\) *| *int \(MPI_[A-Za-z0-9_]*\)(.*/\2 \1/p' "$ROOT/wrappers/mpi_functions.txt" |
     "$W/roles" | sort > "$W/hprof.txt"
-grep -v '^#' "$ROOT/tests/common/mpi_roles/scorep9_roles.txt" | sort > "$W/scorep.txt"
+grep -v '^#' "$ROOT/tests/unit/mpi_roles/scorep9_roles.txt" | sort > "$W/scorep.txt"
 read -r both differ < <(python3 - "$W/hprof.txt" "$W/scorep.txt" <<'PY'
 import sys
 def table(path):

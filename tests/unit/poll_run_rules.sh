@@ -5,7 +5,7 @@
 # (tests/unit/poll_run/poll_rules_test.c). Built under ASan+UBSan where gcc
 # has them.
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$HERE/lib/common.sh"
+. "$HERE/../common/lib/common.sh"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 echo 'int main(void){return 0;}' > "$W/san.c"
 gcc $SAN "$W/san.c" -o "$W/san" 2> /dev/null && "$W/san" 2> /dev/null || SAN=""

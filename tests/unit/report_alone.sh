@@ -7,7 +7,7 @@
 # (the fallback writer: no MPI) reads back in hprof-view with the values it
 # was given. report/merge links with MPI but without lib/ either.
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$HERE/lib/common.sh"
+. "$HERE/../common/lib/common.sh"
 VIEW=${TEST_VIEW:-$ROOT/build/tools/hprof-view}
 CFLAGS_T="-I. -g -O1 -std=gnu11 -w"
 LIBS="-lunwind -ldw -lelf -lz -lpthread -lm"

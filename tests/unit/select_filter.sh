@@ -8,7 +8,7 @@
 # in the language, and every error as one line naming FILE:LINE.
 # Built under ASan+UBSan (leaks included) where gcc has them.
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$HERE/lib/common.sh"
+. "$HERE/../common/lib/common.sh"
 . "$ROOT/tests/unit/select/lib.sh"
 G=$SEL_DIR/program.graph
 F=$SEL_DIR/filters

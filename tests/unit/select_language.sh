@@ -6,7 +6,7 @@
 # reports, evaluating again, and every error as one line with its column.
 # Built under ASan+UBSan (leaks included) where gcc has them.
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$HERE/lib/common.sh"
+. "$HERE/../common/lib/common.sh"
 . "$ROOT/tests/unit/select/lib.sh"
 G=$SEL_DIR/calls.graph
 ALL="main;ns::solve(int, double);ns::smooth(int);fib(int);tiny;ping;pong;cyc_a;cyc_b;cyc_c;leaf;island"

@@ -5,7 +5,7 @@
 # thread's log merged through a node map (tests/mpi/timeline.sh checks
 # them in real runs).
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$HERE/lib/common.sh"
+. "$HERE/../common/lib/common.sh"
 
 P=$W/path_log_check
 if ! gcc -std=gnu11 -O1 -Wall -Wextra -Werror -I. "$HERE/timeline_path_log/check.c" core/path_log.c \

@@ -11,7 +11,10 @@ static void print_names(void)
     int n;
     const hprof_var *v = hprof_config_vars(&n);
     for (int i = 0; i < n; i++)
-        printf("%s %s\n", v[i].flags & HPROF_VAR_TEST_KNOB ? "test" : v[i].flags & HPROF_VAR_INTERNAL ? "internal" : "user",
+        printf("%s %s\n",
+               v[i].flags & HPROF_VAR_TEST_KNOB  ? "test"
+               : v[i].flags & HPROF_VAR_INTERNAL ? "internal"
+                                                 : "user",
                v[i].name);
 }
 
@@ -21,9 +24,8 @@ static void print_settings(void)
     const hprof_config_t *c = &hprof_config;
     printf("output=%s hz=%d clock=%d nounwind=%s thunks=%d metrics=%s verbose=%d "
            "max_nodes=%d compress=%d buckets=%d\n",
-           c->output ? c->output : "-", c->sampling_hz, c->sampling_clock,
-           c->nounwind ? c->nounwind : "-", c->thunks, c->metrics ? c->metrics : "-",
-           c->verbose, c->max_nodes, c->compress, c->time_buckets);
+           c->output ? c->output : "-", c->sampling_hz, c->sampling_clock, c->nounwind ? c->nounwind : "-",
+           c->thunks, c->metrics ? c->metrics : "-", c->verbose, c->max_nodes, c->compress, c->time_buckets);
 }
 
 int main(int argc, char **argv)

@@ -33,16 +33,61 @@
 
 static char err[256];
 
-enum { R_MAIN, R_INIT, R_SOLVE, R_COMPUTE, R_ALLRED, R_SEND, R_OUTPUT, R_ENDL, R_FLUSH, R_WRITE, R_NU, R_RANK, NREG };
-enum { C_MAIN, C_INIT, C_SOLVE, C_COMPUTE, C_ALLRED, C_SEND, C_OUTPUT, C_ENDL, C_FLUSH, C_WRITE, C_NU, C_RANK, NCN };
-enum { M_TIME, M_MPI, M_COMP, M_VISITS, M_MIN, M_MAX, M_SENT, M_RECV, M_SAMPLES, M_ENTRIES, NMET_ALL };
-enum { NMET = M_ENTRIES };  /* function_entries_seen only in "entries" */
-enum { NRANK = 8 };
+enum {
+    R_MAIN,
+    R_INIT,
+    R_SOLVE,
+    R_COMPUTE,
+    R_ALLRED,
+    R_SEND,
+    R_OUTPUT,
+    R_ENDL,
+    R_FLUSH,
+    R_WRITE,
+    R_NU,
+    R_RANK,
+    NREG
+};
+enum {
+    C_MAIN,
+    C_INIT,
+    C_SOLVE,
+    C_COMPUTE,
+    C_ALLRED,
+    C_SEND,
+    C_OUTPUT,
+    C_ENDL,
+    C_FLUSH,
+    C_WRITE,
+    C_NU,
+    C_RANK,
+    NCN
+};
+enum {
+    M_TIME,
+    M_MPI,
+    M_COMP,
+    M_VISITS,
+    M_MIN,
+    M_MAX,
+    M_SENT,
+    M_RECV,
+    M_SAMPLES,
+    M_ENTRIES,
+    NMET_ALL
+};
+enum {
+    NMET = M_ENTRIES
+}; /* function_entries_seen only in "entries" */
+enum {
+    NRANK = 8
+};
 
 static const cube_region_def regions[NREG] = {
     [R_MAIN] = { "main", NULL, "/app/drops", "drops.cc", 10, 60, "sampling", "function", NULL },
     [R_INIT] = { "MPI_Init", NULL, "", NULL, -1, -1, "mpi", "function", NULL },
-    [R_SOLVE] = { "solve(Grid&)", "_Z5solveR4Grid", "/app/drops", "solve.cc", 5, 50, "sampling", "function", NULL },
+    [R_SOLVE] = { "solve(Grid&)", "_Z5solveR4Grid", "/app/drops", "solve.cc", 5, 50, "sampling", "function",
+                  NULL },
     [R_COMPUTE] = { "compute", NULL, "/app/drops", "solve.cc", 60, 90, "sampling", "function", NULL },
     [R_ALLRED] = { "MPI_Allreduce", NULL, "", NULL, -1, -1, "mpi", "function", NULL },
     [R_SEND] = { "MPI_Send", NULL, "", NULL, -1, -1, "mpi", "function", NULL },
@@ -51,7 +96,8 @@ static const cube_region_def regions[NREG] = {
                  "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "ostream", 1, 2, "sampling", "function", NULL },
     [R_FLUSH] = { "std::ostream::flush()", "_ZNSo5flushEv", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
                   "ostream.tcc", 1, 2, "sampling", "function", NULL },
-    [R_WRITE] = { "write", NULL, "/usr/lib/x86_64-linux-gnu/libc.so.6", "write.c", 1, 2, "sampling", "function", NULL },
+    [R_WRITE] = { "write", NULL, "/usr/lib/x86_64-linux-gnu/libc.so.6", "write.c", 1, 2, "sampling",
+                  "function", NULL },
     [R_NU] = { "(not unwound)", NULL, "", NULL, -1, -1, "measurement", "artificial", NULL },
     [R_RANK] = { "MPI_Comm_rank", NULL, "", NULL, -1, -1, "mpi", "function", NULL },
 };
@@ -95,10 +141,12 @@ static int is_mpi(int c)
 static double time_of(int c, int r)
 {
     switch (c) {
-    case C_MAIN: case C_INIT: return 0.25;
+    case C_MAIN:
+    case C_INIT: return 0.25;
     case C_COMPUTE: return 2.0;
     case C_ALLRED: return r == 0 ? 0.5 : fixed ? 1.0 : 6.5;
-    case C_SEND: case C_RANK: return 0.0625;
+    case C_SEND:
+    case C_RANK: return 0.0625;
     case C_FLUSH: return r == 0 ? (fixed ? 0.25 : 0.5) : 0;
     case C_WRITE: return r == 0 ? (fixed ? 0.25 : 5.5) : 0;
     default: return 0;
@@ -119,8 +167,11 @@ static double value(int m, int c, int r)
     case M_RECV: return c == C_ALLRED ? 800 : 0;
     case M_SAMPLES: return is_mpi(c) ? 0 : t * 100;
     /* a lower bound per rank: compute 100, the output chain 20 on rank 0 */
-    case M_ENTRIES: return c == C_COMPUTE ? 100 : (c == C_MAIN || c == C_SOLVE) ? 1 :
-                           (c == C_OUTPUT || c == C_ENDL || c == C_FLUSH || c == C_WRITE) && r == 0 ? 20 : 0;
+    case M_ENTRIES:
+        return c == C_COMPUTE                                                             ? 100
+               : (c == C_MAIN || c == C_SOLVE)                                            ? 1
+               : (c == C_OUTPUT || c == C_ENDL || c == C_FLUSH || c == C_WRITE) && r == 0 ? 20
+                                                                                          : 0;
     default: return 0;
     }
 }
@@ -160,7 +211,8 @@ static int drops(const char *out)
         snprintf(rk[r], sizeof rk[r], "hprof::interval_histogram::rank::%d", r);
         keys[na] = rk[r], vals[na++] = hist[r];
     }
-    cube_defs d = { metrics, nmet, regions, NREG, cnodes, NCN, "cluster", nodes, 2, procs, NRANK, keys, vals, na };
+    cube_defs d = { metrics, nmet, regions, NREG,  cnodes, NCN,  "cluster",
+                    nodes,   2,    procs,   NRANK, keys,   vals, na };
     cube_writer *w = cube_writer_create(out, 1, err, sizeof err);
     if (!w || cube_writer_define(w, &d) < 0)
         return die();
@@ -196,7 +248,8 @@ static int threads(const char *out)
         { "visits", "Visits", "UINT64", "occ", "visits", 0, -1 },
     };
     static const char *const nodes[] = { "n0" };
-    static const cube_process_def pr[] = { { .rank = 0, .node = 0, .nthreads = 2 }, { .rank = 1, .node = 0, .nthreads = 2 } };
+    static const cube_process_def pr[] = { { .rank = 0, .node = 0, .nthreads = 2 },
+                                           { .rank = 1, .node = 0, .nthreads = 2 } };
     cube_defs d = { mt, 2, rg, 3, cn, 3, "m", nodes, 1, pr, 2, NULL, NULL, 0 };
     cube_writer *w = cube_writer_create(out, 1, err, sizeof err);
     if (!w || cube_writer_define(w, &d) < 0)

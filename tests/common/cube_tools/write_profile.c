@@ -30,14 +30,20 @@ static char err[256];
 
 /* ---- the rich profile ------------------------------------------------------ */
 
-enum { NREG = 8, NCN = 8, NPROC = 3, NLOC = 5, NMET = 8 };
+enum {
+    NREG = 8,
+    NCN = 8,
+    NPROC = 3,
+    NLOC = 5,
+    NMET = 8
+};
 
 static const cube_region_def regions[NREG] = {
     { "main", NULL, "/bin/app", "main.c", 3, 40, "user", "function", NULL },
     { "std::map<int, double>::find(int const&)", "_ZNSt3mapIidE4findERKi", "/bin/app", NULL, -1, -1,
       "sampling", "function", "a <descr> & more" },
-    { "void exchange<A, B>(A&, B&)", "_Z8exchangeI1A1BEvRT_RT0_", "/bin/app", "x.cpp", 10, 20,
-      "sampling", "function", NULL },
+    { "void exchange<A, B>(A&, B&)", "_Z8exchangeI1A1BEvRT_RT0_", "/bin/app", "x.cpp", 10, 20, "sampling",
+      "function", NULL },
     { "MPI_Sendrecv", NULL, "", NULL, -1, -1, "mpi", "function", NULL },
     { "MPI_Allreduce", NULL, "", NULL, -1, -1, "mpi", "function", NULL },
     { "(not unwound)", NULL, "", NULL, -1, -1, "measurement", "artificial", NULL },
@@ -47,14 +53,14 @@ static const cube_region_def regions[NREG] = {
 
 /* Not in preorder on purpose: the writer must reorder rows. */
 static const cube_cnode_def cnodes[NCN] = {
-    { -1, 0, NULL, -1 },        /* 0 main */
-    { -1, 5, NULL, -1 },        /* 1 (not unwound) */
-    { 0, 1, "main.c", 10 },     /* 2 main > find */
-    { 1, 7, NULL, -1 },         /* 3 (not unwound) > MPI_Barrier */
-    { 2, 2, "map.h", 42 },      /* 4 find > exchange */
-    { 0, 4, "main.c", 20 },     /* 5 main > MPI_Allreduce */
-    { 4, 3, "a&b<c>.cpp", 7 },  /* 6 exchange > MPI_Sendrecv */
-    { 2, 6, NULL, 5 },          /* 7 find > odd */
+    { -1, 0, NULL, -1 },       /* 0 main */
+    { -1, 5, NULL, -1 },       /* 1 (not unwound) */
+    { 0, 1, "main.c", 10 },    /* 2 main > find */
+    { 1, 7, NULL, -1 },        /* 3 (not unwound) > MPI_Barrier */
+    { 2, 2, "map.h", 42 },     /* 4 find > exchange */
+    { 0, 4, "main.c", 20 },    /* 5 main > MPI_Allreduce */
+    { 4, 3, "a&b<c>.cpp", 7 }, /* 6 exchange > MPI_Sendrecv */
+    { 2, 6, NULL, 5 },         /* 7 find > odd */
 };
 
 static const cube_metric_def metrics[NMET] = {
@@ -69,8 +75,9 @@ static const cube_metric_def metrics[NMET] = {
 };
 
 static const char *const nodes[] = { "node-a", "node-b" };
-static const cube_process_def procs[NPROC] = { { .rank = 0, .node = 0, .nthreads = 2 }, { .rank = 1, .node = 1, .nthreads = 1 },
-                                                { .rank = 2, .node = 0, .nthreads = 2 } };
+static const cube_process_def procs[NPROC] = { { .rank = 0, .node = 0, .nthreads = 2 },
+                                               { .rank = 1, .node = 1, .nthreads = 1 },
+                                               { .rank = 2, .node = 0, .nthreads = 2 } };
 static const int loc_rank[NLOC] = { 0, 0, 1, 2, 2 }, loc_thread[NLOC] = { 0, 1, 0, 0, 1 };
 static const char *const attr_keys[] = { "hprof::note" }, *const attr_values[] = { "a \"b\" <c> & d" };
 
@@ -178,8 +185,8 @@ static const char *machine_name = "test machine & co";
 
 static cube_defs rich_defs(void)
 {
-    cube_defs d = { metrics, NMET, regions, NREG, cnodes, NCN, machine_name,
-                    nodes, 2, procs, NPROC, attr_keys, attr_values, 1 };
+    cube_defs d = { metrics, NMET, regions, NREG,  cnodes,    NCN,         machine_name,
+                    nodes,   2,    procs,   NPROC, attr_keys, attr_values, 1 };
     return d;
 }
 
@@ -195,7 +202,7 @@ static int roundtrip(const char *out)
     cube_defs d = rich_defs();
     if (!w || cube_writer_define(w, &d) < 0)
         return die();
-    for (int m = NMET - 1; m >= 0; m--) {   /* any metric order is fine */
+    for (int m = NMET - 1; m >= 0; m--) { /* any metric order is fine */
         if (cube_writer_metric_begin(w, m) < 0)
             return die();
         for (int k = 0; k < NCN; k++) {
@@ -270,7 +277,11 @@ static int create_only(const char *out)
 
 static int big(const char *out)
 {
-    enum { BN = 10000, BP = 64, BM = 10 };
+    enum {
+        BN = 10000,
+        BP = 64,
+        BM = 10
+    };
     static cube_cnode_def cn[BN];
     static cube_region_def rg[100];
     static cube_metric_def mt[BM];
@@ -281,7 +292,7 @@ static int big(const char *out)
         snprintf(names[r], sizeof names[r], "func%d", r);
         rg[r] = (cube_region_def){ names[r], NULL, "/bin/x", NULL, -1, -1, "sampling", "function", NULL };
     }
-    for (int c = 0; c < BN; c++)   /* a bushy tree of depth ~ 10 */
+    for (int c = 0; c < BN; c++) /* a bushy tree of depth ~ 10 */
         cn[c] = (cube_cnode_def){ c == 0 ? -1 : (c - 1) / 3, c % 100, NULL, -1 };
     for (int m = 0; m < BM; m++) {
         snprintf(mnames[m], sizeof mnames[m], "m%d", m);
@@ -314,7 +325,13 @@ static int big(const char *out)
 
 /* ---- rows declared present, long rows ------------------------------------ */
 
-enum { SN = 300, SP = 5, ST = 8, SL = SP * ST, SM = 5 };
+enum {
+    SN = 300,
+    SP = 5,
+    ST = 8,
+    SL = SP * ST,
+    SM = 5
+};
 
 /* Bits that do not compress: a row of them takes more room as one zlib
  * stream of the writer's settings than compressBound allows (times of 64
@@ -330,11 +347,11 @@ static double noise(int c, int l)
 static double sparse_value(int m, int c, int l)
 {
     switch (m) {
-    case 0: return noise(c, l);                                      /* every row, incompressible */
-    case 1: return c % 3 == 0 ? (double)(1 + (c / 30)) : 0;          /* runs of equal rows */
-    case 2: return 0;                                                /* nothing */
-    case 3: return c % 5 == 0 && l % 2 ? (double)c * 1e-3 + l : 0;   /* every 5th row, half the locations */
-    default: return c == SN - 1 ? 42.0 : 0;                          /* the last row only */
+    case 0: return noise(c, l);                                    /* every row, incompressible */
+    case 1: return c % 3 == 0 ? (double)(1 + (c / 30)) : 0;        /* runs of equal rows */
+    case 2: return 0;                                              /* nothing */
+    case 3: return c % 5 == 0 && l % 2 ? (double)c * 1e-3 + l : 0; /* every 5th row, half the locations */
+    default: return c == SN - 1 ? 42.0 : 0;                        /* the last row only */
     }
 }
 
@@ -346,7 +363,7 @@ static int sparse_begin(cube_writer *w, int m, unsigned char *present)
         int c = cube_writer_row_cnode(w, m, k), any = 0;
         for (int l = 0; l < SL; l++)
             any |= sparse_value(m, c, l) != 0;
-        if (any || (m == 3 && k % 7 == 0)) {   /* metric 3: some rows of zeros listed too */
+        if (any || (m == 3 && k % 7 == 0)) { /* metric 3: some rows of zeros listed too */
             present[k / 8] |= (unsigned char)(1u << (k % 8));
             n++;
         }
@@ -361,8 +378,8 @@ static int sparse(const char *out, int undeclared)
     static cube_region_def rg[10];
     static char names[10][16];
     static const cube_metric_def mt[SM] = {
-        { "dense", "dense", "DOUBLE", "sec", "", 0, -1 },   { "runs", "runs", "UINT64", "occ", "", 0, -1 },
-        { "none", "none", "UINT64", "occ", "", 0, -1 },     { "fifth", "fifth", "MAXDOUBLE", "sec", "", 0, -1 },
+        { "dense", "dense", "DOUBLE", "sec", "", 0, -1 }, { "runs", "runs", "UINT64", "occ", "", 0, -1 },
+        { "none", "none", "UINT64", "occ", "", 0, -1 },   { "fifth", "fifth", "MAXDOUBLE", "sec", "", 0, -1 },
         { "last", "last", "INT64", "occ", "", 0, -1 },
     };
     cube_process_def pr[SP];
@@ -411,28 +428,40 @@ static int sparse(const char *out, int undeclared)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: write_profile roundtrip|exists|abort|badorder|create|big|sparse|undeclared|padN OUT\n");
+        fprintf(
+            stderr,
+            "usage: write_profile roundtrip|exists|abort|badorder|create|big|sparse|undeclared|padN OUT\n");
         return 2;
     }
     const char *mode = argv[1], *out = argv[2];
-    if (strcmp(mode, "roundtrip") == 0) return roundtrip(out);
-    if (strcmp(mode, "exists") == 0) return expect_create_fails(out);
-    if (strcmp(mode, "abort") == 0) return abort_midway(out, 0);
-    if (strcmp(mode, "badorder") == 0) return abort_midway(out, 1);
-    if (strcmp(mode, "create") == 0) return create_only(out);
-    if (strcmp(mode, "big") == 0) return big(out);
-    if (strcmp(mode, "sparse") == 0) return sparse(out, 0);
-    if (strcmp(mode, "undeclared") == 0) return sparse(out, 1);
-    if (strncmp(mode, "pad", 3) == 0) {  /* padN: roundtrip, machine name N bytes longer */
+    if (strcmp(mode, "roundtrip") == 0)
+        return roundtrip(out);
+    if (strcmp(mode, "exists") == 0)
+        return expect_create_fails(out);
+    if (strcmp(mode, "abort") == 0)
+        return abort_midway(out, 0);
+    if (strcmp(mode, "badorder") == 0)
+        return abort_midway(out, 1);
+    if (strcmp(mode, "create") == 0)
+        return create_only(out);
+    if (strcmp(mode, "big") == 0)
+        return big(out);
+    if (strcmp(mode, "sparse") == 0)
+        return sparse(out, 0);
+    if (strcmp(mode, "undeclared") == 0)
+        return sparse(out, 1);
+    if (strncmp(mode, "pad", 3) == 0) { /* padN: roundtrip, machine name N bytes longer */
         static char name[4096];
         int n = atoi(mode + 3);
-        snprintf(name, sizeof name, "m%.*s", n < 4000 ? n : 4000,
-                 "................................................................................................"
-                 "................................................................................................"
-                 "................................................................................................"
-                 "................................................................................................"
-                 "................................................................................................"
-                 "................................................................................................");
+        snprintf(
+            name, sizeof name, "m%.*s", n < 4000 ? n : 4000,
+            "................................................................................................"
+            "................................................................................................"
+            "................................................................................................"
+            "................................................................................................"
+            "................................................................................................"
+            "..............................................................................................."
+            ".");
         machine_name = name;
         return roundtrip(out);
     }

@@ -86,7 +86,8 @@ static void refused(const char *name, const char *file, const char *kind, mode_t
     int rc = write_at(path, overwrite_ok, err, sizeof err, NULL);
     strays(left, sizeof left, "null fifo sock link");
     int same = type == S_IFCHR ? is_null_device(path) : has_mode(path, type);
-    snprintf(why, sizeof why, "status %d, err '%s', still %s: %d, left in the folder: '%s'", rc, err, kind, same, left);
+    snprintf(why, sizeof why, "status %d, err '%s', still %s: %d, left in the folder: '%s'", rc, err, kind,
+             same, left);
     check(rc == -1 && strstr(err, kind) && same && !left[0], name, why);
 }
 

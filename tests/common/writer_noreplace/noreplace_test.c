@@ -15,21 +15,26 @@
 static int failed;
 static void check(int cond, const char *name, const char *why)
 {
-    printf("%s - writer no-replace: %s%s%s\n", cond ? "ok" : "not ok", name, cond ? "" : ": ", cond ? "" : why);
+    printf("%s - writer no-replace: %s%s%s\n", cond ? "ok" : "not ok", name, cond ? "" : ": ",
+           cond ? "" : why);
     failed |= !cond;
 }
 
 static void put(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
-    if (f) { fputs(text, f); fclose(f); }
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
 }
 
 static int holds(const char *path, const char *text)
 {
     char buf[64] = "";
     FILE *f = fopen(path, "r");
-    if (!f) return 0;
+    if (!f)
+        return 0;
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = '\0';
@@ -58,10 +63,11 @@ static int write_one(const char *target, int overwrite_ok, const char *const *ta
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) return 2;
+    if (argc < 2)
+        return 2;
     char p[8][4096], got[4096];
-    const char *names[8] = { "hprof-app-2p.cubex", "hprof-app-2p.1.cubex", "x.cubex", "x.1.cubex",
-                             "x.2.cubex", "named.cubex", "r.3.cubex", "r.4.cubex" };
+    const char *names[8] = { "hprof-app-2p.cubex", "hprof-app-2p.1.cubex", "x.cubex",   "x.1.cubex",
+                             "x.2.cubex",          "named.cubex",          "r.3.cubex", "r.4.cubex" };
     for (int i = 0; i < 8; i++)
         snprintf(p[i], sizeof p[i], "%s/%s", argv[1], names[i]);
 
@@ -72,7 +78,8 @@ int main(int argc, char **argv)
 
     const char *t2[] = { p[2], p[3], NULL };
     rc = write_one(p[2], 0, t2, "mine", got, sizeof got);
-    check(rc == 0 && strcmp(got, p[4]) == 0 && holds(p[2], "other") && holds(p[3], "other") && holds(p[4], "mine"),
+    check(rc == 0 && strcmp(got, p[4]) == 0 && holds(p[2], "other") && holds(p[3], "other") &&
+              holds(p[4], "mine"),
           "it and .1 taken: .2", got);
 
     put(p[5], "old");

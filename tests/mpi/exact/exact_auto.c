@@ -117,7 +117,8 @@ int main(int argc, char **argv)
     FILE *f = fopen(name, "w");
     if (!f)
         return 1;
-    fprintf(f, "range solver %ld %ld\nnotvisits cold %ld\nsince solver 0.9\n", n_solver - a, n_solver, n_cold);
+    fprintf(f, "range solver %ld %ld\nnotvisits cold %ld\nsince solver 0.9\n", n_solver - a, n_solver,
+            n_cold);
     fclose(f);
     snprintf(name, sizeof name, "exact_auto.times.%d", rank);
     if (!(f = fopen(name, "w")))

@@ -128,10 +128,11 @@ int main(int argc, char **argv)
     FILE *f = fopen(name, "w");
     if (!f)
         return 1;
-    fprintf(f, "visits solve %ld\nvisits step %ld\nvisits rec %ld\nvisits jumper %ld\nvisits deep %ld\n", n_solve,
-            n_step, n_rec, n_jumper, n_deep);
+    fprintf(f, "visits solve %ld\nvisits step %ld\nvisits rec %ld\nvisits jumper %ld\nvisits deep %ld\n",
+            n_solve, n_step, n_rec, n_jumper, n_deep);
     fprintf(f, "notvisits leaf %ld\n", n_leaf);
-    fprintf(f, "time solve %.9f %.9f\ntime rec %.9f %.9f\n", t_solve.spent, t_solve.slack, t_rec.spent, t_rec.slack);
+    fprintf(f, "time solve %.9f %.9f\ntime rec %.9f %.9f\n", t_solve.spent, t_solve.slack, t_rec.spent,
+            t_rec.slack);
     fprintf(f, "bound jumper %.9f\noutside jumper %.9f\n", t_jump, outside);
     fclose(f);
     MPI_Finalize();

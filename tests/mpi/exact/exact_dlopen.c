@@ -64,7 +64,8 @@ int main(int argc, char **argv)
     FILE *f = fopen(name, "w");
     if (!f)
         return 1;
-    fprintf(f, "visits plug_solve %ld\nvisits plug_step %ld\ntime plug_solve %.9f %.9f\nsince plug_solve %.9f\n",
+    fprintf(f,
+            "visits plug_solve %ld\nvisits plug_step %ld\ntime plug_solve %.9f %.9f\nsince plug_solve %.9f\n",
             calls[0], calls[1], t_solve.spent, t_solve.slack, t_open);
     fclose(f);
     dlclose(h);

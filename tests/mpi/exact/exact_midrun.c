@@ -62,8 +62,8 @@ int main(int argc, char **argv)
     FILE *f = fopen(name, "w");
     if (!f)
         return 1;
-    fprintf(f, "range exchange %ld %ld\nnotvisits crunch %ld\nsince exchange 0.9\n", n_exchange - a, n_exchange,
-            n_crunch);
+    fprintf(f, "range exchange %ld %ld\nnotvisits crunch %ld\nsince exchange 0.9\n", n_exchange - a,
+            n_exchange, n_crunch);
     fclose(f);
     MPI_Finalize();
     return 0;

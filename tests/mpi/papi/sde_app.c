@@ -64,8 +64,14 @@ static long long spin(double ms)
     return n;
 }
 
-__attribute__((noinline)) static void compute_a(double ms) { work_a += spin(ms); }
-__attribute__((noinline)) static void compute_b(double ms) { work_b += spin(ms); }
+__attribute__((noinline)) static void compute_a(double ms)
+{
+    work_a += spin(ms);
+}
+__attribute__((noinline)) static void compute_b(double ms)
+{
+    work_b += spin(ms);
+}
 
 __attribute__((noinline)) static void reduce_locally(MPI_Op op, int count)
 {

@@ -17,7 +17,9 @@ static MPI_Op op;
 
 static void add_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
-    (void)in; (void)inout; (void)dt;
+    (void)in;
+    (void)inout;
+    (void)dt;
     __atomic_fetch_add(&in_op, *len, __ATOMIC_RELAXED);
 }
 

@@ -69,7 +69,9 @@ static int cmp_ll(const void *a, const void *b)
 /* the program's clock's part in t1 - t0: the median around an empty call */
 static long long clock_part(void)
 {
-    enum { N = 20001 };
+    enum {
+        N = 20001
+    };
     static long long d[N];
     MPI_Request r = MPI_REQUEST_NULL;
     int flag;
@@ -111,41 +113,48 @@ static void report(int g, long polls, long long raw, long long comp, long long w
             sum += d[i] - part;
     double w = (double)wall * 1e-9, stretch = cpu > 0 && w > cpu ? w / cpu : 1;
     double truth = (double)sum * 1e-9 * (double)polls / (double)kept * stretch;
-    printf("case %d polls %ld truth_mpi_s %.6f raw_mpi_s %.6f comp_s %.6f wall_s %.6f cpu_s %.6f median_ns %lld "
-           "descheduled %ld\n", g, polls, truth, (double)raw * 1e-9, (double)comp * 1e-9, w, cpu, median, lumps);
+    printf(
+        "case %d polls %ld truth_mpi_s %.6f raw_mpi_s %.6f comp_s %.6f wall_s %.6f cpu_s %.6f median_ns %lld "
+        "descheduled %ld\n",
+        g, polls, truth, (double)raw * 1e-9, (double)comp * 1e-9, w, cpu, median, lumps);
     printf("case_%d\tglob:*;case_%d;MPI_Test\t%d\tvisits\t==\t%ld\n", g, g, rank, polls);
-    printf("case_%d_time\tglob:*;case_%d;MPI_Test\t%d\tmpi_time\t>=\t%.6f\n", g, g, rank, truth * (1 - tol) - 0.001 * w);
-    printf("case_%d_time\tglob:*;case_%d;MPI_Test\t%d\tmpi_time\t<=\t%.6f\n", g, g, rank, truth * (1 + tol) + 0.001 * w);
+    printf("case_%d_time\tglob:*;case_%d;MPI_Test\t%d\tmpi_time\t>=\t%.6f\n", g, g, rank,
+           truth * (1 - tol) - 0.001 * w);
+    printf("case_%d_time\tglob:*;case_%d;MPI_Test\t%d\tmpi_time\t<=\t%.6f\n", g, g, rank,
+           truth * (1 + tol) + 0.001 * w);
     fflush(stdout);
 }
 
-#define CASE(G)                                                                                    \
-    static __attribute__((noipa)) void case_##G(long ms)                                          \
-    {                                                                                              \
-        MPI_Request rq;                                                                            \
-        int buf = 0, flag = 0, one = 1;                                                            \
-        MPI_Irecv(&buf, 1, MPI_INT, 0, 7, MPI_COMM_SELF, &rq);                                     \
-        double cpu0 = cpu_s();                                                                     \
-        long long mpi = 0, comp = 0, start = now(), t0, t1, t2;                                    \
-        long polls = 0;                                                                            \
-        do {                                                                                       \
-            t0 = now();                                                                            \
-            MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);                                               \
-            t1 = now();                                                                            \
-            compute(G);                                                                            \
-            t2 = now();                                                                            \
-            if (polls < MAX_POLLS)                                                                 \
-                d[polls] = t1 - t0;                                                                \
-            mpi += t1 - t0, comp += t2 - t1, polls++;                                              \
-        } while (t2 - start < ms * 1000000LL);                                                     \
-        double cpu = cpu_s() - cpu0;                                                               \
-        MPI_Send(&one, 1, MPI_INT, 0, 7, MPI_COMM_SELF);                                           \
-        MPI_Wait(&rq, MPI_STATUS_IGNORE);                                                          \
-        report(G, polls, mpi, comp, t2 - start, cpu);                                              \
+#define CASE(G)                                                 \
+    static __attribute__((noipa)) void case_##G(long ms)        \
+    {                                                           \
+        MPI_Request rq;                                         \
+        int buf = 0, flag = 0, one = 1;                         \
+        MPI_Irecv(&buf, 1, MPI_INT, 0, 7, MPI_COMM_SELF, &rq);  \
+        double cpu0 = cpu_s();                                  \
+        long long mpi = 0, comp = 0, start = now(), t0, t1, t2; \
+        long polls = 0;                                         \
+        do {                                                    \
+            t0 = now();                                         \
+            MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);            \
+            t1 = now();                                         \
+            compute(G);                                         \
+            t2 = now();                                         \
+            if (polls < MAX_POLLS)                              \
+                d[polls] = t1 - t0;                             \
+            mpi += t1 - t0, comp += t2 - t1, polls++;           \
+        } while (t2 - start < ms * 1000000LL);                  \
+        double cpu = cpu_s() - cpu0;                            \
+        MPI_Send(&one, 1, MPI_INT, 0, 7, MPI_COMM_SELF);        \
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);                       \
+        report(G, polls, mpi, comp, t2 - start, cpu);           \
     }
+/* macro calls that define functions, one line */
+/* clang-format off */
 CASE(0) CASE(200) CASE(500) CASE(1000) CASE(5000) CASE(50000) CASE(1000000)
 
 int main(int argc, char **argv)
+/* clang-format on */
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

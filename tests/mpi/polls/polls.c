@@ -27,10 +27,23 @@
 #define ROUNDS 40
 #define WAIT_MS 40
 
-enum { S_OTHER, S_TEST_X, S_TEST_Y, S_PROBE, S_ANY, S_ANY_ONE, S_MIX_TEST, S_MIX_PROBE, S_LONG, NSITES };
+enum {
+    S_OTHER,
+    S_TEST_X,
+    S_TEST_Y,
+    S_PROBE,
+    S_ANY,
+    S_ANY_ONE,
+    S_MIX_TEST,
+    S_MIX_PROBE,
+    S_LONG,
+    NSITES
+};
 static long visits[NSITES], unsuccessful[NSITES], received[NSITES], repeats;
 /* the sites whose polls complete a receive of one int */
-static const int receives[NSITES] = { [S_TEST_X] = 1, [S_TEST_Y] = 1, [S_ANY] = 1, [S_ANY_ONE] = 1, [S_MIX_TEST] = 1, [S_LONG] = 1 };
+static const int receives[NSITES] = {
+    [S_TEST_X] = 1, [S_TEST_Y] = 1, [S_ANY] = 1, [S_ANY_ONE] = 1, [S_MIX_TEST] = 1, [S_LONG] = 1
+};
 static int last_site = -1;
 static long activation, last_activation; /* entries of the polling functions */
 
@@ -184,7 +197,8 @@ static void print_expectations(FILE *f, int rank, double waited)
 {
     fprintf(f, "long_wait\tglob:*;long_wait;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_LONG]);
     fprintf(f, "long_wait_time\tglob:*;long_wait;MPI_Test\t%d\ttime\t>=\t%.6f\n", rank, waited * 0.25);
-    fprintf(f, "long_wait_time\tglob:*;long_wait;MPI_Test\t%d\ttime\t<=\t%.6f\n", rank, waited * 1.05 + 0.0005);
+    fprintf(f, "long_wait_time\tglob:*;long_wait;MPI_Test\t%d\ttime\t<=\t%.6f\n", rank,
+            waited * 1.05 + 0.0005);
     fprintf(f, "via_x\tglob:*;via_x;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_X]);
     fprintf(f, "via_y\tglob:*;via_y;poll_some;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_TEST_Y]);
     fprintf(f, "iprobe\tglob:*;probe_loop;MPI_Iprobe\t%d\tvisits\t==\t%ld\n", rank, visits[S_PROBE]);
@@ -193,16 +207,24 @@ static void print_expectations(FILE *f, int rank, double waited)
     fprintf(f, "mixed_test\tglob:*;mixed_loop;MPI_Test\t%d\tvisits\t==\t%ld\n", rank, visits[S_MIX_TEST]);
     fprintf(f, "mixed_probe\tglob:*;mixed_loop;MPI_Iprobe\t%d\tvisits\t==\t%ld\n", rank, visits[S_MIX_PROBE]);
     /* HPROF_POLLS=split: the polls that completed nothing, and the wait's time in them */
-    static const char *const paths[NSITES] = { NULL, "via_x;poll_some;MPI_Test", "via_y;poll_some;MPI_Test",
-                                               "probe_loop;MPI_Iprobe", "any_loop;MPI_Testany", "any_one_loop;MPI_Testany",
-                                               "mixed_loop;MPI_Test", "mixed_loop;MPI_Iprobe", "long_wait;MPI_Test" };
+    static const char *const paths[NSITES] = { NULL,
+                                               "via_x;poll_some;MPI_Test",
+                                               "via_y;poll_some;MPI_Test",
+                                               "probe_loop;MPI_Iprobe",
+                                               "any_loop;MPI_Testany",
+                                               "any_one_loop;MPI_Testany",
+                                               "mixed_loop;MPI_Test",
+                                               "mixed_loop;MPI_Iprobe",
+                                               "long_wait;MPI_Test" };
     /* the bytes of receives that a poll completed, in the run of polls or not */
     for (int k = S_TEST_X; k < NSITES; k++)
         if (receives[k])
             fprintf(f, "received\tglob:*;%s\t%d\tbytes_received\t==\t%ld\n", paths[k], rank, received[k]);
     for (int k = S_TEST_X; k < NSITES; k++)
-        fprintf(f, "split_polls\tglob:*;%s\t%d\tpolls_unsuccessful\t==\t%ld\n", paths[k], rank, unsuccessful[k]);
-    fprintf(f, "split_time\tglob:*;long_wait;MPI_Test\t%d\tpolls_unsuccessful_time\t>=\t%.6f\n", rank, waited * 0.25);
+        fprintf(f, "split_polls\tglob:*;%s\t%d\tpolls_unsuccessful\t==\t%ld\n", paths[k], rank,
+                unsuccessful[k]);
+    fprintf(f, "split_time\tglob:*;long_wait;MPI_Test\t%d\tpolls_unsuccessful_time\t>=\t%.6f\n", rank,
+            waited * 0.25);
     fprintf(f, "repeats %d %ld\n", rank, repeats);
 }
 

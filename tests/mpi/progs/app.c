@@ -21,15 +21,15 @@ static volatile double sink;
 NOINLINE static void compute(int n)
 {
     double s = 0;
-    for (int i = 0; i < n; i++) s += (double)i * 1e-9 + s * 1e-12;
+    for (int i = 0; i < n; i++)
+        s += (double)i * 1e-9 + s * 1e-12;
     sink = s;
 }
 
 NOINLINE static void exchange(double *sb, double *rb)
 {
-    MPI_Sendrecv(sb, APP_COUNT, MPI_DOUBLE, (rank + 1) % np, 1,
-                 rb, APP_COUNT, MPI_DOUBLE, (rank + np - 1) % np, 1,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(sb, APP_COUNT, MPI_DOUBLE, (rank + 1) % np, 1, rb, APP_COUNT, MPI_DOUBLE,
+                 (rank + np - 1) % np, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
 NOINLINE static double work(int iters)
@@ -65,7 +65,8 @@ int main(int argc, char **argv)
         }
         waiter();
     }
-    if (rank == 0) printf("app: done %d iterations on %d ranks (%g)\n", iters, np, y);
+    if (rank == 0)
+        printf("app: done %d iterations on %d ranks (%g)\n", iters, np, y);
     MPI_Finalize();
     return status;
 }

@@ -13,8 +13,8 @@ static int rank, np, left, right;
 
 NOINLINE static void exchange(double *sb, double *rb)
 {
-    MPI_Sendrecv(sb, SR_COUNT, MPI_DOUBLE, right, 1,
-                 rb, SR_COUNT, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(sb, SR_COUNT, MPI_DOUBLE, right, 1, rb, SR_COUNT, MPI_DOUBLE, left, 1, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
 }
 
 NOINLINE static void solver(void)
@@ -23,9 +23,13 @@ NOINLINE static void solver(void)
     for (int i = 0; i < SR_ITER; i++) {
         sb[0] = i;
         exchange(sb, rb);
-        if (rb[0] != i) { fprintf(stderr, "exact: sendrecv data wrong\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+        if (rb[0] != i) {
+            fprintf(stderr, "exact: sendrecv data wrong\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
     }
-    free(sb); free(rb);
+    free(sb);
+    free(rb);
 }
 
 NOINLINE static void nonblocking(void)
@@ -37,7 +41,8 @@ NOINLINE static void nonblocking(void)
         MPI_Isend(sb, NB_COUNT, MPI_INT, right, 2, MPI_COMM_WORLD, &req[1]);
         MPI_Waitall(2, req, MPI_STATUSES_IGNORE); /* hprof must substitute statuses */
     }
-    free(sb); free(rb);
+    free(sb);
+    free(rb);
 }
 
 NOINLINE static void persistent(void)
@@ -55,7 +60,8 @@ NOINLINE static void persistent(void)
     }
     MPI_Request_free(&rr);
     MPI_Request_free(&sr);
-    free(sb); free(rb);
+    free(sb);
+    free(rb);
 }
 
 NOINLINE static void anysource(void)
@@ -69,7 +75,8 @@ NOINLINE static void anysource(void)
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         MPI_Barrier(MPI_COMM_WORLD); /* keeps rounds apart: one message per round */
     }
-    free(sb); free(rb);
+    free(sb);
+    free(rb);
 }
 
 NOINLINE static void mpiio(void)
@@ -77,8 +84,8 @@ NOINLINE static void mpiio(void)
     MPI_File fh;
     char *buf = malloc(IO_SLOT);
     memset(buf, 'a' + rank % 26, IO_SLOT);
-    if (MPI_File_open(MPI_COMM_WORLD, "exact_io.dat", MPI_MODE_CREATE | MPI_MODE_RDWR,
-                      MPI_INFO_NULL, &fh) != MPI_SUCCESS) {
+    if (MPI_File_open(MPI_COMM_WORLD, "exact_io.dat", MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh) !=
+        MPI_SUCCESS) {
         fprintf(stderr, "exact: MPI_File_open failed\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -104,8 +111,8 @@ NOINLINE static void onesided(void)
     double *pb = calloc(PUT_COUNT, sizeof *pb);
     int *gb = calloc(GET_COUNT, sizeof *gb);
     MPI_Win win;
-    MPI_Win_allocate(((MPI_Aint)PUT_ITER * PUT_COUNT + GET_COUNT) * sizeof(double),
-                     sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf, &win);
+    MPI_Win_allocate(((MPI_Aint)PUT_ITER * PUT_COUNT + GET_COUNT) * sizeof(double), sizeof(double),
+                     MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf, &win);
     MPI_Win_fence(0, win);
     for (int i = 0; i < PUT_ITER; i++)
         MPI_Put(pb, PUT_COUNT, MPI_DOUBLE, right, (MPI_Aint)i * PUT_COUNT, PUT_COUNT, MPI_DOUBLE, win);
@@ -113,7 +120,8 @@ NOINLINE static void onesided(void)
     MPI_Get(gb, GET_COUNT, MPI_INT, left, (MPI_Aint)PUT_ITER * PUT_COUNT, GET_COUNT, MPI_INT, win);
     MPI_Win_fence(0, win);
     MPI_Win_free(&win);
-    free(pb); free(gb);
+    free(pb);
+    free(gb);
 }
 
 /* The second MPI call is a tail call (also at -O0): the wrapper returns
@@ -136,23 +144,29 @@ int main(int argc, char **argv)
 
     solver();
     int in[AR_COUNT], out[AR_COUNT];
-    for (int i = 0; i < AR_COUNT; i++) in[i] = rank;
+    for (int i = 0; i < AR_COUNT; i++)
+        in[i] = rank;
     for (int i = 0; i < AR_ITER; i++)
         MPI_Allreduce(in, out, AR_COUNT, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (out[0] != np * (np - 1) / 2) { fprintf(stderr, "exact: allreduce wrong\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+    if (out[0] != np * (np - 1) / 2) {
+        fprintf(stderr, "exact: allreduce wrong\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     nonblocking();
     persistent();
     anysource();
     double bc[BC_COUNT];
     for (int i = 0; i < BC_ITER; i++) {
-        for (int j = 0; j < BC_COUNT; j++) bc[j] = rank;
+        for (int j = 0; j < BC_COUNT; j++)
+            bc[j] = rank;
         MPI_Bcast(bc, BC_COUNT, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     }
     mpiio();
     onesided();
     for (int i = 0; i < TC_ITER; i++)
         tailcall();
-    if (rank == 0) printf("exact: done on %d ranks\n", np);
+    if (rank == 0)
+        printf("exact: done on %d ranks\n", np);
     MPI_Finalize();
     return 0;
 }

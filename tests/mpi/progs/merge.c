@@ -23,7 +23,7 @@ NOINLINE static void common(void)
 
 NOINLINE static void even_send(void)
 {
-    int buf[M_COUNT] = {0};
+    int buf[M_COUNT] = { 0 };
     for (int i = 0; i < M_MSG; i++)
         MPI_Send(buf, M_COUNT, MPI_INT, rank + 1, 5, MPI_COMM_WORLD);
 }
@@ -38,18 +38,25 @@ NOINLINE static void odd_recv(void)
 NOINLINE static void nullxchg(void)
 {
     int a = 0, b = 0;
-    MPI_Sendrecv(&a, 1, MPI_INT, MPI_PROC_NULL, 6, &b, 1, MPI_INT, MPI_PROC_NULL, 6,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&a, 1, MPI_INT, MPI_PROC_NULL, 6, &b, 1, MPI_INT, MPI_PROC_NULL, 6, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
 }
 
-NOINLINE static void deeper(void) { nullxchg(); nullxchg(); }
-NOINLINE static void quad(void) { deeper(); }
+NOINLINE static void deeper(void)
+{
+    nullxchg();
+    nullxchg();
+}
+NOINLINE static void quad(void)
+{
+    deeper();
+}
 
 NOINLINE static void last_only(void)
 {
     int a = 0, b = 0;
-    MPI_Sendrecv(&a, 1, MPI_INT, MPI_PROC_NULL, 6, &b, 1, MPI_INT, MPI_PROC_NULL, 6,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&a, 1, MPI_INT, MPI_PROC_NULL, 6, &b, 1, MPI_INT, MPI_PROC_NULL, 6, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
 }
 
 int main(int argc, char **argv)
@@ -58,11 +65,16 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     common();
-    if (rank % 2 == 0 && rank + 1 < np) even_send();
-    if (rank % 2 == 1) odd_recv();
-    if (rank % 4 == 0) quad();
-    if (rank == np - 1) last_only();
-    if (rank == 0) printf("merge: done on %d ranks\n", np);
+    if (rank % 2 == 0 && rank + 1 < np)
+        even_send();
+    if (rank % 2 == 1)
+        odd_recv();
+    if (rank % 4 == 0)
+        quad();
+    if (rank == np - 1)
+        last_only();
+    if (rank == 0)
+        printf("merge: done on %d ranks\n", np);
     MPI_Finalize();
     return 0;
 }

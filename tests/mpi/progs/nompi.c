@@ -6,7 +6,8 @@
 __attribute__((noinline)) static long work(int n)
 {
     long s = 0;
-    for (int i = 0; i < n; i++) s += i % 7;
+    for (int i = 0; i < n; i++)
+        s += i % 7;
     return s;
 }
 
@@ -14,6 +15,7 @@ int main(int argc, char **argv)
 {
     printf("nompi: stdout line, %ld\n", work(1000000));
     fprintf(stderr, "nompi: stderr line\n");
-    for (int i = 1; i < argc; i++) printf("arg %d: %s\n", i, argv[i]);
+    for (int i = 1; i < argc; i++)
+        printf("arg %d: %s\n", i, argv[i]);
     return 0;
 }

@@ -7,8 +7,8 @@
 #include <mpi.h>
 #include <string.h>
 
-int PMPI_Comm_create_from_group(MPI_Group group, const char *tag, MPI_Info info,
-                                MPI_Errhandler errhandler, MPI_Comm *newcomm)
+int PMPI_Comm_create_from_group(MPI_Group group, const char *tag, MPI_Info info, MPI_Errhandler errhandler,
+                                MPI_Comm *newcomm)
 {
     int (*real)(MPI_Group, const char *, MPI_Info, MPI_Errhandler, MPI_Comm *);
     if (strcmp(tag, "hprof.test.session") != 0)

@@ -84,14 +84,16 @@ int main(int argc, char **argv)
     double y;
     if (strcmp(mode, "mixed") == 0) {
         MPI_Init(&argc, &argv);
-        if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s) != MPI_SUCCESS) return 3;
+        if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s) != MPI_SUCCESS)
+            return 3;
         y = on_session(s, "hprof.test.session");
         for (int i = 0; i < NBAR; i++)
             MPI_Barrier(MPI_COMM_WORLD);
         MPI_Session_finalize(&s);
         MPI_Finalize();
     } else if (strcmp(mode, "late") == 0) {
-        if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s) != MPI_SUCCESS) return 3;
+        if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s) != MPI_SUCCESS)
+            return 3;
         MPI_Init(&argc, &argv);
         for (int i = 0; i < NBAR; i++)
             MPI_Barrier(MPI_COMM_WORLD);
@@ -107,11 +109,13 @@ int main(int argc, char **argv)
         y = thread_sum[0] == thread_sum[1] ? thread_sum[0] : -1;
     } else {
         if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s) != MPI_SUCCESS ||
-            MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s2) != MPI_SUCCESS) return 3;
+            MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s2) != MPI_SUCCESS)
+            return 3;
         y = on_session(s, "hprof.test.session");
         MPI_Session_finalize(&s2);
         MPI_Session_finalize(&s);
     }
-    if (y > 0) printf("session: done %g\n", y);
+    if (y > 0)
+        printf("session: done %g\n", y);
     return 0;
 }

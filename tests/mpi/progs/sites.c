@@ -16,8 +16,14 @@ static void __attribute__((noinline)) sync_all(int n)
         MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static void __attribute__((noinline)) setup(void) { sync_all(2); }
-static void __attribute__((noinline)) finish(void) { sync_all(3); }
+static void __attribute__((noinline)) setup(void)
+{
+    sync_all(2);
+}
+static void __attribute__((noinline)) finish(void)
+{
+    sync_all(3);
+}
 
 static double __attribute__((noinline)) norms(double x)
 {

@@ -32,8 +32,8 @@ int main(int argc, char **argv)
     if (parent == MPI_COMM_NULL) {
         char *cargv[] = { "child", NULL };
         reduce_loop(NPARENT, MPI_COMM_WORLD);
-        MPI_Comm_spawn(argv[0], cargv, argc > 1 ? atoi(argv[1]) : 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
-                       &inter, MPI_ERRCODES_IGNORE);
+        MPI_Comm_spawn(argv[0], cargv, argc > 1 ? atoi(argv[1]) : 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                       MPI_ERRCODES_IGNORE);
         MPI_Barrier(inter);
         MPI_Comm_disconnect(&inter);
         if (rank == 0)

@@ -21,7 +21,10 @@
 #include <unistd.h>
 
 static volatile long own;
-static void on_prof(int sig) { own++; }
+static void on_prof(int sig)
+{
+    own++;
+}
 static void on_segv(int sig)
 {
     static const char msg[] = "caught SIGSEGV\n";

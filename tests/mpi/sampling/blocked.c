@@ -30,8 +30,14 @@ __attribute__((noinline)) static double spin(double seconds)
     return now() - start;
 }
 
-__attribute__((noinline)) static double compute(void) { return spin(0.6); }
-__attribute__((noinline)) static double other(void) { return spin(0.3); }
+__attribute__((noinline)) static double compute(void)
+{
+    return spin(0.6);
+}
+__attribute__((noinline)) static double other(void)
+{
+    return spin(0.3);
+}
 
 static void block(int with_realtime)
 {

@@ -20,7 +20,12 @@
 
 static double spent[4];
 static double spent_wall; /* func_a, b, c on the wall clock: their share of a core */
-enum { A, B, C, SLEEP };
+enum {
+    A,
+    B,
+    C,
+    SLEEP
+};
 
 static double now(void)
 {
@@ -46,9 +51,27 @@ static __attribute__((noinline)) void spin(double seconds)
         ;
 }
 
-static __attribute__((noinline)) void func_a(double s) { double t = truth_now(), w = now(); spin(s); spent[A] += truth_now() - t; spent_wall += now() - w; }
-static __attribute__((noinline)) void func_b(double s) { double t = truth_now(), w = now(); spin(s); spent[B] += truth_now() - t; spent_wall += now() - w; }
-static __attribute__((noinline)) void func_c(double s) { double t = truth_now(), w = now(); spin(s); spent[C] += truth_now() - t; spent_wall += now() - w; }
+static __attribute__((noinline)) void func_a(double s)
+{
+    double t = truth_now(), w = now();
+    spin(s);
+    spent[A] += truth_now() - t;
+    spent_wall += now() - w;
+}
+static __attribute__((noinline)) void func_b(double s)
+{
+    double t = truth_now(), w = now();
+    spin(s);
+    spent[B] += truth_now() - t;
+    spent_wall += now() - w;
+}
+static __attribute__((noinline)) void func_c(double s)
+{
+    double t = truth_now(), w = now();
+    spin(s);
+    spent[C] += truth_now() - t;
+    spent_wall += now() - w;
+}
 
 static __attribute__((noinline)) void sleeper(double seconds)
 {

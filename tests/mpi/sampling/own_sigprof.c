@@ -11,7 +11,10 @@
 #include <time.h>
 
 static volatile long own_signals;
-static void on_prof(int sig) { own_signals++; }
+static void on_prof(int sig)
+{
+    own_signals++;
+}
 
 /* The process's CPU time: ITIMER_PROF ticks on it, so on a loaded machine
  * a wall-clock amount of work could see too few of its signals. */

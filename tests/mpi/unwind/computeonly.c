@@ -29,8 +29,16 @@ NOINLINE static void burn(double seconds)
     sink = x;
 }
 
-NOINLINE static void phase_a(double s) { burn(s); __asm__ volatile("" ::: "memory"); }
-NOINLINE static void phase_b(double s) { phase_a(s); __asm__ volatile("" ::: "memory"); }
+NOINLINE static void phase_a(double s)
+{
+    burn(s);
+    __asm__ volatile("" ::: "memory");
+}
+NOINLINE static void phase_b(double s)
+{
+    phase_a(s);
+    __asm__ volatile("" ::: "memory");
+}
 
 int main(int argc, char **argv)
 {

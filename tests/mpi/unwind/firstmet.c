@@ -34,11 +34,19 @@ NOINLINE static void burn(long iters, double k)
 }
 
 /* distinct bodies (the constant), so no two are folded into one */
-#define F(n) NOINLINE static void f##n(long s) { burn(s, n + 1.5); __asm__ volatile("" ::: "memory"); }
+#define F(n)                               \
+    NOINLINE static void f##n(long s)      \
+    {                                      \
+        burn(s, n + 1.5);                  \
+        __asm__ volatile("" ::: "memory"); \
+    }
 #define F8(n) F(n##0) F(n##1) F(n##2) F(n##3) F(n##4) F(n##5) F(n##6) F(n##7)
+/* macro calls that define functions, one line */
+/* clang-format off */
 F8(1) F8(2) F8(3) F8(4) F8(5) F8(6) F8(7) F8(8)
 #define C8(n) f##n##0, f##n##1, f##n##2, f##n##3, f##n##4, f##n##5, f##n##6, f##n##7
 static void (*const fns[])(long) = { C8(1), C8(2), C8(3), C8(4), C8(5), C8(6), C8(7), C8(8) };
+/* clang-format on */
 
 int main(int argc, char **argv)
 {

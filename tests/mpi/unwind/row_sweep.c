@@ -29,7 +29,10 @@ long (*volatile keep_gen)(long) = gen_all; /* the generated code is linked in */
 
 static uint64_t stack[4096]; /* made-up stack: every word a distinct value */
 
-typedef struct step { uint64_t ip, cfa, bp; int bp_known; } step;
+typedef struct step {
+    uint64_t ip, cfa, bp;
+    int bp_known;
+} step;
 
 static int lu_step(uint64_t pc, uint64_t sp, uint64_t bp, step *out)
 {
@@ -74,18 +77,23 @@ static void check(const char *how, uint64_t pc, const recipe *r, const char *nam
     int lu = lu_step(pc, sp, bp, &want);
     int rc = recipe_step(r, sp, bp, &got);
     checked++;
-    if (lu == 0 && rc == 0 && want.ip == got.ip && want.cfa == got.cfa && (!got.bp_known || want.bp == got.bp))
+    if (lu == 0 && rc == 0 && want.ip == got.ip && want.cfa == got.cfa &&
+        (!got.bp_known || want.bp == got.bp))
         return;
     mismatched++;
     if (printed++ < 8)
-        printf("mismatch %s at %s+0x%lx: libunwind %s cfa=sp%+ld ra=%lx bp=%lx; recipe cfa=%s%+d%s -> cfa=sp%+ld ra=%lx bp=%lx\n",
-               how, name, (unsigned long)(pc - fstart), lu ? "cannot step" : "",
-               (long)(want.cfa - sp), (unsigned long)want.ip, (unsigned long)want.bp,
-               r->flags & RECIPE_CFA_RBP ? "rbp" : "rsp", r->cfa_off, r->key & RECIPE_BLOCK ? " (block)" : "",
-               rc ? 0L : (long)(got.cfa - sp), (unsigned long)got.ip, (unsigned long)got.bp);
+        printf("mismatch %s at %s+0x%lx: libunwind %s cfa=sp%+ld ra=%lx bp=%lx; recipe cfa=%s%+d%s -> "
+               "cfa=sp%+ld ra=%lx bp=%lx\n",
+               how, name, (unsigned long)(pc - fstart), lu ? "cannot step" : "", (long)(want.cfa - sp),
+               (unsigned long)want.ip, (unsigned long)want.bp, r->flags & RECIPE_CFA_RBP ? "rbp" : "rsp",
+               r->cfa_off, r->key & RECIPE_BLOCK ? " (block)" : "", rc ? 0L : (long)(got.cfa - sp),
+               (unsigned long)got.ip, (unsigned long)got.bp);
 }
 
-typedef struct fn { uint64_t start, size; char name[64]; } fn;
+typedef struct fn {
+    uint64_t start, size;
+    char name[64];
+} fn;
 
 int main(int argc, char **argv)
 {
@@ -121,8 +129,12 @@ int main(int argc, char **argv)
     srand(7);
     for (size_t i = npc; i > 1; i--) { /* shuffle, keeping each pc's owner */
         size_t j = (size_t)rand() % i;
-        uint64_t t = pcs[i - 1]; pcs[i - 1] = pcs[j]; pcs[j] = t;
-        int o = owner[i - 1]; owner[i - 1] = owner[j]; owner[j] = o;
+        uint64_t t = pcs[i - 1];
+        pcs[i - 1] = pcs[j];
+        pcs[j] = t;
+        int o = owner[i - 1];
+        owner[i - 1] = owner[j];
+        owner[j] = o;
     }
     for (size_t i = 0; i < npc; i++) {
         uint64_t pc = pcs[i], fs = base + fns[owner[i]].start;

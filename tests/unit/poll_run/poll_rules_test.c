@@ -2,7 +2,7 @@
  * poll_rules_test.c - the poll-run rules (lib/poll_rules.h) without MPI,
  * threads or real clocks: synthetic clock readings in, the rules'
  * decisions out. Prints one "ok - NAME" or "not ok - NAME: reason" per
- * check (tests/common/poll_run_rules.sh builds and runs it).
+ * check (tests/unit/poll_run_rules.sh builds and runs it).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -56,7 +56,9 @@ static void strides(void)
     r.n = 64;
     uint64_t sum = 0;
     uint32_t lo = ~0u, hi = 0;
-    enum { DRAWS = 200000 };
+    enum {
+        DRAWS = 200000
+    };
     for (int i = 0; i < DRAWS; i++) {
         uint32_t s = poll_rules_draw_stride(&r);
         sum += s;
@@ -82,8 +84,9 @@ static void pace(void)
     /* 10 polls of a loop at 500 ns an iteration, a poll timed every 20 us: N = 40 */
     r.stride = 10;
     poll_rules_pace(&r, 1000 + 10 * 500, 20000);
-    check(r.n == 40 && r.timed_at_ns == 6000 && r.due == r.stride - 1, "N puts a timed poll every HPROF_POLL_STRIDE_US",
-          "n %u (want 40), timed_at %llu", r.n, (unsigned long long)r.timed_at_ns);
+    check(r.n == 40 && r.timed_at_ns == 6000 && r.due == r.stride - 1,
+          "N puts a timed poll every HPROF_POLL_STRIDE_US", "n %u (want 40), timed_at %llu", r.n,
+          (unsigned long long)r.timed_at_ns);
     r.stride = 4;
     poll_rules_pace(&r, r.timed_at_ns + 4 * 3, 20000);
     check(r.n == POLL_N_MAX, "N at most POLL_N_MAX", "n %u", r.n);
@@ -100,18 +103,20 @@ static void estimate(void)
     struct hprof_poll_run r;
     open_run(&r, 1000, 70);
     check(poll_rules_node_mean(&r, 0) == 70 && poll_rules_run_mean(&r) == 70,
-          "before any timed poll, the opening poll's time", "mean %llu", (unsigned long long)poll_rules_node_mean(&r, 0));
+          "before any timed poll, the opening poll's time", "mean %llu",
+          (unsigned long long)poll_rules_node_mean(&r, 0));
     r.prior_mean_ns = 40;
     check(poll_rules_node_mean(&r, 0) == 40, "before any timed poll, the thread's last run's mean",
           "mean %llu", (unsigned long long)poll_rules_node_mean(&r, 0));
     poll_rules_timed(&r, 0, 30);
     poll_rules_timed(&r, 0, 50);
     check(poll_rules_node_mean(&r, 0) == 40 && r.timed == 2 && r.nodes[0].seg_timed == 2 && r.pending == 2,
-          "timed polls make the node's mean", "mean %llu timed %u", (unsigned long long)poll_rules_node_mean(&r, 0),
-          r.timed);
+          "timed polls make the node's mean", "mean %llu timed %u",
+          (unsigned long long)poll_rules_node_mean(&r, 0), r.timed);
     check(poll_rules_estimate(&r, 0, 1000 + 25) == 25 && poll_rules_estimate(&r, 0, 5000) == 40,
           "an untimed poll: the mean, at most the time since the credit", "%llu %llu",
-          (unsigned long long)poll_rules_estimate(&r, 0, 1025), (unsigned long long)poll_rules_estimate(&r, 0, 5000));
+          (unsigned long long)poll_rules_estimate(&r, 0, 1025),
+          (unsigned long long)poll_rules_estimate(&r, 0, 5000));
 
     /* three entries: 8 polls on entry 0 (2 timed now: 80 ns, mean 40), 4 on
      * entry 1 (10 timed before, 1000 ns: mean 100), 2 on entry 2 (none
@@ -122,7 +127,7 @@ static void estimate(void)
     r.nodes[1].timed_ns = 1000;
     r.nodes[1].timed = 10;
     r.nodes[2].node = 3;
-    r.pending = 6;   /* entry 0, the latest, had 6 + the 2 timed */
+    r.pending = 6; /* entry 0, the latest, had 6 + the 2 timed */
     poll_rules_timed(&r, 0, 30);
     poll_rules_timed(&r, 0, 50);
     poll_rules_end_streak(&r);
@@ -153,7 +158,8 @@ static void estimate(void)
     r.pending = 12; /* 8 on the latest, entry 0 */
     r.streak_from = 4;
     poll_rules_credit(&r, 101000 + 300, 100, ns, polls);
-    check(polls[0] == 8 && polls[1] == 4 && polls[2] == 0 && ns[0] == 320 * 200 / 720 && ns[1] == 400 * 200 / 720,
+    check(polls[0] == 8 && polls[1] == 4 && polls[2] == 0 && ns[0] == 320 * 200 / 720 &&
+              ns[1] == 400 * 200 / 720,
           "an estimate beyond the span is cut to it, in proportion", "ns %llu %llu",
           (unsigned long long)ns[0], (unsigned long long)ns[1]);
 }
@@ -163,8 +169,8 @@ static void lumps(void)
     struct hprof_poll_run r;
     open_run(&r, 1000, 100);
     poll_rules_timed(&r, 0, 5000);
-    check(r.cpu_lump_ns == 0 && r.nodes[0].seg_ns == 5000, "no lump before a mean is known",
-          "lump %llu", (unsigned long long)r.cpu_lump_ns);
+    check(r.cpu_lump_ns == 0 && r.nodes[0].seg_ns == 5000, "no lump before a mean is known", "lump %llu",
+          (unsigned long long)r.cpu_lump_ns);
     open_run(&r, 1000, 100);
     r.nodes[0].timed_ns = 400;
     r.nodes[0].timed = 10;
@@ -181,14 +187,15 @@ static void lumps(void)
     r.last = 0;
     uint64_t before = r.nodes[0].seg_ns, lump = r.cpu_lump_ns;
     poll_rules_bookkeeping(&r, 3000);
-    check(r.nodes[0].seg_ns == before + 3000 && r.cpu_lump_ns == lump, "a timed poll's bookkeeping is its time",
-          "seg %llu", (unsigned long long)r.nodes[0].seg_ns);
+    check(r.nodes[0].seg_ns == before + 3000 && r.cpu_lump_ns == lump,
+          "a timed poll's bookkeeping is its time", "seg %llu", (unsigned long long)r.nodes[0].seg_ns);
     poll_rules_bookkeeping(&r, POLL_BOOKKEEPING_MAX_NS + 7000);
     check(r.nodes[0].seg_ns == before + 3000 + POLL_BOOKKEEPING_MAX_NS && r.cpu_lump_ns == lump + 7000,
-          "bookkeeping beyond 10 us is held as a lump", "seg %llu lump %llu", (unsigned long long)r.nodes[0].seg_ns,
-          (unsigned long long)r.cpu_lump_ns);
+          "bookkeeping beyond 10 us is held as a lump", "seg %llu lump %llu",
+          (unsigned long long)r.nodes[0].seg_ns, (unsigned long long)r.cpu_lump_ns);
     check(poll_rules_timed_ns(100, 180, 20) == 60 && poll_rules_timed_ns(100, 110, 20) == 0,
-          "a timed poll less the clock's own part", "%llu", (unsigned long long)poll_rules_timed_ns(100, 180, 20));
+          "a timed poll less the clock's own part", "%llu",
+          (unsigned long long)poll_rules_timed_ns(100, 180, 20));
 }
 
 static void off_cpu(void)
@@ -205,7 +212,8 @@ static void off_cpu(void)
     r.cpu_credited_ns = POLL_CPU_CREDIT_NS - 1;
     int before = poll_rules_cpu_due(&r, 600000, 0);
     r.cpu_credited_ns = POLL_CPU_CREDIT_NS;
-    check(before == 0 && poll_rules_cpu_due(&r, 600000, 0) == 2, "then at a timed poll once 1 ms was credited", "%s", "no");
+    check(before == 0 && poll_rules_cpu_due(&r, 600000, 0) == 2,
+          "then at a timed poll once 1 ms was credited", "%s", "no");
     r.cpu_credited_ns = 10;
     check(poll_rules_cpu_due(&r, 500000 + POLL_CPU_MAX_NS, 0) == 2, "or once 100 ms went by", "%s", "no");
     check(poll_rules_cpu_due(&r, 600000, 1) == 0, "at a sample, not below 100 us credited", "%s", "no");
@@ -227,8 +235,9 @@ static void off_cpu(void)
     r.cpu_credited_ns = 1500000;
     r.cpu_lump_ns = 5000000;
     add = poll_rules_off_cpu(&r, 11000000, 11000000, ~0ull, &share);
-    check(share == 1000000 && add == 2000000, "a held lump the CPU clock does not show off it: the polls' work",
-          "share %llu add %llu", (unsigned long long)share, (unsigned long long)add);
+    check(share == 1000000 && add == 2000000,
+          "a held lump the CPU clock does not show off it: the polls' work", "share %llu add %llu",
+          (unsigned long long)share, (unsigned long long)add);
     /* never beyond what the span left uncredited, nor the sampler's interval */
     open_run(&r, 1000, 100);
     poll_rules_cpu_read(&r, 1000000, 5000000);
@@ -250,8 +259,9 @@ static void off_cpu(void)
     r.nodes[2].cpu_credited_ns = 600;
     uint64_t part[HPROF_POLL_RUN_NODES];
     poll_rules_by_credit(&r, 1001, 1000, part);
-    check(part[0] == 100 && part[1] == 300 && part[2] == 601, "time off the CPU by each entry's credit, all of it",
-          "%llu %llu %llu", (unsigned long long)part[0], (unsigned long long)part[1], (unsigned long long)part[2]);
+    check(part[0] == 100 && part[1] == 300 && part[2] == 601,
+          "time off the CPU by each entry's credit, all of it", "%llu %llu %llu", (unsigned long long)part[0],
+          (unsigned long long)part[1], (unsigned long long)part[2]);
 }
 
 /* A synthetic polling loop: polls of about poll_ns (jittered), computation
@@ -302,14 +312,17 @@ static void loops(void)
 {
     uint64_t visits;
     double e = loop_error(60, 0, 2000000, &visits);
-    check(fabs(e) < 0.01 && visits == 2000000, "a loop that only polls: its MPI time within 1% (less the means' rounding), every visit",
+    check(fabs(e) < 0.01 && visits == 2000000,
+          "a loop that only polls: its MPI time within 1% (less the means' rounding), every visit",
           "error %.4f, visits %llu", e, (unsigned long long)visits);
     e = loop_error(60, 500, 500000, &visits);
-    check(fabs(e) < 0.01 && visits == 500000, "a loop that computes between its polls: within 1% (less the rounding), every visit",
+    check(fabs(e) < 0.01 && visits == 500000,
+          "a loop that computes between its polls: within 1% (less the rounding), every visit",
           "error %.4f, visits %llu", e, (unsigned long long)visits);
     e = loop_error(2000, 30000, 20000, &visits);
     check(fabs(e) < 0.001 && visits == 20000,
-          "a loop slower than the stride: every poll timed from the first stride on, within 0.1%", "error %.6f", e);
+          "a loop slower than the stride: every poll timed from the first stride on, within 0.1%",
+          "error %.6f", e);
 }
 
 int main(void)

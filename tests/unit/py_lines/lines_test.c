@@ -36,10 +36,11 @@ int main(void)
         }
     }
     if (codes == 0 || bad)
-        printf("not ok - py_lines: %ld of %ld instructions in %ld code objects wrong; first: %s\n", bad, units,
-               codes, first_bad);
+        printf("not ok - py_lines: %ld of %ld instructions in %ld code objects wrong; first: %s\n", bad,
+               units, codes, first_bad);
     else
-        printf("ok - py_lines: the line of every instruction of %ld code objects (%ld instructions) as Python's co_lines\n",
+        printf("ok - py_lines: the line of every instruction of %ld code objects (%ld instructions) as "
+               "Python's co_lines\n",
                codes, units);
     return 0;
 }

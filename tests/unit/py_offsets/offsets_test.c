@@ -31,8 +31,8 @@ int main(void)
     SAME(_PyInterpreterFrame, previous, FR_PREVIOUS);
     SAME(_PyInterpreterFrame, prev_instr, FR_PREV_INSTR);
     SAME(_PyInterpreterFrame, is_entry, FR_IS_ENTRY);
-    same("_PyInterpreterFrame.is_entry's end", offsetof(_PyInterpreterFrame, is_entry) + 1 <= FR_END ? FR_END : 0,
-         FR_END);
+    same("_PyInterpreterFrame.is_entry's end",
+         offsetof(_PyInterpreterFrame, is_entry) + 1 <= FR_END ? FR_END : 0, FR_END);
     SAME(PyObject, ob_type, OB_TYPE);
     SAME(PyVarObject, ob_size, OB_SIZE);
     SAME(PyCodeObject, co_firstlineno, CO_FIRSTLINE);
@@ -58,6 +58,7 @@ int main(void)
     if (bad)
         printf("not ok - py_offsets: %d offsets differ from CPython 3.11's headers; first: %s\n", bad, first);
     else
-        printf("ok - py_offsets: unwind/python/py_layout.h's offsets are CPython %s's (its headers)\n", PY_VERSION);
+        printf("ok - py_offsets: unwind/python/py_layout.h's offsets are CPython %s's (its headers)\n",
+               PY_VERSION);
     return 0;
 }

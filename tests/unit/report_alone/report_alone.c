@@ -29,14 +29,27 @@ const hprof_fn_info hprof_fn_table[] = { { "MPI_Allreduce", "coll", 0 },
                                          { "MPI_Send", "p2p", 0 },
                                          { "MPI_Recv", "p2p", 0 } };
 const int hprof_fn_count = 3;
-enum { ALLREDUCE, SEND, RECV };
+enum {
+    ALLREDUCE,
+    SEND,
+    RECV
+};
 
 /* Functions whose code the keys point into (a return address is past a
  * call instruction: key - 1 is inside the function). */
 volatile int sink;
-__attribute__((noinline)) void solve(void) { sink++, sink++, sink++; }
-__attribute__((noinline)) void worker(void) { sink--, sink--, sink--; }
-static uint64_t inside(void (*f)(void)) { return (uint64_t)(uintptr_t)f + 4; }
+__attribute__((noinline)) void solve(void)
+{
+    sink++, sink++, sink++;
+}
+__attribute__((noinline)) void worker(void)
+{
+    sink--, sink--, sink--;
+}
+static uint64_t inside(void (*f)(void))
+{
+    return (uint64_t)(uintptr_t)f + 4;
+}
 
 static uint32_t mpi_leaf(cct *t, uint32_t parent, int fn, uint64_t visits, uint64_t ns)
 {
@@ -83,8 +96,8 @@ int main(int argc, char **argv)
     hprof_snapshot snap = { threads, 2, 2, NULL, events, nevents, nevents };
     const char *keys[1] = { "hprof::test" }, *values[1] = { "report_alone" };
     char path[4096], err[512];
-    if (fallback_write(&snap, rank, rank + 1, argv[1], "written by report_alone", keys, values, 1, path, sizeof path, err,
-                       sizeof err) != 0) {
+    if (fallback_write(&snap, rank, rank + 1, argv[1], "written by report_alone", keys, values, 1, path,
+                       sizeof path, err, sizeof err) != 0) {
         fprintf(stderr, "report_alone: %s\n", err);
         return 1;
     }

@@ -38,10 +38,12 @@ int main(void)
 
     sample_pace_start(&p, nominal, now);
     feed(&p, &now, 400, 10 * us, 0, 0);
-    expect("a handler at a tenth of the interval keeps the rate", p.period_ns == nominal, p.period_ns, nominal);
+    expect("a handler at a tenth of the interval keeps the rate", p.period_ns == nominal, p.period_ns,
+           nominal);
 
     feed(&p, &now, 400, 10 * us, PACE_WINDOW, 50 * 1000 * us);
-    expect("one sample preempted for 50 ms in each window keeps the rate", p.period_ns == nominal, p.period_ns, nominal);
+    expect("one sample preempted for 50 ms in each window keeps the rate", p.period_ns == nominal,
+           p.period_ns, nominal);
 
     feed(&p, &now, 400, 10 * us, 3, 20 * 1000 * us);
     expect("three in eight preempted for 20 ms keep the rate", p.period_ns == nominal, p.period_ns, nominal);
@@ -64,6 +66,7 @@ int main(void)
 
     sample_pace_start(&p, nominal, now);
     feed(&p, &now, 2000 * PACE_WINDOW, 3000 * 1000 * us, 0, 0); /* 3 s a sample */
-    expect("never slower than one sample a second", p.period_ns == PACE_LONGEST_NS, p.period_ns, PACE_LONGEST_NS);
+    expect("never slower than one sample a second", p.period_ns == PACE_LONGEST_NS, p.period_ns,
+           PACE_LONGEST_NS);
     return failed != 0;
 }

@@ -1,4 +1,4 @@
-# Sourced by tests/common/select_*.sh (after tests/common/lib/common.sh):
+# Sourced by tests/unit/select_*.sh (after tests/common/lib/common.sh):
 # builds tests/unit/select/select_driver.c with core/select/ under
 # AddressSanitizer, LeakSanitizer and UBSan (plain, where the compiler has
 # no sanitizers), and the checks the scripts make with it.

@@ -1,5 +1,5 @@
 /*
- * select_driver.c - core/select/ on its own, for tests/common/select_*.sh:
+ * select_driver.c - core/select/ on its own, for tests/unit/select_*.sh:
  * reads a synthetic graph from a text file, parses a selection (the
  * language, or a Score-P filter file) and prints the functions it takes.
  *
@@ -148,13 +148,13 @@ static int usage(void)
 /* Evaluates `rounds` times; 0 when every round agrees with the first. */
 static int evaluate(const select_expr *e, const graph *g, int rounds, unsigned char *chosen)
 {
-    select_graph sg = { g->nfn, g->fn, g->ncalls, (const int (*)[2])g->calls };
+    select_graph sg = { g->nfn, g->fn, g->ncalls, (const int(*)[2])g->calls };
     char err[256];
     unsigned char *again = malloc((size_t)g->nfn + 1);
     int rc = 0;
     for (int r = 0; r < rounds && rc == 0; r++) {
         unsigned char *out = r == 0 ? chosen : again;
-        memset(out, 0xAA, (size_t)g->nfn);  /* every byte must be written */
+        memset(out, 0xAA, (size_t)g->nfn); /* every byte must be written */
         if (select_eval(e, &sg, out, err, sizeof err) != 0) {
             printf("error: %s\n", err);
             rc = 2;
@@ -184,7 +184,7 @@ int main(int argc, char **argv)
     read_graph(&g, argv[a]);
     char err[256];
     select_expr *e = argv[a + 1][1] == 'e' ? select_parse(argv[a + 2], err, sizeof err)
-                                            : select_from_scorep_filter(argv[a + 2], err, sizeof err);
+                                           : select_from_scorep_filter(argv[a + 2], err, sizeof err);
     int rc = 2;
     if (!e)
         printf("error: %s\n", err);

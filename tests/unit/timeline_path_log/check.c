@@ -45,7 +45,7 @@ static int steady(void)
     for (int i = 0; i < 200000; i++) {
         uint32_t node = (uint32_t)(i % 4) + 1;
         int f = i % 3 == 0 ? PL_COMP : PL_MPI;
-        uint64_t d = 1000 + (uint64_t)(rand() % 5000000);   /* up to 5 ms: spans buckets early on */
+        uint64_t d = 1000 + (uint64_t)(rand() % 5000000); /* up to 5 ms: spans buckets early on */
         t += d;
         add(&tl, &l, f, node, t, d);
         want[node - 1][f] += d;
@@ -62,7 +62,8 @@ static int steady(void)
                 s += l.e[i].ns[PL_MPI];
         bad |= s != tl.bucket[b][TL_MPI_NS];
     }
-    printf("steady %s entries=%u cap=%u shift=%u hist_shift=%u\n", bad ? "bad" : "ok", l.n, l.cap, l.shift, tl.shift);
+    printf("steady %s entries=%u cap=%u shift=%u hist_shift=%u\n", bad ? "bad" : "ok", l.n, l.cap, l.shift,
+           tl.shift);
     path_log_free(&l);
     timeline_free(&tl);
     return bad;
@@ -74,7 +75,7 @@ static int many(void)
     hprof_path_log l;
     uint64_t added = 0;
     uint32_t most = 0;
-    timeline_init(&tl, 4);          /* a log of 4 x 64 entries */
+    timeline_init(&tl, 4); /* a log of 4 x 64 entries */
     path_log_init(&l, 4);
     uint64_t t = 1000;
     for (int i = 0; i < 100000; i++) {
@@ -86,7 +87,8 @@ static int many(void)
     uint64_t got = logged(&l, PL_MPI, UINT32_MAX);
     int bad = got + l.spilled[PL_MPI] != added || most > l.cap || l.spilled[PL_MPI] == 0 ||
               l.shift > tl.shift + PATH_LOG_MAX_EXTRA;
-    printf("many %s logged=%" PRIu64 " spilled=%" PRIu64 " added=%" PRIu64 " most=%u cap=%u shift=%u hist_shift=%u\n",
+    printf("many %s logged=%" PRIu64 " spilled=%" PRIu64 " added=%" PRIu64
+           " most=%u cap=%u shift=%u hist_shift=%u\n",
            bad ? "bad" : "ok", got, l.spilled[PL_MPI], added, most, l.cap, l.shift, tl.shift);
     path_log_free(&l);
     timeline_free(&tl);
@@ -97,12 +99,12 @@ static int merge(void)
 {
     hprof_timeline ta, tb;
     hprof_path_log a, b;
-    uint32_t map[4] = { 0, 3, 3, 1 };   /* b's nodes 1 and 2 become a's 3 */
+    uint32_t map[4] = { 0, 3, 3, 1 }; /* b's nodes 1 and 2 become a's 3 */
     timeline_init(&ta, 8), timeline_init(&tb, 8);
     path_log_init(&a, 8), path_log_init(&b, 8);
     add(&ta, &a, PL_COMP, 3, 5000000, 1000);
     add(&tb, &b, PL_COMP, 1, 3000000, 700);
-    add(&tb, &b, PL_COMP, 2, 90000000, 300);     /* b folds once or more */
+    add(&tb, &b, PL_COMP, 2, 90000000, 300); /* b folds once or more */
     add(&tb, &b, PL_MPI, 3, 95000000, 50);
     path_log_add_into(&a, &b, map);
     int bad = logged(&a, PL_COMP, 3) != 2000 || logged(&a, PL_MPI, 1) != 50 || a.shift < b.shift;

@@ -134,7 +134,15 @@ static __attribute__((noinline)) void leaf_spin(long iters)
     sink = x;
 }
 
-enum { CALLS, SPIN, POLLS, SITES, FLOOR_CALLS, MEMPOLLS, FLOOR_MEMPOLLS };
+enum {
+    CALLS,
+    SPIN,
+    POLLS,
+    SITES,
+    FLOOR_CALLS,
+    MEMPOLLS,
+    FLOOR_MEMPOLLS
+};
 
 /* Recursion to the requested depth; the volatile keeps frames real. */
 static __attribute__((noinline)) void descend(int depth, int mode, long n)
@@ -165,7 +173,11 @@ static double thread_cpu(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-typedef struct job { int depth; long n; double ns; } job;
+typedef struct job {
+    int depth;
+    long n;
+    double ns;
+} job;
 
 static void *thread_calls(void *arg)
 {
@@ -240,13 +252,18 @@ int main(int argc, char **argv)
     }
     int floor_hz = argc == 5 && strcmp(argv[1], "floor") == 0 ? atoi(argv[4]) : 0;
     if (argc != 4 && !(floor_hz > 0 && floor_hz <= 100000)) {
-        fprintf(stderr, "usage: callcost calls|polls|sites|mempolls|floor_calls|floor_mempolls|spin DEPTH N | callcost floor DEPTH N HZ | callcost threads DEPTH N T\n");
+        fprintf(stderr, "usage: callcost calls|polls|sites|mempolls|floor_calls|floor_mempolls|spin DEPTH N "
+                        "| callcost floor DEPTH N HZ | callcost threads DEPTH N T\n");
         return 2;
     }
     int spin = strcmp(argv[1], "spin") == 0 || floor_hz;
-    int mode = spin ? SPIN : strcmp(argv[1], "polls") == 0 ? POLLS : strcmp(argv[1], "sites") == 0 ? SITES
-             : strcmp(argv[1], "floor_calls") == 0 ? FLOOR_CALLS : strcmp(argv[1], "mempolls") == 0 ? MEMPOLLS
-             : strcmp(argv[1], "floor_mempolls") == 0 ? FLOOR_MEMPOLLS : CALLS;
+    int mode = spin                                     ? SPIN
+               : strcmp(argv[1], "polls") == 0          ? POLLS
+               : strcmp(argv[1], "sites") == 0          ? SITES
+               : strcmp(argv[1], "floor_calls") == 0    ? FLOOR_CALLS
+               : strcmp(argv[1], "mempolls") == 0       ? MEMPOLLS
+               : strcmp(argv[1], "floor_mempolls") == 0 ? FLOOR_MEMPOLLS
+                                                        : CALLS;
     int depth = atoi(argv[2]);
     long n = atol(argv[3]);
     MPI_Init(&argc, &argv);

@@ -125,6 +125,7 @@ static NOINST __attribute__((destructor)) void report(void)
     if (f)
         fclose(f);
     if (getenv("CYGPROF_VERBOSE"))
-        fprintf(stderr, "cygprof: %llu call paths, %llu function entries, %llu ticks in instrumented functions\n",
+        fprintf(stderr,
+                "cygprof: %llu call paths, %llu function entries, %llu ticks in instrumented functions\n",
                 (unsigned long long)paths, (unsigned long long)entries, (unsigned long long)ticks);
 }

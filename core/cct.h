@@ -28,12 +28,12 @@
  * unwinders put no other value read off a stack into a tree
  * (cct_key_is_code), so the keys below, with their top 16 bits set and a
  * 16-bit tag under them, cannot be forged by a garbage return address. */
-#define CCT_KEY_CODE_LIMIT     (1ull << 56)
-#define CCT_KEY_MPI_TAG        0xFFFF4D5000000000ull /* "MP" */
-#define CCT_KEY_MPI_FN(fn)     (CCT_KEY_MPI_TAG | (uint64_t)(uint32_t)(fn))
-#define CCT_KEY_NOT_UNWOUND    0xFFFE000000000000ull
-#define CCT_KEY_UNWIND_FAILED  0xFFFE000000000001ull
-#define CCT_KEY_TREE_FULL      0xFFFE000000000002ull /* what arrived once the tree was at its cap */
+#define CCT_KEY_CODE_LIMIT (1ull << 56)
+#define CCT_KEY_MPI_TAG 0xFFFF4D5000000000ull /* "MP" */
+#define CCT_KEY_MPI_FN(fn) (CCT_KEY_MPI_TAG | (uint64_t)(uint32_t)(fn))
+#define CCT_KEY_NOT_UNWOUND 0xFFFE000000000000ull
+#define CCT_KEY_UNWIND_FAILED 0xFFFE000000000001ull
+#define CCT_KEY_TREE_FULL 0xFFFE000000000002ull /* what arrived once the tree was at its cap */
 
 static inline int cct_key_is_code(uint64_t k)
 {
@@ -54,29 +54,33 @@ static inline int cct_key_mpi_fn(uint64_t k, int count)
  * in the table of code met (unwind/python/py_codes.h) and the instruction it is
  * at, in code units (the line follows from the entry's copy of the line
  * table). Top 16 bits 0xFFFC: no address, no other key. */
-#define CCT_KEY_PY_ENTRY_MAX   0xFFFFFu
-#define CCT_KEY_PY_OFFSET_MAX  0xFFFFFFFu
+#define CCT_KEY_PY_ENTRY_MAX 0xFFFFFu
+#define CCT_KEY_PY_OFFSET_MAX 0xFFFFFFFu
 #define CCT_KEY_PY(entry, off) (0xFFFC000000000000ull | (uint64_t)(entry) << 28 | (uint64_t)(off))
-#define CCT_KEY_IS_PY(k)       (((k) >> 48) == 0xFFFCu)
-#define CCT_KEY_PY_ENTRY(k)    ((uint32_t)(((k) >> 28) & CCT_KEY_PY_ENTRY_MAX))
-#define CCT_KEY_PY_OFFSET(k)   ((uint32_t)((k) & CCT_KEY_PY_OFFSET_MAX))
+#define CCT_KEY_IS_PY(k) (((k) >> 48) == 0xFFFCu)
+#define CCT_KEY_PY_ENTRY(k) ((uint32_t)(((k) >> 28) & CCT_KEY_PY_ENTRY_MAX))
+#define CCT_KEY_PY_OFFSET(k) ((uint32_t)((k)&CCT_KEY_PY_OFFSET_MAX))
 
 /* An address in code that was unloaded (dlclose) after it was recorded:
  * the module record (unwind/modules.h) that was mapped there then, and the
  * address. Top bits 01: no address, no MPI or artificial key. */
-#define CCT_KEY_UNLOADED_MAX   0x3FFF /* module ids that fit */
-#define CCT_KEY_UNLOADED(id, a) ((uint64_t)(0x4000u | (uint32_t)(id)) << 48 | ((a) & 0xFFFFFFFFFFFFull))
+#define CCT_KEY_UNLOADED_MAX 0x3FFF /* module ids that fit */
+#define CCT_KEY_UNLOADED(id, a) ((uint64_t)(0x4000u | (uint32_t)(id)) << 48 | ((a)&0xFFFFFFFFFFFFull))
 #define CCT_KEY_IS_UNLOADED(k) (((k) >> 62) == 1)
 #define CCT_KEY_UNLOADED_ID(k) ((int)(((k) >> 48) & 0x3FFF))
-#define CCT_KEY_ADDRESS(k)     ((k) & 0xFFFFFFFFFFFFull)
+#define CCT_KEY_ADDRESS(k) ((k)&0xFFFFFFFFFFFFull)
 
 enum cct_counter {
     CCT_VISITS,
     CCT_MPI_TIME_NS,
-    CCT_MIN_NS,          /* UINT64_MAX until the first visit */
+    CCT_MIN_NS, /* UINT64_MAX until the first visit */
     CCT_MAX_NS,
-    CCT_BYTES_SENT, CCT_BYTES_RECEIVED, CCT_BYTES_PUT, CCT_BYTES_GET,
-    CCT_IO_BYTES_READ, CCT_IO_BYTES_WRITTEN,
+    CCT_BYTES_SENT,
+    CCT_BYTES_RECEIVED,
+    CCT_BYTES_PUT,
+    CCT_BYTES_GET,
+    CCT_IO_BYTES_READ,
+    CCT_IO_BYTES_WRITTEN,
     CCT_COMP_TIME_NS,
     CCT_SAMPLES,
     CCT_UNWIND_FAILURES,
@@ -108,17 +112,17 @@ typedef struct cct_node {
 } cct_node;
 
 typedef struct cct {
-    cct_node *nodes;     /* nodes[0] is the root */
+    cct_node *nodes; /* nodes[0] is the root */
     uint32_t nnodes, node_cap;
-    uint32_t *slots;     /* open-addressing index of nodes by (parent, key) */
+    uint32_t *slots; /* open-addressing index of nodes by (parent, key) */
     uint32_t slot_mask;
-    uint32_t max_nodes;  /* cap on growth */
-    uint64_t overflows;  /* lookups refused for lack of room */
-    uint32_t full_node;  /* the root's (call tree full) child, made at init */
-    int compact;         /* nodes in a malloc'd block of nnodes, no index (cct_compact) */
+    uint32_t max_nodes; /* cap on growth */
+    uint64_t overflows; /* lookups refused for lack of room */
+    uint32_t full_node; /* the root's (call tree full) child, made at init */
+    int compact;        /* nodes in a malloc'd block of nnodes, no index (cct_compact) */
 } cct;
 
-int  cct_init(cct *t, uint32_t initial_nodes, uint32_t max_nodes);
+int cct_init(cct *t, uint32_t initial_nodes, uint32_t max_nodes);
 void cct_free(cct *t);
 
 /* 0 if `more` nodes fit under the cap, else -1. */

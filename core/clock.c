@@ -78,7 +78,8 @@ void hprof_clock_calibrate(void)
     } while (ns - anchor_ns < CALIBRATION_NS);
     if (tsc <= anchor_tsc)
         return;
-    hprof_tsc.ns_per_tick_q32 = (uint64_t)((((unsigned __int128)(ns - anchor_ns)) << 32) / (tsc - anchor_tsc));
+    hprof_tsc.ns_per_tick_q32 =
+        (uint64_t)((((unsigned __int128)(ns - anchor_ns)) << 32) / (tsc - anchor_tsc));
     hprof_tsc.tsc_base = tsc;
     hprof_tsc.ns_base = ns;
     __atomic_store_n(&hprof_tsc.use_tsc, 1, __ATOMIC_RELEASE);

@@ -18,16 +18,22 @@ hprof_config_t hprof_config; /* hprof_config_load() sets the defaults */
 static void cap_sampling_rate(void);
 static void tell_log_verbose(void);
 
-static const char *const clocks[] = { "wall", "cpu", NULL }; /* enum hprof_sampling_clock */
-static const char *const polls[] = { "together", "split", NULL }; /* enum hprof_polls */
+static const char *const clocks[] = { "wall", "cpu", NULL };       /* enum hprof_sampling_clock */
+static const char *const polls[] = { "together", "split", NULL };  /* enum hprof_polls */
 static const char *const callsites[] = { "merge", "split", NULL }; /* enum hprof_callsites */
 
-#define INT(var, f, l, h, d, text) \
-    { var, HPROF_VAR_INT, &hprof_config.f, l, h, d, NULL, NULL, text, 0 }
-#define STRING(var, f, text) \
-    { var, HPROF_VAR_STRING, (void *)&hprof_config.f, 0, 0, 0, NULL, NULL, text, 0 }
-#define ELSEWHERE(var, flags, text) \
-    { var, HPROF_VAR_ELSEWHERE, NULL, 0, 0, 0, NULL, NULL, text, flags }
+#define INT(var, f, l, h, d, text)                                        \
+    {                                                                     \
+        var, HPROF_VAR_INT, &hprof_config.f, l, h, d, NULL, NULL, text, 0 \
+    }
+#define STRING(var, f, text)                                                         \
+    {                                                                                \
+        var, HPROF_VAR_STRING, (void *)&hprof_config.f, 0, 0, 0, NULL, NULL, text, 0 \
+    }
+#define ELSEWHERE(var, flags, text)                                      \
+    {                                                                    \
+        var, HPROF_VAR_ELSEWHERE, NULL, 0, 0, 0, NULL, NULL, text, flags \
+    }
 
 /* Every variable hprof knows, in the order they are read (HPROF_VERBOSE
  * first: at 2 every rank prints the problems with the others). */
@@ -35,16 +41,18 @@ static const hprof_var vars[] = {
     { "HPROF_VERBOSE", HPROF_VAR_INT, &hprof_config.verbose, 0, 2, 0, NULL, tell_log_verbose,
       "0..2; 2 prints from every rank", 0 },
     STRING("HPROF_OUTPUT", output, "path of the profile; default: a new name in the working directory"),
-    { "HPROF_SAMPLING_HZ", HPROF_VAR_INT, &hprof_config.sampling_hz, 0, 100000, 100, NULL,
-      cap_sampling_rate, "sampling rate, 0 turns sampling off; above 10000 sampled at 10000", 0 },
-    { "HPROF_SAMPLING_CLOCK", HPROF_VAR_CHOICE, &hprof_config.sampling_clock, 0, 0, HPROF_CLOCK_WALL,
-      clocks, NULL, "wall or cpu", 0 },
-    STRING("HPROF_NOUNWIND", nounwind, "MPI functions and groups timed, not unwound; default: cheap local queries"),
+    { "HPROF_SAMPLING_HZ", HPROF_VAR_INT, &hprof_config.sampling_hz, 0, 100000, 100, NULL, cap_sampling_rate,
+      "sampling rate, 0 turns sampling off; above 10000 sampled at 10000", 0 },
+    { "HPROF_SAMPLING_CLOCK", HPROF_VAR_CHOICE, &hprof_config.sampling_clock, 0, 0, HPROF_CLOCK_WALL, clocks,
+      NULL, "wall or cpu", 0 },
+    STRING("HPROF_NOUNWIND", nounwind,
+           "MPI functions and groups timed, not unwound; default: cheap local queries"),
     INT("HPROF_THUNKS", thunks, 0, 1, 1, "1/0: use the thunk stack"),
     INT("HPROF_PRELEARN", prelearn, 0, 1, 1, "1/0: learn the executable's recipes when sampling starts"),
     INT("HPROF_PYTHON", python, 0, 1, 1, "1/0: name Python functions in call paths (CPython 3.11)"),
     INT("HPROF_SYSTEM_LINES", system_lines, 0, 1, 0,
-        "1: source lines in the system's libraries too (from their debug files), 0: their function names only"),
+        "1: source lines in the system's libraries too (from their debug files), 0: their function names "
+        "only"),
     STRING("HPROF_METRICS", metrics, "comma list of PAPI events; default: none"),
     INT("HPROF_MAX_CALLPATHS", max_nodes, 1024, 1 << 30, 1 << 18, "call-tree nodes per thread"),
     INT("HPROF_COMPRESS", compress, 0, 1, 1, "1: zlib-compressed metric data, 0: plain"),
@@ -54,21 +62,25 @@ static const hprof_var vars[] = {
       "together, or split: polls that completed nothing also as metrics of their own", 0 },
     { "HPROF_CALLSITES", HPROF_VAR_CHOICE, &hprof_config.callsites, 0, 0, HPROF_CALLSITES_MERGE, callsites,
       NULL, "merge (one child per function, as Score-P) or split (a child per call site)", 0 },
-    INT("HPROF_TIME_BUCKETS", time_buckets, 0, 65536, 256, "buckets of each thread's timeline, 0 turns it off"),
+    INT("HPROF_TIME_BUCKETS", time_buckets, 0, 65536, 256,
+        "buckets of each thread's timeline, 0 turns it off"),
     INT("HPROF_TIME_PATHS", time_paths, 0, 1024, 16, "heaviest call paths kept over time, 0 turns it off"),
     STRING("HPROF_SELECT", select, "functions measured exactly: an expression of the selection language"),
     STRING("HPROF_FILTER", filter, "functions measured exactly: a Score-P filter file"),
     STRING("HPROF_OVERHEAD", overhead, "HPROF_SELECT=auto: the budget, percent of the run; default 1"),
     STRING("HPROF_AUTO_WARMUP", auto_warmup, "HPROF_SELECT=auto: seconds sampled before choosing; default 1"),
     ELSEWHERE("HPROF_BUILD", 0, "hprof-run: the folder holding <mpi>/libhprof.so"),
-    ELSEWHERE("HPROF_RUN_MARKS", HPROF_VAR_INTERNAL, "set by hprof-run: where ranks leave their marks (lib/run_marks.h)"),
-    ELSEWHERE("HPROF_RUN_APPS", HPROF_VAR_INTERNAL, "set by hprof-run: the parts of the launch it preloaded (lib/app_layout.h)"),
+    ELSEWHERE("HPROF_RUN_MARKS", HPROF_VAR_INTERNAL,
+              "set by hprof-run: where ranks leave their marks (lib/run_marks.h)"),
+    ELSEWHERE("HPROF_RUN_APPS", HPROF_VAR_INTERNAL,
+              "set by hprof-run: the parts of the launch it preloaded (lib/app_layout.h)"),
     ELSEWHERE("HPROF_SPAWN", HPROF_VAR_INTERNAL, "set for spawned jobs: their tag (lib/spawn.h)"),
     ELSEWHERE("HPROFTEST_LOG", HPROF_VAR_TEST_KNOB, "core/log.c: hprof's lines also appended to this file"),
     ELSEWHERE("HPROFTEST_CLOCK", HPROF_VAR_TEST_KNOB, "core/clock.c: 'gettime' never uses the TSC"),
     ELSEWHERE("HPROFTEST_UNWIND", HPROF_VAR_TEST_KNOB, "unwind: 'libunwind' walks with plain libunwind"),
     ELSEWHERE("HPROFTEST_UNWIND_CHECK", HPROF_VAR_TEST_KNOB, "unwind: 1 checks each walk against libunwind"),
-    ELSEWHERE("HPROFTEST_EXACT", HPROF_VAR_TEST_KNOB, "lib/exact: comma list of functions measured exactly, by name; * for all"),
+    ELSEWHERE("HPROFTEST_EXACT", HPROF_VAR_TEST_KNOB,
+              "lib/exact: comma list of functions measured exactly, by name; * for all"),
 };
 #define NVARS ((int)(sizeof vars / sizeof vars[0]))
 
@@ -166,8 +178,10 @@ static size_t edit_distance(const char *a, const char *b)
         for (size_t j = 1; j <= lb; j++) {
             size_t up = row[j];
             size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
             row[j] = best;
             diag = up;
         }
@@ -193,8 +207,14 @@ static void check_unknown_vars(void)
             if (vars[i].flags & HPROF_VAR_TEST_KNOB)
                 continue;
             size_t d = edit_distance(name, vars[i].name);
-            if (d == 0) { best = 0; break; }
-            if (d < best) { best = d; best_i = i; }
+            if (d == 0) {
+                best = 0;
+                break;
+            }
+            if (d < best) {
+                best = d;
+                best_i = i;
+            }
         }
         if (best != 0)
             hprof_say("unknown variable %s ignored (did you mean %s?)", name, vars[best_i].name);

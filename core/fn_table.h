@@ -9,12 +9,13 @@
 #define HPROF_FN_TABLE_H
 
 /* flags */
-#define HPROF_FN_NOUNWIND_DEFAULT 0x1u /* cheap local query: not unwound unless HPROF_NOUNWIND says otherwise */
+#define HPROF_FN_NOUNWIND_DEFAULT \
+    0x1u                   /* cheap local query: not unwound unless HPROF_NOUNWIND says otherwise */
 #define HPROF_FN_POLL 0x2u /* a test or probe, which may complete nothing (lib/measure.c) */
 
 typedef struct hprof_fn_info {
-    const char *name;   /* C name, e.g. "MPI_Send" */
-    const char *group;  /* "p2p", "coll", "rma", "io", "comm", "type", "env", ... */
+    const char *name;  /* C name, e.g. "MPI_Send" */
+    const char *group; /* "p2p", "coll", "rma", "io", "comm", "type", "env", ... */
     unsigned flags;
 } hprof_fn_info;
 

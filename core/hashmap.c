@@ -12,12 +12,12 @@
 #define INLINE_KEY 16
 
 typedef struct entry {
-    uint64_t hash;  /* 0: empty */
+    uint64_t hash; /* 0: empty */
     size_t len;
     long value;
     union {
-        size_t off;                     /* len > INLINE_KEY: in the arena */
-        unsigned char key[INLINE_KEY];  /* len <= INLINE_KEY */
+        size_t off;                    /* len > INLINE_KEY: in the arena */
+        unsigned char key[INLINE_KEY]; /* len <= INLINE_KEY */
     } k;
 } entry;
 
@@ -65,7 +65,10 @@ void hmap_free(hmap *m)
     free(m);
 }
 
-size_t hmap_size(const hmap *m) { return m->count; }
+size_t hmap_size(const hmap *m)
+{
+    return m->count;
+}
 
 static const void *key_of(const hmap *m, const entry *e)
 {

@@ -12,15 +12,15 @@
 typedef struct hmap hmap;
 
 hmap *hmap_new(void);
-void  hmap_free(hmap *m);
+void hmap_free(hmap *m);
 /* The value stored for key, or -1 if absent. */
-long  hmap_get(const hmap *m, const void *key, size_t len);
+long hmap_get(const hmap *m, const void *key, size_t len);
 /* Stores value for key unless present; returns the value now stored, or -2
  * when out of memory. */
-long  hmap_put(hmap *m, const void *key, size_t len, long value);
+long hmap_put(hmap *m, const void *key, size_t len, long value);
 size_t hmap_size(const hmap *m);
 /* Makes room for n entries in all, so that filling it rehashes nothing.
  * Returns 0, or -1 when out of memory (the map stays as it was). */
-int   hmap_reserve(hmap *m, size_t n);
+int hmap_reserve(hmap *m, size_t n);
 
 #endif

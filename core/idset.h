@@ -12,14 +12,14 @@
 #include <stdint.h>
 
 typedef struct idset {
-    uint64_t *slots;   /* hash << 32 | (id + 1); 0: empty */
+    uint64_t *slots; /* hash << 32 | (id + 1); 0: empty */
     size_t mask, count;
 } idset;
 
-int  idset_init(idset *s);
+int idset_init(idset *s);
 void idset_free(idset *s);
 /* Room for n ids in all without rehashing: 0, or -1 (left as it was). */
-int  idset_reserve(idset *s, size_t n);
+int idset_reserve(idset *s, size_t n);
 
 /* The slot holding an id with hash h that same(ctx, id) accepts, or the
  * empty slot where it belongs. */

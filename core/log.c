@@ -11,9 +11,18 @@ static int log_rank = -1; /* -1: not known yet (before MPI_Init) */
  * which says what is wrong with the variables through it. */
 static int log_verbose;
 
-void hprof_log_set_rank(int rank) { log_rank = rank; }
-int hprof_log_rank(void) { return log_rank; }
-void hprof_log_set_verbose(int level) { log_verbose = level; }
+void hprof_log_set_rank(int rank)
+{
+    log_rank = rank;
+}
+int hprof_log_rank(void)
+{
+    return log_rank;
+}
+void hprof_log_set_verbose(int level)
+{
+    log_verbose = level;
+}
 
 /* HPROFTEST_LOG=FILE: each line also appended to FILE, in one write. The
  * launchers forward the ranks' stderr in chunks that can split a line

@@ -8,7 +8,7 @@
 #define HPROF_LOG_H
 
 void hprof_log_set_rank(int rank);
-int  hprof_log_rank(void);
+int hprof_log_rank(void);
 /* HPROF_VERBOSE as read (core/config.c tells it; 0 before). */
 void hprof_log_set_verbose(int level);
 

@@ -52,7 +52,8 @@ unsigned char *nounwind_parse(const char *spec)
         }
         if (n == 0 || n >= sizeof tok || apply_token(flags, tok) != 0) {
             hprof_say("HPROF_NOUNWIND='%s': '%.*s' is not an MPI function, group, 'default', 'all' "
-                      "or 'none'; using the default set", spec, (int)n, p);
+                      "or 'none'; using the default set",
+                      spec, (int)n, p);
             set_default(flags);
             return flags;
         }

@@ -85,7 +85,8 @@ static int make_room(hprof_path_log *l, uint32_t hist_shift)
 }
 
 /* v ns of field on node at rel ns since the origin. */
-static void add_one(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t node, uint64_t rel, uint64_t v)
+static void add_one(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t node, uint64_t rel,
+                    uint64_t v)
 {
     uint64_t b = rel >> l->shift;
     if (b >= l->max_bucket)
@@ -122,8 +123,8 @@ static void add_one(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t 
     l->cache[slot] = k + 1;
 }
 
-void path_log_add(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t node,
-                  uint64_t end_ns, uint64_t dur_ns)
+void path_log_add(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t node, uint64_t end_ns,
+                  uint64_t dur_ns)
 {
     if (!l->e || dur_ns == 0)
         return;
@@ -132,7 +133,7 @@ void path_log_add(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t no
     uint64_t origin = timeline_origin();
     uint64_t end = end_ns > origin ? end_ns - origin : 0;
     uint64_t start = end > dur_ns ? end - dur_ns : 0;
-    uint64_t rest = dur_ns - (end - start);   /* before the origin: bucket 0 */
+    uint64_t rest = dur_ns - (end - start); /* before the origin: bucket 0 */
     /* the common case: within one bucket */
     if ((start >> l->shift) == (end >> l->shift)) {
         add_one(l, hist_shift, field, node, end, dur_ns);
@@ -142,7 +143,7 @@ void path_log_add(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t no
         uint64_t edge = ((start >> l->shift) + 1) << l->shift;
         add_one(l, hist_shift, field, node, start, edge - start + rest);
         rest = 0;
-        start = edge;   /* a fold inside add_one only widens: edges stay edges */
+        start = edge; /* a fold inside add_one only widens: edges stay edges */
     }
     if (end > start || rest)
         add_one(l, hist_shift, field, node, start, end - start + rest);

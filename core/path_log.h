@@ -26,11 +26,15 @@
 #include <stdint.h>
 
 #define PATH_LOG_PER_BUCKET 64
-#define PATH_LOG_MAX_EXTRA 4    /* folds beyond the histogram's width */
-#define PATH_LOG_CACHE 64       /* direct-mapped (node -> entry) slots */
+#define PATH_LOG_MAX_EXTRA 4 /* folds beyond the histogram's width */
+#define PATH_LOG_CACHE 64    /* direct-mapped (node -> entry) slots */
 #define PATH_LOG_SLOT(node) (((node) ^ ((node) >> 6)) & (PATH_LOG_CACHE - 1))
 
-enum path_field { PL_MPI, PL_COMP, PL_NFIELDS };
+enum path_field {
+    PL_MPI,
+    PL_COMP,
+    PL_NFIELDS
+};
 
 typedef struct path_entry {
     uint32_t bucket, node;
@@ -38,11 +42,11 @@ typedef struct path_entry {
 } path_entry;
 
 typedef struct hprof_path_log {
-    path_entry *e;               /* NULL: off */
+    path_entry *e; /* NULL: off */
     uint32_t n, cap;
-    uint32_t shift;              /* bucket width = 2^shift ns, >= the histogram's */
-    uint32_t max_bucket;         /* the histogram's bucket count */
-    uint32_t *index;             /* folding: open addressing over (bucket, node) */
+    uint32_t shift;      /* bucket width = 2^shift ns, >= the histogram's */
+    uint32_t max_bucket; /* the histogram's bucket count */
+    uint32_t *index;     /* folding: open addressing over (bucket, node) */
     uint32_t index_mask;
     uint32_t cache[PATH_LOG_CACHE]; /* entry + 1 of a recent (node, bucket), 0: none */
     uint64_t spilled[PL_NFIELDS];   /* ns that found no room */
@@ -55,8 +59,8 @@ void path_log_free(hprof_path_log *l);
 /* dur_ns of `field` time on `node`, ending at end_ns (hprof_now_ns), split
  * over the buckets it spans. hist_shift: the thread's histogram's width
  * now (the log is never finer). */
-void path_log_add(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t node,
-                  uint64_t end_ns, uint64_t dur_ns);
+void path_log_add(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t node, uint64_t end_ns,
+                  uint64_t dur_ns);
 
 /* path_log_add for time known to lie in the histogram's bucket `bucket`
  * (UINT32_MAX: not known): a recent (node, bucket) takes one compare and

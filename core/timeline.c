@@ -6,10 +6,16 @@
 
 uint64_t timeline_origin_ns;
 static timeline_phase_mark phases[TIMELINE_MAX_PHASES];
-static uint64_t nphases;     /* calls, also those past the table (64 bits: never wraps) */
+static uint64_t nphases; /* calls, also those past the table (64 bits: never wraps) */
 
-void timeline_set_origin(uint64_t origin_ns) { timeline_origin_ns = origin_ns; }
-uint64_t timeline_origin(void) { return timeline_origin_ns; }
+void timeline_set_origin(uint64_t origin_ns)
+{
+    timeline_origin_ns = origin_ns;
+}
+uint64_t timeline_origin(void)
+{
+    return timeline_origin_ns;
+}
 
 int timeline_init(hprof_timeline *tl, uint32_t nbuckets)
 {
@@ -36,8 +42,8 @@ static void fold_once(hprof_timeline *tl)
     uint32_t n = tl->nbuckets;
     for (uint32_t i = 0; i < n; i++)
         for (int f = 0; f < TL_NFIELDS; f++)
-            tl->bucket[i][f] = (2 * i < n ? tl->bucket[2 * i][f] : 0) +
-                               (2 * i + 1 < n ? tl->bucket[2 * i + 1][f] : 0);
+            tl->bucket[i][f] =
+                (2 * i < n ? tl->bucket[2 * i][f] : 0) + (2 * i + 1 < n ? tl->bucket[2 * i + 1][f] : 0);
     tl->shift++;
 }
 
@@ -84,7 +90,7 @@ void timeline_add_span(hprof_timeline *tl, int field, uint64_t end_ns, uint64_t 
         return;
     uint64_t end = end_ns > timeline_origin_ns ? end_ns - timeline_origin_ns : 0;
     uint64_t start = end > dur_ns ? end - dur_ns : 0;
-    uint32_t last = bucket_of(tl, end);   /* folds first: the start's bucket stays valid */
+    uint32_t last = bucket_of(tl, end); /* folds first: the start's bucket stays valid */
     uint32_t b = (uint32_t)(start >> tl->shift);
     /* Time before the origin (none, but for clock steps) goes to bucket 0. */
     uint64_t rest = dur_ns - (end - start);

@@ -20,19 +20,26 @@
 
 #include <stdint.h>
 
-enum timeline_field { TL_MPI_NS, TL_COMP_NS, TL_VISITS, TL_BYTES_SENT, TL_BYTES_RECEIVED, TL_NFIELDS };
+enum timeline_field {
+    TL_MPI_NS,
+    TL_COMP_NS,
+    TL_VISITS,
+    TL_BYTES_SENT,
+    TL_BYTES_RECEIVED,
+    TL_NFIELDS
+};
 
-#define TIMELINE_FIRST_SHIFT 20    /* buckets start 2^20 ns (~1 ms) wide */
+#define TIMELINE_FIRST_SHIFT 20 /* buckets start 2^20 ns (~1 ms) wide */
 #define TIMELINE_MAX_PHASES 1024
 
 typedef struct hprof_timeline {
     uint64_t (*bucket)[TL_NFIELDS]; /* nbuckets rows; NULL: off */
     uint32_t nbuckets;
-    uint32_t shift;                 /* bucket width = 2^shift ns */
+    uint32_t shift; /* bucket width = 2^shift ns */
 } hprof_timeline;
 
 typedef struct timeline_phase_mark {
-    uint64_t ns;                    /* since the origin */
+    uint64_t ns; /* since the origin */
     int level;
 } timeline_phase_mark;
 
@@ -81,7 +88,8 @@ static inline uint32_t timeline_add_call(hprof_timeline *tl, uint64_t end_ns, ui
     uint64_t end = end_ns - timeline_origin_ns;
     uint64_t b = end >> tl->shift;
     if (__builtin_expect(!tl->bucket || end_ns < timeline_origin_ns || b >= tl->nbuckets || dur_ns > end ||
-                         ((end - dur_ns) >> tl->shift) != b, 0))
+                             ((end - dur_ns) >> tl->shift) != b,
+                         0))
         return timeline_add_call_slow(tl, end_ns, dur_ns, sent, received);
     uint64_t *row = tl->bucket[b];
     row[TL_VISITS]++;

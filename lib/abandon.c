@@ -75,9 +75,11 @@ static void write_in_background(const char *reason)
             ;
         hprof_say("%s: %s; each rank that got this far tries to write its own "
                   "partial profile (.rank%d.cubex for this one) in the background; a write that fails "
-                  "leaves none (HPROF_VERBOSE=1 says why)", reason,
+                  "leaves none (HPROF_VERBOSE=1 says why)",
+                  reason,
                   merging ? "MPI_Finalize's merge did not end, no profile of all ranks is written"
-                          : "MPI_Finalize not reached", my_rank);
+                          : "MPI_Finalize not reached",
+                  my_rank);
         return;
     }
     setsid();
@@ -94,8 +96,8 @@ static void write_in_background(const char *reason)
     char path[4096];
     runtime_snapshot snapshot;
     runtime_snapshot_take(&snapshot);
-    if (fallback_write(&snapshot.s, my_rank, my_nranks, hprof_config.output, reason, attrs.keys, attrs.values, attrs.count,
-                       path, sizeof path, err, sizeof err) != 0)
+    if (fallback_write(&snapshot.s, my_rank, my_nranks, hprof_config.output, reason, attrs.keys, attrs.values,
+                       attrs.count, path, sizeof path, err, sizeof err) != 0)
         hprof_verbose(1, "partial profile not written: %s", err);
     _exit(0);
 }

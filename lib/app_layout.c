@@ -73,7 +73,8 @@ static void name_left_out(app_layout *l)
         if (l->count[a] == 1)
             snprintf(one, sizeof one, "rank %d (part %d)", l->first[a], a + 1);
         else
-            snprintf(one, sizeof one, "ranks %d-%d (part %d)", l->first[a], l->first[a] + l->count[a] - 1, a + 1);
+            snprintf(one, sizeof one, "ranks %d-%d (part %d)", l->first[a], l->first[a] + l->count[a] - 1,
+                     a + 1);
         if (off + strlen(one) + 8 >= sizeof l->note) {
             snprintf(l->note + off, sizeof l->note - off, ", ...");
             return;
@@ -97,11 +98,13 @@ static void place(const app_facts *f, app_layout *l)
             l->nmeasured += l->count[a];
     }
     if (sum != f->size) {
-        snprintf(why, sizeof why, "the parts of the launch hold %d processes, MPI_COMM_WORLD %d", sum, f->size);
+        snprintf(why, sizeof why, "the parts of the launch hold %d processes, MPI_COMM_WORLD %d", sum,
+                 f->size);
         unknown(l, why);
     } else if (mine < 0 || !l->measured[mine] || (f->appnum >= 0 && f->appnum != mine)) {
-        snprintf(why, sizeof why, "this process (rank %d, MPI_APPNUM %d) is not where the launch's parts place it",
-                 f->rank, f->appnum);
+        snprintf(why, sizeof why,
+                 "this process (rank %d, MPI_APPNUM %d) is not where the launch's parts place it", f->rank,
+                 f->appnum);
         unknown(l, why);
     } else {
         l->verdict = APPS_SOME;
@@ -127,8 +130,10 @@ static void from_hprof_run(const app_facts *f, app_layout *l)
     for (int a = 0; a < n; a++) {
         if (l->count[a] < 0) {
             char why[200];
-            snprintf(why, sizeof why, "part %d of the launch is not measured and the command line does not say "
-                     "how many processes it has (-n N), so hprof cannot tell its ranks from the others", a + 1);
+            snprintf(why, sizeof why,
+                     "part %d of the launch is not measured and the command line does not say "
+                     "how many processes it has (-n N), so hprof cannot tell its ranks from the others",
+                     a + 1);
             unknown(l, why);
             return;
         }
@@ -163,9 +168,10 @@ void app_layout_decide(const app_facts *f, app_layout *l)
 
 const char *app_layout_reason(const app_layout *l)
 {
-    return l->by_hand ? "the preload was given by hand, part by part, and hprof cannot see whether other parts "
-                        "measure (hprof-run profiles every part in one profile)"
-                      : "hprof-run could not preload them";
+    return l->by_hand
+               ? "the preload was given by hand, part by part, and hprof cannot see whether other parts "
+                 "measure (hprof-run profiles every part in one profile)"
+               : "hprof-run could not preload them";
 }
 
 int app_layout_ranges(const app_layout *l, int ranges[][3])

@@ -18,7 +18,7 @@
  * uses only what every process of a part is told alike, so the processes
  * that measure agree on it without a message.
  *
- * No MPI here (tests/common/app_layout.sh checks it alone).
+ * No MPI here (tests/unit/app_layout.sh checks it alone).
  */
 #ifndef HPROF_APP_LAYOUT_H
 #define HPROF_APP_LAYOUT_H
@@ -34,9 +34,9 @@ typedef struct app_facts {
 } app_facts;
 
 typedef enum app_verdict {
-    APPS_ALL,      /* every process measures: MPI_COMM_WORLD */
-    APPS_SOME,     /* the measured parts' ranks only */
-    APPS_UNKNOWN,  /* cannot tell which: measurement off (note says why) */
+    APPS_ALL,     /* every process measures: MPI_COMM_WORLD */
+    APPS_SOME,    /* the measured parts' ranks only */
+    APPS_UNKNOWN, /* cannot tell which: measurement off (note says why) */
 } app_verdict;
 
 typedef struct app_layout {
@@ -44,9 +44,9 @@ typedef struct app_layout {
     int napps;
     int first[APP_LAYOUT_MAX], count[APP_LAYOUT_MAX]; /* ranks of each part */
     unsigned char measured[APP_LAYOUT_MAX];
-    int nmeasured;           /* processes that measure (APPS_SOME) */
-    int by_hand;             /* APPS_SOME without hprof-run: this part alone */
-    char note[400];          /* APPS_SOME: the processes left out; APPS_UNKNOWN: why */
+    int nmeasured;  /* processes that measure (APPS_SOME) */
+    int by_hand;    /* APPS_SOME without hprof-run: this part alone */
+    char note[400]; /* APPS_SOME: the processes left out; APPS_UNKNOWN: why */
 } app_layout;
 
 void app_layout_decide(const app_facts *f, app_layout *l);

@@ -17,15 +17,15 @@
 #include <x86intrin.h>
 
 #define COST_STEPS 12
-extern __thread uint64_t hprof_cost_last, hprof_cost_ticks[COST_STEPS], hprof_cost_calls
-    __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t hprof_cost_last, hprof_cost_ticks[COST_STEPS],
+    hprof_cost_calls __attribute__((tls_model("initial-exec")));
 #define COST_START() (hprof_cost_calls++, hprof_cost_last = __rdtsc())
 #define COST_RESTART() (hprof_cost_last = __rdtsc())
-#define COST_MARK(i)                                                     \
-    do {                                                                 \
-        uint64_t now_ = __rdtsc();                                       \
-        hprof_cost_ticks[i] += now_ - hprof_cost_last;                   \
-        hprof_cost_last = now_;                                          \
+#define COST_MARK(i)                                   \
+    do {                                               \
+        uint64_t now_ = __rdtsc();                     \
+        hprof_cost_ticks[i] += now_ - hprof_cost_last; \
+        hprof_cost_last = now_;                        \
     } while (0)
 #else
 #define COST_START() ((void)0)

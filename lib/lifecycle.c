@@ -23,8 +23,14 @@ static int lifecycle_stopped;
  * a communicator from hprof's own session (lib/session.h). */
 static int world_open, sessions_open, session_owned;
 
-void hprof_lifecycle_nest_enter(void) { __atomic_add_fetch(&hprof_init_nest, 1, __ATOMIC_SEQ_CST); }
-void hprof_lifecycle_nest_leave(void) { __atomic_sub_fetch(&hprof_init_nest, 1, __ATOMIC_SEQ_CST); }
+void hprof_lifecycle_nest_enter(void)
+{
+    __atomic_add_fetch(&hprof_init_nest, 1, __ATOMIC_SEQ_CST);
+}
+void hprof_lifecycle_nest_leave(void)
+{
+    __atomic_sub_fetch(&hprof_init_nest, 1, __ATOMIC_SEQ_CST);
+}
 
 /* 1 if this call opens the measurement (it must then call started()). An
  * init call on another thread meanwhile waits until the measurement is
@@ -37,7 +43,7 @@ static int opens(void)
     if (__atomic_compare_exchange_n(&hprof_init_state, &expect, HPROF_INIT_STARTING, 0, __ATOMIC_SEQ_CST,
                                     __ATOMIC_SEQ_CST))
         return 1;
-    struct timespec tenth_ms = { 0, 100000 };   /* the opening takes collectives: no spinning */
+    struct timespec tenth_ms = { 0, 100000 }; /* the opening takes collectives: no spinning */
     while (__atomic_load_n(&hprof_init_state, __ATOMIC_SEQ_CST) != HPROF_INIT_STARTED)
         nanosleep(&tenth_ms, NULL);
     return 0;
@@ -50,13 +56,14 @@ static void started(void)
 
 void hprof_lifecycle_init_done(int fn, uint64_t t0)
 {
-    if (__atomic_load_n(&hprof_init_nest, __ATOMIC_SEQ_CST) > 0) return;
+    if (__atomic_load_n(&hprof_init_nest, __ATOMIC_SEQ_CST) > 0)
+        return;
     __atomic_store_n(&world_open, 1, __ATOMIC_SEQ_CST);
     if (opens()) {
         hprof_runtime_start(fn, t0, MPI_COMM_WORLD);
         started();
     } else {
-        hprof_runtime_record_init(fn, t0);   /* a session opened the measurement */
+        hprof_runtime_record_init(fn, t0); /* a session opened the measurement */
     }
 }
 
@@ -77,10 +84,10 @@ static void log_rank_from_launcher(void)
 void hprof_lifecycle_session_init(int fn, uint64_t t0, int measured)
 {
     if (__atomic_load_n(&hprof_init_nest, __ATOMIC_SEQ_CST) > 0)
-        return;   /* the C call inside a Fortran wrapper: counted by that one */
+        return; /* the C call inside a Fortran wrapper: counted by that one */
     __atomic_add_fetch(&sessions_open, 1, __ATOMIC_SEQ_CST);
-    if (!opens()) {   /* MPI_Init or an earlier session opened the measurement */
-        if (!measured)   /* it began before the measurement was open */
+    if (!opens()) {    /* MPI_Init or an earlier session opened the measurement */
+        if (!measured) /* it began before the measurement was open */
             hprof_runtime_record_init(fn, t0);
         return;
     }
@@ -89,8 +96,10 @@ void hprof_lifecycle_session_init(int fn, uint64_t t0, int measured)
     if (comm == MPI_COMM_NULL) {
         char how[320];
         log_rank_from_launcher();
-        snprintf(how, sizeof how, "it uses MPI sessions (MPI_Session_init) without MPI_Init, and "
-                 "hprof could not derive a communicator over all processes from a session (%s)", why);
+        snprintf(how, sizeof how,
+                 "it uses MPI sessions (MPI_Session_init) without MPI_Init, and "
+                 "hprof could not derive a communicator over all processes from a session (%s)",
+                 why);
         run_marks_foreign_init(how);
         started();
         return;
@@ -115,14 +124,14 @@ static void stop_once(void)
 int hprof_lifecycle_session_last(void)
 {
     if (__atomic_load_n(&hprof_init_nest, __ATOMIC_SEQ_CST) > 0)
-        return 0;   /* inside a Fortran wrapper, which asked already */
+        return 0; /* inside a Fortran wrapper, which asked already */
     int left = __atomic_sub_fetch(&sessions_open, 1, __ATOMIC_SEQ_CST);
     if (left < 0)
-        __atomic_store_n(&sessions_open, 0, __ATOMIC_SEQ_CST);   /* not one of ours */
+        __atomic_store_n(&sessions_open, 0, __ATOMIC_SEQ_CST); /* not one of ours */
     if (left != 0)
         return 0;
     if (!__atomic_load_n(&session_owned, __ATOMIC_SEQ_CST) || __atomic_load_n(&world_open, __ATOMIC_SEQ_CST))
-        return 0;   /* MPI_Finalize ends the measurement */
+        return 0; /* MPI_Finalize ends the measurement */
     stop_once();
     return 1;
 }
@@ -130,7 +139,8 @@ int hprof_lifecycle_session_last(void)
 void hprof_lifecycle_finalize(void)
 {
     __atomic_store_n(&world_open, 0, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&session_owned, __ATOMIC_SEQ_CST) && __atomic_load_n(&sessions_open, __ATOMIC_SEQ_CST) > 0)
-        return;   /* a session opened the measurement, and the last one to end closes it */
+    if (__atomic_load_n(&session_owned, __ATOMIC_SEQ_CST) &&
+        __atomic_load_n(&sessions_open, __ATOMIC_SEQ_CST) > 0)
+        return; /* a session opened the measurement, and the last one to end closes it */
     stop_once();
 }

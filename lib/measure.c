@@ -88,7 +88,8 @@ void hprof_call_begin(hprof_call *call, int fn, void *frame)
     hprof_thread *t = hprof_self;
     call_start(call, fn, frame, NULL, 0);
     if (__builtin_expect(!hprof_active || !t || t->depth || fn == hprof_abort_fn ||
-                         hprof_config.sampling_clock == HPROF_CLOCK_CPU || hprof_papi_nevents, 0)) {
+                             hprof_config.sampling_clock == HPROF_CLOCK_CPU || hprof_papi_nevents,
+                         0)) {
         begin_rare(call, t);
         return;
     }
@@ -215,7 +216,8 @@ static void record(hprof_thread *t, hprof_call *call)
         node = walked_node(t, call, &counter, &site);
     }
     /* polls that completed nothing on the previous call's path (HPROF_VERBOSE=1) */
-    t->polls_repeated += (uint64_t)(call->poll & (site != CCT_NONE && site == t->last_site && call->fn == t->last_fn));
+    t->polls_repeated +=
+        (uint64_t)(call->poll & (site != CCT_NONE && site == t->last_site && call->fn == t->last_fn));
     t->last_site = node == CCT_NONE ? CCT_NONE : site;
     t->last_fn = call->fn;
     COST_MARK(2);
@@ -273,7 +275,8 @@ static void record(hprof_thread *t, hprof_call *call)
      * hprof's or MPI's, none of it the program's computation. */
     if (__builtin_expect(hprof_config.sampling_clock == HPROF_CLOCK_CPU, 0)) {
         uint64_t cost, cpu = window_cpu_read(&cost);
-        window_add_mpi_time(&t->sampling.window, cpu - call->start_cpu_ns + (call->start_cpu_cost_ns + cost) / 2);
+        window_add_mpi_time(&t->sampling.window,
+                            cpu - call->start_cpu_ns + (call->start_cpu_cost_ns + cost) / 2);
     }
     COST_MARK(5);
 }

@@ -40,14 +40,14 @@ enum hprof_bytes_kind {
 
 typedef struct hprof_call {
     uint64_t start_ns;
-    void *frame;     /* the wrapper's frame: the call path's walk starts at its caller */
-    int fn;          /* index into hprof_fn_table */
-    int measured;    /* 0: the call passes through unmeasured */
-    int nested;      /* private to the runtime, as is thread */
+    void *frame;                 /* the wrapper's frame: the call path's walk starts at its caller */
+    int fn;                      /* index into hprof_fn_table */
+    int measured;                /* 0: the call passes through unmeasured */
+    int nested;                  /* private to the runtime, as is thread */
     struct hprof_thread *thread; /* the calling thread's state when measured or nested */
-    int chained;     /* private: a poll of the thread's polling run (measure.c): 1 not timed, 2 timed */
-    uint64_t poll_end_ns; /* private: a timed poll's end when read just after its PMPI call, else 0 */
-    int poll;        /* set by a test or probe wrapper that completed nothing */
+    int chained;           /* private: a poll of the thread's polling run (measure.c): 1 not timed, 2 timed */
+    uint64_t poll_end_ns;  /* private: a timed poll's end when read just after its PMPI call, else 0 */
+    int poll;              /* set by a test or probe wrapper that completed nothing */
     uint64_t start_cpu_ns; /* private: on the cpu sampling clock only */
     uint64_t start_cpu_cost_ns; /* private: that read's cost (window_cpu_read) */
     uint64_t bytes[HPROF_NBYTES];

@@ -17,7 +17,7 @@ int hprof_papi_nevents;
 
 static int nrequested;
 static char *requested[MAX_REQUESTED];
-static int slot_of[MAX_REQUESTED];          /* -1: not counted on this rank */
+static int slot_of[MAX_REQUESTED]; /* -1: not counted on this rank */
 static char *description[MAX_REQUESTED];
 static char *units[MAX_REQUESTED];
 
@@ -53,13 +53,16 @@ static void parse_request(const char *spec)
 }
 
 /* papi_events.h: the events as the snapshot hands them to report/. */
-int hprof_events_counted(void) { return hprof_papi_nevents; }
+int hprof_events_counted(void)
+{
+    return hprof_papi_nevents;
+}
 
 int hprof_event_defs(snapshot_event *out, int max)
 {
     for (int j = 0; j < nrequested && j < max; j++)
         out[j] = (snapshot_event){ requested[j], units[j] ? units[j] : "#",
-                              description[j] ? description[j] : "PAPI event", slot_of[j] };
+                                   description[j] ? description[j] : "PAPI event", slot_of[j] };
     return nrequested;
 }
 
@@ -74,11 +77,30 @@ void hprof_papi_process_start(void)
               "and rebuild); no events are counted");
 }
 
-void hprof_papi_thread_start(hprof_papi_thread *p) { p->on = 0; }
-void hprof_papi_call_begin(hprof_papi_thread *p) { (void)p; }
-void hprof_papi_call_end(hprof_papi_thread *p, int64_t *events) { (void)p; (void)events; }
-void hprof_papi_sample(hprof_papi_thread *p, const cct *tree, uint32_t node) { (void)p; (void)tree; (void)node; }
-void hprof_papi_thread_stop(hprof_papi_thread *p, int64_t *events) { (void)p; (void)events; }
+void hprof_papi_thread_start(hprof_papi_thread *p)
+{
+    p->on = 0;
+}
+void hprof_papi_call_begin(hprof_papi_thread *p)
+{
+    (void)p;
+}
+void hprof_papi_call_end(hprof_papi_thread *p, int64_t *events)
+{
+    (void)p;
+    (void)events;
+}
+void hprof_papi_sample(hprof_papi_thread *p, const cct *tree, uint32_t node)
+{
+    (void)p;
+    (void)tree;
+    (void)node;
+}
+void hprof_papi_thread_stop(hprof_papi_thread *p, int64_t *events)
+{
+    (void)p;
+    (void)events;
+}
 
 #else /* HPROF_PAPI */
 
@@ -92,10 +114,13 @@ void hprof_papi_thread_stop(hprof_papi_thread *p, int64_t *events) { (void)p; (v
  * program links without -lpapi (and --as-needed drops a libpapi that only
  * weak references use): then libpapi is opened at MPI_Init, and HPROF_METRICS
  * says so in one line if that fails. All calls go through these pointers. */
-#define PAPI_FNS(X) X(PAPI_library_init) X(PAPI_thread_init) X(PAPI_create_eventset) \
-    X(PAPI_add_named_event) X(PAPI_remove_named_event) X(PAPI_start) X(PAPI_stop) X(PAPI_read) \
-    X(PAPI_cleanup_eventset) X(PAPI_destroy_eventset) X(PAPI_strerror) X(PAPI_event_name_to_code) \
-    X(PAPI_get_event_info)
+/* a list clang-format 14 reflows differently each run */
+/* clang-format off */
+#define PAPI_FNS(X)                                                                                \
+    X(PAPI_library_init) X(PAPI_thread_init) X(PAPI_create_eventset) X(PAPI_add_named_event)       \
+    X(PAPI_remove_named_event) X(PAPI_start) X(PAPI_stop) X(PAPI_read) X(PAPI_cleanup_eventset)    \
+    X(PAPI_destroy_eventset) X(PAPI_strerror) X(PAPI_event_name_to_code) X(PAPI_get_event_info)
+/* clang-format on */
 #define WEAK(f) extern __typeof__(f) f __attribute__((weak));
 #define POINTER(f) static __typeof__(&f) pf_##f;
 PAPI_FNS(WEAK)
@@ -115,7 +140,9 @@ static const char *load_papi(void)
         h = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
     if (!h)
         return "libpapi is neither linked into this program nor loadable (link with -lpapi)";
-#define LOOKUP(f) if (!(pf_##f = (__typeof__(pf_##f))dlsym(h, #f))) return "libpapi lacks " #f;
+#define LOOKUP(f)                                     \
+    if (!(pf_##f = (__typeof__(pf_##f))dlsym(h, #f))) \
+        return "libpapi lacks " #f;
     PAPI_FNS(LOOKUP)
     return NULL;
 }
@@ -135,11 +162,13 @@ static const char *load_papi(void)
 #define PAPI_get_event_info (*pf_PAPI_get_event_info)
 
 static const char *counted[HPROF_MAX_EVENTS]; /* names by slot */
-static pthread_t init_thread;                /* the thread that called MPI_Init */
+static pthread_t init_thread;                 /* the thread that called MPI_Init */
 
 /* Text of libpapi and libsde: a sample interrupted in there is not read. */
 #define MAX_RANGES 16
-static struct { uint64_t lo, hi; } ranges[MAX_RANGES];
+static struct {
+    uint64_t lo, hi;
+} ranges[MAX_RANGES];
 static int nranges;
 
 static int note_ranges(struct dl_phdr_info *info, size_t size, void *arg)
@@ -162,7 +191,10 @@ static int note_ranges(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-static unsigned long thread_id(void) { return (unsigned long)pthread_self(); }
+static unsigned long thread_id(void)
+{
+    return (unsigned long)pthread_self();
+}
 
 static void describe(int j)
 {
@@ -238,8 +270,9 @@ void hprof_papi_process_start(void)
         }
         if (rc != PAPI_OK) {
             append(bad, sizeof bad, requested[j],
-                   rc == PAPI_ECNFLCT ? "conflicts with the events before it" :
-                   rc == PAPI_ENOEVNT || rc == PAPI_EINVAL ? "no such event here" : PAPI_strerror(rc));
+                   rc == PAPI_ECNFLCT                        ? "conflicts with the events before it"
+                   : rc == PAPI_ENOEVNT || rc == PAPI_EINVAL ? "no such event here"
+                                                             : PAPI_strerror(rc));
             continue;
         }
         slot_of[j] = nev;

@@ -43,16 +43,16 @@
 #include "core/cct.h"
 
 typedef struct hprof_papi_thread {
-    int eventset;            /* the thread's PAPI event set */
-    int on;                  /* set running: reads are valid */
-    int call_ok;             /* the read at the current MPI call's entry worked */
-    int nread;               /* events in the thread's set */
-    unsigned char slot[HPROF_MAX_EVENTS];  /* set position -> slot in the nodes' events */
-    long long call_start[HPROF_MAX_EVENTS];  /* read at the entry of the current measured call */
-    long long last[HPROF_MAX_EVENTS];        /* read at the last counted sample (or the start) */
-    long long mpi_since[HPROF_MAX_EVENTS];   /* consumed inside MPI calls since then */
-    uint64_t read_failures;  /* PAPI_read errors (their deltas go to the next good read) */
-    uint64_t skipped;        /* samples inside libpapi/libsde, or unwound to nothing, not read */
+    int eventset;                           /* the thread's PAPI event set */
+    int on;                                 /* set running: reads are valid */
+    int call_ok;                            /* the read at the current MPI call's entry worked */
+    int nread;                              /* events in the thread's set */
+    unsigned char slot[HPROF_MAX_EVENTS];   /* set position -> slot in the nodes' events */
+    long long call_start[HPROF_MAX_EVENTS]; /* read at the entry of the current measured call */
+    long long last[HPROF_MAX_EVENTS];       /* read at the last counted sample (or the start) */
+    long long mpi_since[HPROF_MAX_EVENTS];  /* consumed inside MPI calls since then */
+    uint64_t read_failures;                 /* PAPI_read errors (their deltas go to the next good read) */
+    uint64_t skipped; /* samples inside libpapi/libsde, or unwound to nothing, not read */
 } hprof_papi_thread;
 
 /* Events this rank counts (0: PAPI off or nothing to count). */

@@ -16,54 +16,54 @@
 
 #include <stdint.h>
 
-#include "unwind/unwind.h"   /* unwind_token: the run's frame is vouched for */
+#include "unwind/unwind.h" /* unwind_token: the run's frame is vouched for */
 
 #define HPROF_POLL_RUN_NODES 4 /* call sites a polling loop takes in turn */
 
-#define POLL_N_FIRST 8          /* the mean N as a run starts, until its loop's pace is known */
-#define POLL_N_MAX 4096         /* at most this mean N */
-#define POLL_CPU_FIRST_NS 200000  /* the thread's CPU clock read from this far into a run ... */
-#define POLL_CPU_CREDIT_NS 1000000 /* ... then at a timed poll once this much MPI time was credited ... */
-#define POLL_CPU_MAX_NS 100000000  /* ... or this long went by; at a sample once ... */
-#define POLL_CPU_SAMPLE_NS 100000  /* ... this much was */
-#define POLL_LUMP_TIMES 16        /* a timed poll this many times its mean ... */
-#define POLL_LUMP_ABOVE_NS 2000   /* ... and this far above it: most likely descheduled in it */
+#define POLL_N_FIRST 8                /* the mean N as a run starts, until its loop's pace is known */
+#define POLL_N_MAX 4096               /* at most this mean N */
+#define POLL_CPU_FIRST_NS 200000      /* the thread's CPU clock read from this far into a run ... */
+#define POLL_CPU_CREDIT_NS 1000000    /* ... then at a timed poll once this much MPI time was credited ... */
+#define POLL_CPU_MAX_NS 100000000     /* ... or this long went by; at a sample once ... */
+#define POLL_CPU_SAMPLE_NS 100000     /* ... this much was */
+#define POLL_LUMP_TIMES 16            /* a timed poll this many times its mean ... */
+#define POLL_LUMP_ABOVE_NS 2000       /* ... and this far above it: most likely descheduled in it */
 #define POLL_BOOKKEEPING_MAX_NS 10000 /* a timed poll's bookkeeping, more: descheduled in it */
 
 /* A thread's run of polls that complete nothing (kept in its state, thread.h). */
 struct hprof_poll_run {
-    const void *frame;   /* the run's frame; NULL: no run */
-    uint64_t read_ns;    /* the last credit: the polls' time is credited up to here */
-    uint64_t open_ns;    /* the run's start */
-    uint64_t first_ns;   /* the opening poll's time: the estimate before any poll was timed */
-    uint32_t pending;    /* polls since read_ns: visits counted, time to come */
-    uint32_t due;        /* pending polls when the next poll is timed */
-    uint32_t stride;     /* polls from the last timed poll (or the opening) to the next timed one */
-    uint32_t n;          /* the mean stride drawn (N) */
-    uint64_t timed_at_ns; /* the end of the last timed poll (or of the opening) */
-    uint32_t rng;        /* the strides' random state (xorshift) */
-    uint32_t timed;      /* timed polls in the run (lumps left out) */
-    uint32_t tallied;    /* pending polls counted as repeats or not when added (the others are) */
-    uint32_t streak_from; /* pending polls when the latest entry became the latest */
+    const void *frame;          /* the run's frame; NULL: no run */
+    uint64_t read_ns;           /* the last credit: the polls' time is credited up to here */
+    uint64_t open_ns;           /* the run's start */
+    uint64_t first_ns;          /* the opening poll's time: the estimate before any poll was timed */
+    uint32_t pending;           /* polls since read_ns: visits counted, time to come */
+    uint32_t due;               /* pending polls when the next poll is timed */
+    uint32_t stride;            /* polls from the last timed poll (or the opening) to the next timed one */
+    uint32_t n;                 /* the mean stride drawn (N) */
+    uint64_t timed_at_ns;       /* the end of the last timed poll (or of the opening) */
+    uint32_t rng;               /* the strides' random state (xorshift) */
+    uint32_t timed;             /* timed polls in the run (lumps left out) */
+    uint32_t tallied;           /* pending polls counted as repeats or not when added (the others are) */
+    uint32_t streak_from;       /* pending polls when the latest entry became the latest */
     uint64_t cpu_ns, cpu_at_ns; /* the thread's CPU clock read in the run, and the time then (0: none) */
-    uint64_t cpu_credited_ns; /* MPI time credited since then */
-    uint64_t cpu_lump_ns;     /* timed polls' time far above their mean, held since then */
+    uint64_t cpu_credited_ns;   /* MPI time credited since then */
+    uint64_t cpu_lump_ns;       /* timed polls' time far above their mean, held since then */
     uint64_t on_credited_ns, on_ns; /* over the run's reads: MPI time credited, time on the CPU */
-    uint32_t nnodes;     /* the nodes met in the run */
+    uint32_t nnodes;                /* the nodes met in the run */
     struct hprof_poll_node {
         uint32_t node, site; /* the node, and its call site's node (unwind_mpi_cached) */
         int fn;
-        uint32_t polls;      /* pending polls on it */
-        uint64_t ra, bp;     /* the wrapper frame's return address and saved rbp */
-        uint64_t bp_mask;    /* ~0: the rbp tells call paths apart there, else 0 */
-        uint64_t timed_ns;   /* its timed polls in the run (outliers left out): their time, */
-        uint32_t timed;      /* and how many */
-        uint32_t seg_timed;  /* its timed polls since read_ns (outliers too), */
-        uint64_t seg_ns;     /* and their time */
+        uint32_t polls;           /* pending polls on it */
+        uint64_t ra, bp;          /* the wrapper frame's return address and saved rbp */
+        uint64_t bp_mask;         /* ~0: the rbp tells call paths apart there, else 0 */
+        uint64_t timed_ns;        /* its timed polls in the run (outliers left out): their time, */
+        uint32_t timed;           /* and how many */
+        uint32_t seg_timed;       /* its timed polls since read_ns (outliers too), */
+        uint64_t seg_ns;          /* and their time */
         uint64_t cpu_credited_ns; /* MPI time credited to it since the CPU clock's read */
     } nodes[HPROF_POLL_RUN_NODES];
-    uint32_t last;       /* the entry of the latest poll */
-    unwind_token caller; /* the frame's caller unchanged since its entries were made */
+    uint32_t last;          /* the entry of the latest poll */
+    unwind_token caller;    /* the frame's caller unchanged since its entries were made */
     uint64_t prior_mean_ns; /* the mean timed poll of the thread's last run that had one */
 };
 
@@ -91,8 +91,8 @@ static inline void poll_rules_forget_nodes(struct hprof_poll_run *r)
 /* Opens a run at frame after a poll that completed nothing, timed alone:
  * end_ns its end, dur_ns its time; seed: the strides' first random state
  * when the thread had none. */
-static inline void poll_rules_open(struct hprof_poll_run *r, const void *frame, uint64_t end_ns, uint64_t dur_ns,
-                                   uint32_t seed)
+static inline void poll_rules_open(struct hprof_poll_run *r, const void *frame, uint64_t end_ns,
+                                   uint64_t dur_ns, uint32_t seed)
 {
     r->frame = frame;
     r->read_ns = r->open_ns = r->timed_at_ns = end_ns;
@@ -261,7 +261,9 @@ static inline int poll_rules_cpu_due(const struct hprof_poll_run *r, uint64_t no
         return 0;
     if (!r->cpu_at_ns)
         return now_ns - r->open_ns >= POLL_CPU_FIRST_NS ? 1 : 0;
-    return at_once || r->cpu_credited_ns >= POLL_CPU_CREDIT_NS || now_ns - r->cpu_at_ns >= POLL_CPU_MAX_NS ? 2 : 0;
+    return at_once || r->cpu_credited_ns >= POLL_CPU_CREDIT_NS || now_ns - r->cpu_at_ns >= POLL_CPU_MAX_NS
+               ? 2
+               : 0;
 }
 
 /* The CPU clock read cpu_ns at now_ns, with an earlier read in the run and

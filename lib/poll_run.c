@@ -20,7 +20,9 @@ static uint64_t clock_part_ns;
 
 static void measure_clock_part(void)
 {
-    enum { PAIRS = 63 };
+    enum {
+        PAIRS = 63
+    };
     uint64_t d[PAIRS];
     for (int i = 0; i < PAIRS; i++) {
         uint64_t a = hprof_now_ns();
@@ -120,7 +122,8 @@ static void cpu_read(hprof_thread *t, uint64_t now_ns)
     t->poll_cpu_reads++;
     uint64_t credited = r->cpu_credited_ns;
     if (r->cpu_at_ns && credited) {
-        uint64_t share, ns = poll_rules_off_cpu(r, now_ns, cpu, window_room_ns(&t->sampling.window, now_ns), &share);
+        uint64_t share,
+            ns = poll_rules_off_cpu(r, now_ns, cpu, window_room_ns(&t->sampling.window, now_ns), &share);
         t->polls_off_cpu_ns += share; /* HPROF_VERBOSE=1 */
         add_by_credit(t, now_ns, ns, credited);
     }

@@ -19,7 +19,16 @@
 
 #define NHIST (SAMPLER_HIST_BUCKETS + 1)
 
-enum { ST_COUNTED, ST_IN_MPI, ST_BUSY, ST_FAILED, ST_FULL, ST_SLOWED, ST_LONGEST_NS, NSTATS };
+enum {
+    ST_COUNTED,
+    ST_IN_MPI,
+    ST_BUSY,
+    ST_FAILED,
+    ST_FULL,
+    ST_SLOWED,
+    ST_LONGEST_NS,
+    NSTATS
+};
 
 static void add(run_attrs *a, const char *key, const char *value)
 {
@@ -98,8 +107,10 @@ static void add_slowed(run_attrs *a, unsigned long long threads, unsigned long l
     snprintf(buf, sizeof buf, "%.6g", hz);
     add_u64(a, "hprof::sampling_slowed_threads", threads);
     add(a, "hprof::sampling_lowest_hz", buf);
-    hprof_say("sampling slowed down on %llu thread(s), to %s Hz at the lowest: taking samples cost them more than "
-              "a quarter of their time at HPROF_SAMPLING_HZ=%d", threads, buf, hprof_config.sampling_hz);
+    hprof_say(
+        "sampling slowed down on %llu thread(s), to %s Hz at the lowest: taking samples cost them more than "
+        "a quarter of their time at HPROF_SAMPLING_HZ=%d",
+        threads, buf, hprof_config.sampling_hz);
 }
 
 static void add_sampling(run_attrs *a, MPI_Comm comm, int rank, int size)

@@ -70,8 +70,11 @@ void hprof_runtime_record_init(int fn, uint64_t start_ns)
         sampler_thread_start(t, start_ns);
     if (!t || t->depth > 0)
         return;
-    hprof_call call = { .start_ns = start_ns, .fn = fn, .measured = 1,
-                        .start_cpu_ns = window_clock_ns(), .start_cpu_cost_ns = window_clock_read_cost_ns() };
+    hprof_call call = { .start_ns = start_ns,
+                        .fn = fn,
+                        .measured = 1,
+                        .start_cpu_ns = window_clock_ns(),
+                        .start_cpu_cost_ns = window_clock_read_cost_ns() };
     t->depth++;
     hprof_record_call(&call);
     t->depth--;
@@ -99,7 +102,7 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
     hprof_log_set_rank(rank);
     hprof_config_load();
     hprof_fn_nounwind = nounwind_parse(hprof_config.nounwind);
-    hprof_interpose_resolve(); /* before any walk: the program's signal handlers may walk */
+    hprof_interpose_resolve();            /* before any walk: the program's signal handlers may walk */
     py_runtime_init(hprof_config.python); /* before the init call's own walk */
     hprof_thread *t = hprof_thread_get();
     if (!t) {
@@ -113,7 +116,7 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
     hprof_abort_fn = fn_index("MPI_Abort");
     hprof_active = 1;
     run_marks_started();
-    if (comm == MPI_COMM_WORLD)   /* a spawned job has a parent in the World model only */
+    if (comm == MPI_COMM_WORLD) /* a spawned job has a parent in the World model only */
         hprof_spawn_child_start();
     /* The init call itself is recorded like any MPI call, and the window
      * opens at its entry. */
@@ -140,29 +143,36 @@ static uint32_t finalize_caller_node(hprof_thread *t)
 static void report_window(const hprof_thread *t)
 {
     const hprof_sampling *s = &t->sampling;
-    hprof_verbose(1, "thread %d: window %.9f s, %llu samples counted, %llu in MPI, %llu dropped; "
-                     "in the handler per sample: median %.1f us, mean %.2f us, longest %.1f us",
+    hprof_verbose(1,
+                  "thread %d: window %.9f s, %llu samples counted, %llu in MPI, %llu dropped; "
+                  "in the handler per sample: median %.1f us, mean %.2f us, longest %.1f us",
                   t->index, (double)(s->window.end_ns - s->window.start_ns) * 1e-9,
                   (unsigned long long)s->counted, (unsigned long long)s->in_mpi,
-                  (unsigned long long)(s->busy + s->full),
-                  (double)sampler_handler_median_ns(s) * 1e-3,
+                  (unsigned long long)(s->busy + s->full), (double)sampler_handler_median_ns(s) * 1e-3,
                   s->counted ? (double)s->handler_ns * 1e-3 / (double)s->counted : 0.0,
                   (double)s->handler_max_ns * 1e-3);
     if (s->pace.longest_ns > s->pace.nominal_ns)
-        hprof_verbose(1, "thread %d: sampled at %.6g Hz at the lowest (the handler's time passed a quarter of the "
-                         "thread's; sample_pace.h)", t->index, 1e9 / (double)s->pace.longest_ns);
+        hprof_verbose(
+            1,
+            "thread %d: sampled at %.6g Hz at the lowest (the handler's time passed a quarter of the "
+            "thread's; sample_pace.h)",
+            t->index, 1e9 / (double)s->pace.longest_ns);
     if (hprof_config.sampling_clock == HPROF_CLOCK_CPU && t->index == 0)
         hprof_verbose(1, "a read of the thread's CPU clock costs %.3f us (added to each MPI call's CPU time)",
                       (double)window_clock_read_cost_ns() * 1e-3);
     if (t->polls_in_runs)
-        hprof_verbose(1, "thread %d: %llu polls in polling loops, %llu of them timed; %llu reads of the CPU clock, "
-                         "%.6f s of MPI time for time off the CPU; the clock's part in a timed poll %llu ns",
-                      t->index, (unsigned long long)t->polls_in_runs, (unsigned long long)t->polls_timed,
-                      (unsigned long long)t->poll_cpu_reads, (double)t->polls_off_cpu_ns * 1e-9,
-                      (unsigned long long)poll_run_clock_part_ns());
+        hprof_verbose(
+            1,
+            "thread %d: %llu polls in polling loops, %llu of them timed; %llu reads of the CPU clock, "
+            "%.6f s of MPI time for time off the CPU; the clock's part in a timed poll %llu ns",
+            t->index, (unsigned long long)t->polls_in_runs, (unsigned long long)t->polls_timed,
+            (unsigned long long)t->poll_cpu_reads, (double)t->polls_off_cpu_ns * 1e-9,
+            (unsigned long long)poll_run_clock_part_ns());
     if (t->polls_repeated)
-        hprof_verbose(1, "thread %d: %llu polls that completed nothing added to the previous call's record without a walk",
-                      t->index, (unsigned long long)t->polls_repeated);
+        hprof_verbose(
+            1,
+            "thread %d: %llu polls that completed nothing added to the previous call's record without a walk",
+            t->index, (unsigned long long)t->polls_repeated);
 }
 
 static void stop_sampling(void)
@@ -180,7 +190,7 @@ static void stop_sampling(void)
             t->sampling.on = 0;
     }
     if (self) {
-        self->depth++; /* keep the handler out while we touch the tree */
+        self->depth++;              /* keep the handler out while we touch the tree */
         poll_run_close(self, wall); /* polls just before MPI_Finalize */
         uint32_t node = finalize_caller_node(self);
         sampler_thread_stop(self, window_clock_ns(), node);
@@ -248,10 +258,19 @@ void hprof_runtime_stop(void)
     rank_timeline_sum(&rank_timeline);
     runtime_snapshot snapshot;
     runtime_snapshot_take(&snapshot);
-    merge_info info = { run_comm, hprof_config.output, attrs.keys, attrs.values, attrs.count,
-                        hprof_config.compress, &rank_timeline, NULL, 0,
-                        hprof_config.time_buckets > 0 ? hprof_config.time_paths : 0, process_rank,
-                        timeline_phases_dropped(), &snapshot.s };
+    merge_info info = { run_comm,
+                        hprof_config.output,
+                        attrs.keys,
+                        attrs.values,
+                        attrs.count,
+                        hprof_config.compress,
+                        &rank_timeline,
+                        NULL,
+                        0,
+                        hprof_config.time_buckets > 0 ? hprof_config.time_paths : 0,
+                        process_rank,
+                        timeline_phases_dropped(),
+                        &snapshot.s };
     info.nphases = timeline_phases(&info.phases);
     hprof_merge_and_write(&info);
     runtime_snapshot_release(&snapshot);

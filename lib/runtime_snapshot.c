@@ -18,8 +18,10 @@ int runtime_snapshot_take(runtime_snapshot *rs)
         return -1;
     }
     int got = hprof_thread_snapshot(rs->threads, n), got_ev = hprof_event_defs(rs->events, nev);
-    rs->s = (hprof_snapshot){ rs->threads, got < n ? got : n, hprof_thread_count(), hprof_thread_trampoline,
-                              rs->events, got_ev < nev ? got_ev : nev, hprof_events_counted() };
+    rs->s = (hprof_snapshot){
+        rs->threads, got < n ? got : n,           hprof_thread_count(),  hprof_thread_trampoline,
+        rs->events,  got_ev < nev ? got_ev : nev, hprof_events_counted()
+    };
     return 0;
 }
 

@@ -12,9 +12,9 @@
 #include "report/profile/snapshot.h"
 
 typedef struct runtime_snapshot {
-    hprof_snapshot s;          /* what report/ is handed */
-    snapshot_thread *threads;  /* owned */
-    snapshot_event *events;    /* owned */
+    hprof_snapshot s;         /* what report/ is handed */
+    snapshot_thread *threads; /* owned */
+    snapshot_event *events;   /* owned */
 } runtime_snapshot;
 
 /* 0, or -1 when out of memory: rs->s is then an empty snapshot (no

@@ -19,17 +19,17 @@
 #include <stdint.h>
 
 #define PACE_WINDOW 8
-#define PACE_MOST_NUM 1   /* the handler's share of a thread's time: 1/4 at most */
+#define PACE_MOST_NUM 1 /* the handler's share of a thread's time: 1/4 at most */
 #define PACE_MOST_DEN 4
 #define PACE_LONGEST_NS 1000000000ull
 
 typedef struct sample_pace {
-    uint64_t nominal_ns, period_ns;  /* the period asked for; the one in force */
-    uint64_t longest_ns;             /* the longest that was in force */
+    uint64_t nominal_ns, period_ns; /* the period asked for; the one in force */
+    uint64_t longest_ns;            /* the longest that was in force */
     uint64_t window_start_ns;
     uint64_t window_spent_ns[PACE_WINDOW]; /* each sample's time in the handler */
     uint32_t window_samples;
-    int over;                        /* the last window was over PACE_MOST */
+    int over; /* the last window was over PACE_MOST */
 } sample_pace;
 
 void sample_pace_start(sample_pace *p, uint64_t period_ns, uint64_t now_ns);

@@ -31,7 +31,7 @@
 #include "lib/thread.h"
 #include "unwind/unwind.h"
 
-static int sample_signal = SIGPROF;      /* new timers' signal; moves once at most */
+static int sample_signal = SIGPROF; /* new timers' signal; moves once at most */
 static struct sigaction previous;
 static int installed;
 static const int timer_marker; /* its address tells our timer's signals from others */
@@ -178,10 +178,12 @@ static void say_not_sampled(int index)
         return;
     if (sample_signal == SIGPROF)
         hprof_say("thread %d blocks SIGPROF and signal %d: it is not sampled (its computation is not "
-                  "attributed to its functions; its MPI calls are measured)", index, SIGRTMIN + 3);
+                  "attributed to its functions; its MPI calls are measured)",
+                  index, SIGRTMIN + 3);
     else
         hprof_say("thread %d blocks signal %d, hprof's sampling signal: it is not sampled (its computation "
-                  "is not attributed to its functions; its MPI calls are measured)", index, sample_signal);
+                  "is not attributed to its functions; its MPI calls are measured)",
+                  index, sample_signal);
 }
 
 /* A timer on the wall clock that sent no sample in 20 periods (samples in
@@ -196,8 +198,8 @@ static void check_samples_came(const hprof_thread *t)
         __atomic_exchange_n(&said_not_sampled, 1, __ATOMIC_RELAXED))
         return;
     hprof_say("thread %d: no sample arrived in %.2f s (it blocked signal %d, hprof's sampling signal?): "
-              "its computation is not attributed to its functions", t->index,
-              (double)(s->window.end_ns - s->armed_ns) * 1e-9, sample_signal);
+              "its computation is not attributed to its functions",
+              t->index, (double)(s->window.end_ns - s->armed_ns) * 1e-9, sample_signal);
 }
 
 /* The sampling signal: SIGPROF, unless the program uses it or the thread
@@ -225,8 +227,8 @@ static int arm_timer(hprof_sampling *s, pid_t tid)
     ev.sigev_signo = sig;
     ev.sigev_value.sival_ptr = (void *)&timer_marker;
     ev._sigev_un._tid = tid;
-    clockid_t clock = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? CLOCK_MONOTONIC
-                                                                       : CLOCK_THREAD_CPUTIME_ID;
+    clockid_t clock =
+        hprof_config.sampling_clock == HPROF_CLOCK_WALL ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
     timer_t timer;
     if (timer_create(clock, &ev, &timer) != 0)
         return -1;

@@ -27,7 +27,7 @@
 struct hprof_thread;
 
 /* Installs the handler once per process; 0 if sampling can run. */
-int  sampler_process_start(void);
+int sampler_process_start(void);
 /* Starts this thread's timer; the window starts at window_start_ns. */
 void sampler_thread_start(struct hprof_thread *t, uint64_t window_start_ns);
 /* Stops a thread's sampling and attributes its last interval to node

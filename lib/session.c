@@ -38,8 +38,10 @@ static const char *not_all_measure(MPI_Group group)
         return NULL;
     if (l.verdict == APPS_UNKNOWN)
         return l.note;
-    snprintf(why, sizeof why, "the launch has processes without hprof: %s (%s), and a program that uses only "
-             "sessions gives hprof no communicator over the others", l.note, app_layout_reason(&l));
+    snprintf(why, sizeof why,
+             "the launch has processes without hprof: %s (%s), and a program that uses only "
+             "sessions gives hprof no communicator over the others",
+             l.note, app_layout_reason(&l));
     return why;
 }
 
@@ -57,8 +59,8 @@ MPI_Comm hprof_session_open(const char **why)
         *why = "MPI_Group_from_session_pset(\"mpi://WORLD\") failed";
     } else if ((*why = not_all_measure(group)) != NULL) {
         comm = MPI_COMM_NULL;
-    } else if (PMPI_Comm_create_from_group(group, HPROF_SESSION_TAG, MPI_INFO_NULL,
-                                           MPI_ERRORS_RETURN, &comm) != MPI_SUCCESS) {
+    } else if (PMPI_Comm_create_from_group(group, HPROF_SESSION_TAG, MPI_INFO_NULL, MPI_ERRORS_RETURN,
+                                           &comm) != MPI_SUCCESS) {
         comm = MPI_COMM_NULL;
         *why = "MPI_Comm_create_from_group over mpi://WORLD failed";
     }

@@ -66,7 +66,7 @@ void signal_chain_forward(int sig, siginfo_t *info, void *ucontext)
 static int is_handler(const struct sigaction *a)
 {
     return (a->sa_flags & SA_SIGINFO) ? a->sa_sigaction != NULL
-                                       : a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN;
+                                      : a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN;
 }
 
 int signal_chain_sigaction(int sig, const struct sigaction *act, struct sigaction *old)

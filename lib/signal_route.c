@@ -58,8 +58,8 @@ static int routable(int sig, const struct sigaction *act)
 static int process_directed(int sig, const siginfo_t *info)
 {
     int code = info->si_code;
-    return code == SI_USER || code == SI_QUEUE || code == SI_KERNEL ||
-           (sig == SIGCHLD && code > 0) || (sig == SIGIO && code > 0);
+    return code == SI_USER || code == SI_QUEUE || code == SI_KERNEL || (sig == SIGCHLD && code > 0) ||
+           (sig == SIGIO && code > 0);
 }
 
 /* Does thread tid block sig? From /proc (SigBlk, hexadecimal, bit sig-1);

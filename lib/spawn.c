@@ -14,8 +14,8 @@
 #include "core/log.h"
 #include "report/profile/output_name.h"
 
-static char own_tag[64];   /* this job's tag, when it was spawned */
-static int nspawn;         /* MPI_Comm_spawn calls of this process */
+static char own_tag[64]; /* this job's tag, when it was spawned */
+static int nspawn;       /* MPI_Comm_spawn calls of this process */
 
 /* "NAME=value" as the environment holds it, or NULL */
 static char *env_entry(const char *name)
@@ -27,7 +27,7 @@ static char *env_entry(const char *name)
     return v - n - 1;
 }
 
-static int nprepare;        /* calls of hprof_spawn_prepare */
+static int nprepare; /* calls of hprof_spawn_prepare */
 
 static int preloaded(void)
 {
@@ -43,7 +43,8 @@ int hprof_spawn_count(void)
 void hprof_spawn_fortran_done(int count_before)
 {
     static int said;
-    if (hprof_spawn_count() != count_before || !preloaded() || __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+    if (hprof_spawn_count() != count_before || !preloaded() ||
+        __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
         return;
     hprof_say("the job MPI_COMM_SPAWN starts from Fortran is not profiled (this MPI library's Fortran "
               "binding does not pass through MPI_Comm_spawn); preload libhprof in the launcher to "
@@ -55,12 +56,13 @@ void hprof_spawn_prepare(hprof_spawn *s, const char **command, char ***argv)
     __atomic_add_fetch(&nprepare, 1, __ATOMIC_RELAXED);
     const char *pre = getenv("LD_PRELOAD");
     if (!pre || !strstr(pre, "libhprof"))
-        return;   /* linked in, or not here at all: the children are as the parent */
+        return; /* linked in, or not here at all: the children are as the parent */
     int n = 0;
     while (*argv && (*argv)[n])
         n++;
     if (n > HPROF_SPAWN_MAX_ARGS) {
-        hprof_say("the job MPI_Comm_spawn starts is not profiled: more than %d arguments", HPROF_SPAWN_MAX_ARGS);
+        hprof_say("the job MPI_Comm_spawn starts is not profiled: more than %d arguments",
+                  HPROF_SPAWN_MAX_ARGS);
         return;
     }
     int k = __atomic_add_fetch(&nspawn, 1, __ATOMIC_RELAXED);
@@ -85,9 +87,9 @@ void hprof_spawn_prepare(hprof_spawn *s, const char **command, char ***argv)
         s->argv[a++] = (*argv)[i];
     s->argv[a] = NULL;
     if (!s->argv[0])
-        return;   /* LD_PRELOAD not found as NAME=value: leave the call alone */
+        return; /* LD_PRELOAD not found as NAME=value: leave the call alone */
     if (**command == '/' && access(*command, X_OK) != 0)
-        return;   /* the MPI library says it cannot start it, as without hprof */
+        return; /* the MPI library says it cannot start it, as without hprof */
     *command = access("/usr/bin/env", X_OK) == 0 ? "/usr/bin/env" : "env";
     *argv = s->argv;
 }

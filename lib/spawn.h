@@ -21,7 +21,7 @@
 
 typedef struct hprof_spawn {
     char *argv[HPROF_SPAWN_MAX_ARGS + 10];
-    char tag[96];       /* "HPROF_SPAWN=<tag>" */
+    char tag[96]; /* "HPROF_SPAWN=<tag>" */
 } hprof_spawn;
 
 /* MPI_Comm_spawn's command and argv, replaced (pointing into *s, which must

@@ -26,7 +26,7 @@
 __thread hprof_thread *hprof_self __attribute__((tls_model("initial-exec")));
 
 static hprof_thread *thread_list;
-static int thread_count; /* records made: their order; from the freeze on, the locations */
+static int thread_count;           /* records made: their order; from the freeze on, the locations */
 static hprof_thread *free_records; /* of merged threads, for the next new thread */
 static int ended_kept;
 static int frozen;
@@ -77,7 +77,8 @@ static hprof_thread *new_record(void)
     }
     if (timeline_init(&t->timeline, (uint32_t)hprof_config.time_buckets) != 0)
         hprof_verbose(1, "no memory for a thread's timeline: it has none");
-    if (t->timeline.bucket && hprof_config.time_paths > 0 && path_log_init(&t->paths, t->timeline.nbuckets) != 0)
+    if (t->timeline.bucket && hprof_config.time_paths > 0 &&
+        path_log_init(&t->paths, t->timeline.nbuckets) != 0)
         hprof_verbose(1, "no memory for a thread's call paths over time: it has none");
     t->index = thread_count++;
     t->next = thread_list;
@@ -117,7 +118,8 @@ int hprof_thread_snapshot(snapshot_thread *out, int max)
     int n = 0;
     for (const hprof_thread *t = hprof_thread_list(); t; t = t->next, n++)
         if (n < max)
-            out[n] = (snapshot_thread){ &t->tree, &t->paths, t->index, t->start_routine, t->ended_threads, NULL };
+            out[n] =
+                (snapshot_thread){ &t->tree, &t->paths, t->index, t->start_routine, t->ended_threads, NULL };
     return n;
 }
 

@@ -34,27 +34,30 @@
 
 typedef struct hprof_thread {
     cct tree;
-    int index;              /* location index within the process, 0 = first */
-    int depth;              /* MPI wrappers currently active on this thread */
-    void *scratch;          /* see hprof_thread_scratch() */
+    int index;     /* location index within the process, 0 = first */
+    int depth;     /* MPI wrappers currently active on this thread */
+    void *scratch; /* see hprof_thread_scratch() */
     size_t scratch_size;
     struct hprof_sampling sampling;
-    hprof_papi_thread papi; /* HPROF_METRICS event set and readings */
-    uint64_t start_routine; /* the routine the thread was created to run; 0: unknown */
+    hprof_papi_thread papi;  /* HPROF_METRICS event set and readings */
+    uint64_t start_routine;  /* the routine the thread was created to run; 0: unknown */
     hprof_timeline timeline; /* the thread's profile over time */
-    hprof_path_log paths;   /* its call paths over time (HPROF_TIME_PATHS) */
+    hprof_path_log paths;    /* its call paths over time (HPROF_TIME_PATHS) */
     /* measure.c's call paths known without a walk: per (call site,
      * function), the call's node; and the previous call's site and function */
-    struct hprof_leaf_memo { uint32_t site, leaf; int fn, counter; } leaf_memo[HPROF_LEAF_MEMO];
-    uint32_t last_site;     /* CCT_NONE: no site known (first call, failed walk, PAPI) */
+    struct hprof_leaf_memo {
+        uint32_t site, leaf;
+        int fn, counter;
+    } leaf_memo[HPROF_LEAF_MEMO];
+    uint32_t last_site; /* CCT_NONE: no site known (first call, failed walk, PAPI) */
     int last_fn;
     struct hprof_poll_run poll; /* polling loops: the run of polls that complete nothing (poll_run.h) */
-    uint64_t polls_in_runs; /* polls counted in runs (HPROF_VERBOSE=1) */
-    uint64_t polls_timed;   /* of them timed */
-    uint64_t poll_cpu_reads; /* reads of the CPU clock for them */
-    uint64_t polls_off_cpu_ns; /* their MPI time for time off the CPU */
-    uint64_t polls_repeated; /* polls that completed nothing recorded that way (HPROF_VERBOSE=1) */
-    uint64_t ended_threads; /* >0: not a thread but the location that many ended threads
+    uint64_t polls_in_runs;     /* polls counted in runs (HPROF_VERBOSE=1) */
+    uint64_t polls_timed;       /* of them timed */
+    uint64_t poll_cpu_reads;    /* reads of the CPU clock for them */
+    uint64_t polls_off_cpu_ns;  /* their MPI time for time off the CPU */
+    uint64_t polls_repeated;    /* polls that completed nothing recorded that way (HPROF_VERBOSE=1) */
+    uint64_t ended_threads;     /* >0: not a thread but the location that many ended threads
                              * with this start_routine were merged into */
     struct hprof_thread *next;
 } hprof_thread;

@@ -18,7 +18,7 @@ void hprof_unmeasured(void)
         return;
     int flag = 0;
     if (PMPI_Initialized(&flag) != MPI_SUCCESS || !flag)
-        return;   /* a call before MPI_Init (MPI_Initialized, ...): look again at the next */
+        return; /* a call before MPI_Init (MPI_Initialized, ...): look again at the next */
     __atomic_store_n(&checked, 1, __ATOMIC_RELAXED);
     int rank = 0;
     if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS)

@@ -10,7 +10,10 @@
 /* hprof_init_state: 0, then HPROF_INIT_STARTING while the thread that
  * opens the measurement opens it, then HPROF_INIT_STARTED (measured or
  * refused). Atomic accesses only. */
-enum { HPROF_INIT_STARTING = 1, HPROF_INIT_STARTED = 2 };
+enum {
+    HPROF_INIT_STARTING = 1,
+    HPROF_INIT_STARTED = 2
+};
 extern int hprof_init_state __attribute__((visibility("hidden")));
 /* > 0 while a Fortran init wrapper runs around its PMPI call (MPICH's
  * mpi_init_ calls the C MPI_Init, whose wrapper must not act). */

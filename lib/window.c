@@ -24,7 +24,10 @@ uint64_t window_clock_ns(void)
  * back-to-back reads (from one reading to the next is one whole read). */
 void window_calibrate_read_cost(void)
 {
-    enum { BATCHES = 7, READS = 8 };
+    enum {
+        BATCHES = 7,
+        READS = 8
+    };
     uint64_t per[BATCHES];
     if (clock_read_cost_ns)
         return;

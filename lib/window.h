@@ -20,10 +20,10 @@
 #include <stdint.h>
 
 typedef struct hprof_window {
-    uint64_t start_ns;      /* the window's start (wall clock) */
-    uint64_t end_ns;        /* set when the window closes (wall clock) */
-    uint64_t last_ns;       /* the sampling clock at the last counted sample (or the window's start) */
-    uint64_t mpi_ns_since;  /* MPI time measured since then */
+    uint64_t start_ns;     /* the window's start (wall clock) */
+    uint64_t end_ns;       /* set when the window closes (wall clock) */
+    uint64_t last_ns;      /* the sampling clock at the last counted sample (or the window's start) */
+    uint64_t mpi_ns_since; /* MPI time measured since then */
 } hprof_window;
 
 /* Opens the window at start_ns (wall clock): the first interval begins
@@ -35,7 +35,10 @@ void window_open(hprof_window *w, uint64_t start_ns);
 void window_close(hprof_window *w, uint64_t now_ns);
 
 /* MPI time measured on this thread (the wrappers' bookkeeping, the polls). */
-static inline void window_add_mpi_time(hprof_window *w, uint64_t ns) { w->mpi_ns_since += ns; }
+static inline void window_add_mpi_time(hprof_window *w, uint64_t ns)
+{
+    w->mpi_ns_since += ns;
+}
 
 /* The most MPI time that may still be added at now_ns (wall clock) so
  * that the interval since the last counted sample stays at least 0. */

@@ -245,7 +245,9 @@ void exact_stack_close_all(exact_stack *x, uint64_t now, uint64_t sp, int disarm
         exact_stack_disarm(x, sp);
 }
 
-static struct { uint64_t lo, hi; } code_blocks[EXACT_CODE_BLOCKS];
+static struct {
+    uint64_t lo, hi;
+} code_blocks[EXACT_CODE_BLOCKS];
 static int ncode_blocks;
 
 int exact_code_add(uint64_t lo, uint64_t hi)
@@ -309,7 +311,7 @@ __asm__(".text\n"
         "hprof_exact_exit:\n"
         "  pushq %rax\n"
         "  pushq %rdx\n"
-        "  leaq 16(%rsp), %rdi\n"   /* the sp after the return */
+        "  leaq 16(%rsp), %rdi\n"    /* the sp after the return */
         "  call exact_stack_leave\n" /* rsp is 16-byte aligned here: the return left slot + 8 */
         "  movq %rax, %r11\n"
         "  popq %rdx\n"

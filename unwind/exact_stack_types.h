@@ -12,30 +12,34 @@
 #include "core/cct.h"
 
 typedef struct exact_entry {
-    uint64_t *slot;      /* the function's return-address slot */
-    uint64_t ra;         /* the return address it held */
-    uint64_t t0;         /* clock at the entry */
-    uint64_t inner_ns;   /* time of the exact calls it made (closed ones) */
-    cct_node *node;      /* counts the call's time; NULL: nothing to count */
-    int32_t armed;       /* EXACT_ARMED: the slot holds the exit thunk */
-    uint32_t fn;         /* the function's id (lib/exact) */
-    uint32_t site;       /* the node of the path down to its call site (CCT_NONE: none) */
-    int32_t depth;       /* that frame's depth in the thunk stack, -1: not known */
+    uint64_t *slot;    /* the function's return-address slot */
+    uint64_t ra;       /* the return address it held */
+    uint64_t t0;       /* clock at the entry */
+    uint64_t inner_ns; /* time of the exact calls it made (closed ones) */
+    cct_node *node;    /* counts the call's time; NULL: nothing to count */
+    int32_t armed;     /* EXACT_ARMED: the slot holds the exit thunk */
+    uint32_t fn;       /* the function's id (lib/exact) */
+    uint32_t site;     /* the node of the path down to its call site (CCT_NONE: none) */
+    int32_t depth;     /* that frame's depth in the thunk stack, -1: not known */
 } exact_entry;
 
 /* An entry's slot holds the exit thunk (armed), or its return address
  * again: for a walk of the program's (an exception, backtrace()) until
  * rearmed, or for the duration of hprof's own libunwind walk. */
-enum { EXACT_DISARMED = 0, EXACT_ARMED = 1, EXACT_OWN_WALK = 2 };
+enum {
+    EXACT_DISARMED = 0,
+    EXACT_ARMED = 1,
+    EXACT_OWN_WALK = 2
+};
 
 typedef struct exact_stack {
-    exact_entry *e;       /* cap entries, mapped on first use; NULL before */
+    exact_entry *e; /* cap entries, mapped on first use; NULL before */
     uint32_t top, cap;
-    volatile int busy;    /* an entry or exit is under way on this thread */
-    int disarmed;         /* entries EXACT_DISARMED */
+    volatile int busy;           /* an entry or exit is under way on this thread */
+    int disarmed;                /* entries EXACT_DISARMED */
     uint64_t stack_lo, stack_hi; /* the thread's own stack (hi 0: unknown) */
-    uint64_t full;        /* calls not measured: the stack was full */
-    uint64_t abandoned;   /* activations left without their return */
+    uint64_t full;               /* calls not measured: the stack was full */
+    uint64_t abandoned;          /* activations left without their return */
 } exact_stack;
 
 #endif

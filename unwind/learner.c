@@ -25,8 +25,8 @@
 
 static uint64_t queue[QUEUE_SLOTS];
 static sem_t wakeup;
-static int running;      /* the thread is live in this process */
-static uint64_t queued;  /* keys queued since the last drain began: MPI calls test it */
+static int running;     /* the thread is live in this process */
+static uint64_t queued; /* keys queued since the last drain began: MPI calls test it */
 
 void learner_request(uint64_t key)
 {

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 typedef struct seen {
-    const char *name;  /* the loader's, valid during the iteration only */
+    const char *name; /* the loader's, valid during the iteration only */
     uint64_t bias, low, high;
 } seen;
 

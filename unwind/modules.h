@@ -15,10 +15,10 @@
 #include <stdint.h>
 
 typedef struct module_rec {
-    char *path;     /* the file ("[vdso: PID]" for the vDSO) */
-    uint64_t bias;  /* load bias: run-time address - ELF address */
+    char *path;         /* the file ("[vdso: PID]" for the vDSO) */
+    uint64_t bias;      /* load bias: run-time address - ELF address */
     uint64_t low, high; /* [low, high): its loadable segments */
-    int live;       /* still loaded when last looked */
+    int live;           /* still loaded when last looked */
 } module_rec;
 
 /* What hooks learn of a change: module id appeared (live) or went. */

@@ -17,8 +17,7 @@ typedef int (*init_local2_fn)(void *, void *, int);
 
 static void *real_unw_bt, *real_init_local2;
 
-__thread int own_walk_state
-    __attribute__((tls_model("initial-exec"))); /* as own_walk.h declares it */
+__thread int own_walk_state __attribute__((tls_model("initial-exec"))); /* as own_walk.h declares it */
 
 /* Set while the main thread runs hprof's own walk (read by other threads). */
 static int main_in_own_walk;

@@ -28,7 +28,11 @@
 /* This thread's own walk: OWN_ENTERING until libunwind has made its cursor
  * (the real unw_backtrace calls unw_init_local through the PLT, into the
  * interposer, which moves it on to OWN_INSIDE), then OWN_INSIDE. */
-enum { OWN_NONE, OWN_ENTERING, OWN_INSIDE };
+enum {
+    OWN_NONE,
+    OWN_ENTERING,
+    OWN_INSIDE
+};
 extern __thread int own_walk_state __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /* Finds the real libunwind functions below (once per process; at a

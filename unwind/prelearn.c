@@ -102,7 +102,9 @@ int prelearn_next(prelearn *p)
 void prelearn_end(prelearn *p)
 {
     recipe_prelearn_end(p->dwfl);
-    hprof_verbose(1, "prelearned the recipes of %llu of the program's %llu functions (%llu recipes) in %.1f ms of CPU time",
+    hprof_verbose(1,
+                  "prelearned the recipes of %llu of the program's %llu functions (%llu recipes) in %.1f ms "
+                  "of CPU time",
                   (unsigned long long)p->i, (unsigned long long)p->count, (unsigned long long)p->blocks,
                   (double)(cpu_ns() - p->t0) * 1e-6);
 }

@@ -23,13 +23,13 @@
 typedef struct prelearn {
     const int32_t *pairs; /* the frame index: (start, fde) relative to hdr */
     uint64_t hdr;
-    uint64_t count;       /* functions it lists */
-    uint64_t base;        /* the executable's load address */
-    void *dwfl;           /* recipe_prelearn_begin's session */
-    uint64_t n;           /* functions to learn: count within the bound */
-    uint64_t i;           /* functions learned so far */
-    uint64_t blocks;      /* recipes they gave */
-    uint64_t t0;          /* the learner's CPU time at the start */
+    uint64_t count;  /* functions it lists */
+    uint64_t base;   /* the executable's load address */
+    void *dwfl;      /* recipe_prelearn_begin's session */
+    uint64_t n;      /* functions to learn: count within the bound */
+    uint64_t i;      /* functions learned so far */
+    uint64_t blocks; /* recipes they gave */
+    uint64_t t0;     /* the learner's CPU time at the start */
 } prelearn;
 
 /* Finds the main executable's frame index (.eh_frame_hdr): 1 when there

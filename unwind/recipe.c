@@ -15,7 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define TABLE_BITS 17 /* 131072 slots, 2 MiB, populated at once: no page fault in a signal handler; 3/4 at most */
+#define TABLE_BITS \
+    17 /* 131072 slots, 2 MiB, populated at once: no page fault in a signal handler; 3/4 at most */
 
 recipe *recipe_table;
 uint64_t recipe_mask;
@@ -27,7 +28,11 @@ static Dwfl *dwfl;
 static uint64_t dwfl_generation = UINT64_MAX; /* modules_generation() it was reported at */
 
 /* x86_64 DWARF register numbers */
-enum { DW_RBP = 6, DW_RSP = 7, DW_RA = 16 };
+enum {
+    DW_RBP = 6,
+    DW_RSP = 7,
+    DW_RA = 16
+};
 
 static int table_create(void)
 {
@@ -457,7 +462,7 @@ void recipe_prelearn_end(void *d)
  * libunwind for as long. The lock is taken only to publish the batch. */
 int recipe_prelearn(void *d, uint64_t start, uint64_t end)
 {
-    static batch b;  /* the learner thread's only */
+    static batch b; /* the learner thread's only */
     Dwfl_Module *mod = d ? dwfl_addrmodule(d, start) : NULL;
     if (!mod || learning_broken)
         return -1;

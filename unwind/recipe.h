@@ -27,21 +27,21 @@
 #define RECIPE_BLOCK_SHIFT 5
 
 enum recipe_kind {
-    RECIPE_STEP = 1,  /* an ordinary frame: step with the rule */
-    RECIPE_END,       /* the outermost frame (return address undefined) */
-    RECIPE_BAD,       /* no unwind information: the walk fails here */
-    RECIPE_COMPLEX    /* CFI we do not model (signal trampoline, expressions, PLT) */
+    RECIPE_STEP = 1, /* an ordinary frame: step with the rule */
+    RECIPE_END,      /* the outermost frame (return address undefined) */
+    RECIPE_BAD,      /* no unwind information: the walk fails here */
+    RECIPE_COMPLEX   /* CFI we do not model (signal trampoline, expressions, PLT) */
 };
 
 enum recipe_flag {
-    RECIPE_CFA_RBP   = 1,  /* CFA is rbp-based (else rsp-based) */
-    RECIPE_RBP_SAVED = 2,  /* caller's rbp at CFA+rbp_off */
-    RECIPE_RBP_UNDEF = 4,  /* caller's rbp cannot be recovered */
-    RECIPE_AFTER_CALL = 8  /* key is a return address and a call instruction ends right before it */
+    RECIPE_CFA_RBP = 1,   /* CFA is rbp-based (else rsp-based) */
+    RECIPE_RBP_SAVED = 2, /* caller's rbp at CFA+rbp_off */
+    RECIPE_RBP_UNDEF = 4, /* caller's rbp cannot be recovered */
+    RECIPE_AFTER_CALL = 8 /* key is a return address and a call instruction ends right before it */
 };
 
 typedef struct recipe {
-    uint64_t key;          /* 0: empty slot; published last */
+    uint64_t key; /* 0: empty slot; published last */
     int32_t cfa_off;
     int16_t rbp_off;
     uint8_t kind, flags;

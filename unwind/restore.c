@@ -32,7 +32,7 @@ void unwind_thread_end(void)
     uw_thread *st = uw_self;
     if (!st)
         return;
-    thunk_stack_restore(st); /* no thunk may run once its table is gone */
+    thunk_stack_restore(st);   /* no thunk may run once its table is gone */
     exact_stack_free(&st->ex); /* nor the exit thunk once the entries are */
     uw_self = NULL;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);

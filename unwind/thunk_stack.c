@@ -16,7 +16,8 @@
 
 /* The thunk code finds top and epoch before ra[] (thunks_x86_64.c). */
 _Static_assert(offsetof(uw_thread, ra) == offsetof(uw_thread, top) + 8 &&
-               offsetof(uw_thread, top) == offsetof(uw_thread, epoch) + 8, "uw_thread: epoch, top, ra[]");
+                   offsetof(uw_thread, top) == offsetof(uw_thread, epoch) + 8,
+               "uw_thread: epoch, top, ra[]");
 
 __thread uw_thread *uw_self __attribute__((tls_model("initial-exec")));
 

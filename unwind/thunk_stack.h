@@ -58,7 +58,7 @@ struct caller_mark {
     uint64_t *slot;
     int depth;
     uint32_t node;
-    int exact;          /* -1: a thunk */
+    int exact; /* -1: a thunk */
 };
 
 /* A call site of an exactly measured call's entry (unwind_entry_cached):
@@ -75,12 +75,12 @@ struct entry_site {
 };
 
 typedef struct uw_thread {
-    uint64_t stack_lo, stack_hi;  /* the thread's stack; hi = 0: unknown */
-    struct py_thread *py;         /* room for reading Python frames (py_runtime.h), or NULL */
-    int thunks;                   /* this thread may patch */
-    int unknown;                  /* thunks were dropped: the next walk cannot tell new
+    uint64_t stack_lo, stack_hi; /* the thread's stack; hi = 0: unknown */
+    struct py_thread *py;        /* room for reading Python frames (py_runtime.h), or NULL */
+    int thunks;                  /* this thread may patch */
+    int unknown;                 /* thunks were dropped: the next walk cannot tell new
                                    * frames from old ones (no visits) */
-    volatile int foreign;         /* something else walked the stack since the last MPI
+    volatile int foreign;        /* something else walked the stack since the last MPI
                                    * call (maybe still does): samples do not patch */
     uint64_t stats[4];
     /* the frame that made the latest MPI calls, when a walk left a thunk
@@ -101,7 +101,7 @@ typedef struct uw_thread {
     uint64_t ra[THUNK_COUNT];
     uint64_t *slot[THUNK_COUNT];
     uint32_t node[THUNK_COUNT];
-    exact_stack ex;               /* the exactly measured calls under way (exact_stack.h) */
+    exact_stack ex; /* the exactly measured calls under way (exact_stack.h) */
     struct entry_site esites[ENTRY_SITES];
 } uw_thread;
 

@@ -13,7 +13,8 @@
 /* Path of keys ips[from] (outermost) .. ips[0] under parent; the node of
  * ips[j] goes to nodes[j] when nodes is given. CCT_NONE if the tree is
  * full. Inline: the fast walk's commit runs it on every MPI call. */
-static inline uint32_t tree_path_add(cct *tree, uint32_t parent, const uint64_t *ips, int from, uint32_t *nodes)
+static inline uint32_t tree_path_add(cct *tree, uint32_t parent, const uint64_t *ips, int from,
+                                     uint32_t *nodes)
 {
     uint32_t node = parent;
     for (int j = from; j >= 0 && node != CCT_NONE; j--) {

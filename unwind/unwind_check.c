@@ -31,7 +31,8 @@ void unwind_check_count(int sample, enum unwind_check_outcome outcome)
 static void print_mismatch(const uint64_t *got, int n, const uint64_t *ref, int nref, int sample)
 {
     char buf[4096];
-    int len = snprintf(buf, sizeof buf, "hprof-unwind-check: %s mismatch\n  fast:", sample ? "sample" : "mpi");
+    int len =
+        snprintf(buf, sizeof buf, "hprof-unwind-check: %s mismatch\n  fast:", sample ? "sample" : "mpi");
     for (int i = 0; i < n && len < 3000; i++)
         len += snprintf(buf + len, sizeof buf - (size_t)len, " %lx", (unsigned long)got[i]);
     len += snprintf(buf + len, sizeof buf - (size_t)len, "\n  libunwind:");
@@ -46,7 +47,8 @@ void unwind_check_path(const cct *tree, uint32_t node, const uint64_t *ref, int 
 {
     uint64_t got[UNWIND_MAX_FRAMES];
     int n = 0;
-    for (uint32_t id = node; id != CCT_ROOT && id != CCT_NONE && n < UNWIND_MAX_FRAMES; id = tree->nodes[id].parent)
+    for (uint32_t id = node; id != CCT_ROOT && id != CCT_NONE && n < UNWIND_MAX_FRAMES;
+         id = tree->nodes[id].parent)
         got[n++] = tree->nodes[id].key;
     if (sample && n > 0)
         got[0] -= 1;
@@ -64,12 +66,12 @@ void unwind_check_path(const cct *tree, uint32_t node, const uint64_t *ref, int 
 __attribute__((destructor)) static void check_report(void)
 {
     if (enabled)
-        fprintf(stderr, "hprof-unwind-check: pid %d compared %llu mismatched %llu recipes %llu "
+        fprintf(stderr,
+                "hprof-unwind-check: pid %d compared %llu mismatched %llu recipes %llu "
                 "mpi_fast %llu mpi_fallback %llu mpi_failed %llu samples_fast %llu samples_fallback %llu "
-                "samples_failed %llu\n", (int)getpid(),
-                (unsigned long long)compared, (unsigned long long)mismatched,
-                (unsigned long long)recipe_count(),
-                (unsigned long long)outcomes[0][UNWIND_CHECK_FAST],
+                "samples_failed %llu\n",
+                (int)getpid(), (unsigned long long)compared, (unsigned long long)mismatched,
+                (unsigned long long)recipe_count(), (unsigned long long)outcomes[0][UNWIND_CHECK_FAST],
                 (unsigned long long)outcomes[0][UNWIND_CHECK_FALLBACK],
                 (unsigned long long)outcomes[0][UNWIND_CHECK_FAILED],
                 (unsigned long long)outcomes[1][UNWIND_CHECK_FAST],

@@ -17,7 +17,11 @@
  * signal handler). */
 int unwind_check_wanted(void);
 
-enum unwind_check_outcome { UNWIND_CHECK_FAST, UNWIND_CHECK_FALLBACK, UNWIND_CHECK_FAILED };
+enum unwind_check_outcome {
+    UNWIND_CHECK_FAST,
+    UNWIND_CHECK_FALLBACK,
+    UNWIND_CHECK_FAILED
+};
 
 /* One walk (an MPI call's, or a sample's when sample) and how it went. */
 void unwind_check_count(int sample, enum unwind_check_outcome outcome);

@@ -90,7 +90,13 @@ static void rearm_after_own_walk(uw_thread *st)
 
 /* ---- walking -------------------------------------------------------------------- */
 
-enum { WK_OK, WK_END, WK_FAIL, WK_COMPLEX, WK_MISS };
+enum {
+    WK_OK,
+    WK_END,
+    WK_FAIL,
+    WK_COMPLEX,
+    WK_MISS
+};
 
 typedef struct regs {
     uint64_t pc, sp, bp;
@@ -108,7 +114,8 @@ typedef struct regs {
 static inline int step(regs *r, uint64_t key, uint64_t hi, uint64_t **slot, int learn)
 {
     const recipe *rc = key & RECIPE_EXACT ? recipe_find_pc(key & ~RECIPE_EXACT)
-                       : learn ? recipe_find(key) : recipe_find_ra(key);
+                       : learn            ? recipe_find(key)
+                                          : recipe_find_ra(key);
     if (!rc) {
         if (!learn)
             return WK_MISS;
@@ -153,12 +160,12 @@ typedef struct walk {
     uint64_t ips[UNWIND_MAX_FRAMES];
     uint64_t *slots[UNWIND_MAX_FRAMES];
     int n;
-    int status;   /* WK_END (complete), WK_OK (stopped at thunk), WK_FAIL, WK_COMPLEX, WK_MISS */
-    int thunk;    /* status WK_OK: thunk index (depth) of ips[n-1] */
+    int status;         /* WK_END (complete), WK_OK (stopped at thunk), WK_FAIL, WK_COMPLEX, WK_MISS */
+    int thunk;          /* status WK_OK: thunk index (depth) of ips[n-1] */
     uint32_t stop_node; /* status WK_OK: the node of the path down to ips[n-1] */
-    int exact_hint; /* exact calls below this index were passed (exact_stack_index_below) */
-    int at_exact; /* status WK_OK: stopped at an exactly measured call's slot, not at a thunk */
-    int inside;   /* a frame in hprof's own code (samples) */
+    int exact_hint;     /* exact calls below this index were passed (exact_stack_index_below) */
+    int at_exact;       /* status WK_OK: stopped at an exactly measured call's slot, not at a thunk */
+    int inside;         /* a frame in hprof's own code (samples) */
     uint64_t miss;
 } walk;
 
@@ -266,8 +273,8 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
     }
 }
 
-#define CAPTURE(r)                                                                   \
-    __asm__ volatile("leaq 0(%%rip), %0\n\tmovq %%rsp, %1\n\tmovq %%rbp, %2"         \
+#define CAPTURE(r)                                                           \
+    __asm__ volatile("leaq 0(%%rip), %0\n\tmovq %%rsp, %1\n\tmovq %%rbp, %2" \
                      : "=r"((r).pc), "=r"((r).sp), "=r"((r).bp))
 
 /* ---- libunwind fallback: unwind/libunwind_walk.c ---- */
@@ -385,8 +392,8 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, const py_path *py, int
 {
     uint32_t nodes[UNWIND_MAX_FRAMES];
     int n = w->n;
-    int base;       /* depth of ips[n-1] */
-    int first_new;  /* ips[first_new..0] are new keys */
+    int base;      /* depth of ips[n-1] */
+    int first_new; /* ips[first_new..0] are new keys */
     uint32_t node;
     if (w->status == WK_OK) {
         base = w->thunk;

@@ -20,11 +20,14 @@
 
 #include "wrappers/fortran_libs.h"
 
-#ifndef MPI_F_STATUS_SIZE   /* Open MPI: the Fortran MPI_STATUS_SIZE */
+#ifndef MPI_F_STATUS_SIZE /* Open MPI: the Fortran MPI_STATUS_SIZE */
 #define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
 #endif
 
-static inline void *hprof_f_sym(const char *name) { return hprof_flib_sym(&hprof_flib_f08, name); }
+static inline void *hprof_f_sym(const char *name)
+{
+    return hprof_flib_sym(&hprof_flib_f08, name);
+}
 
 #if defined(OPEN_MPI)
 /* Open MPI's mpi_f08 module binds MPI_IN_PLACE and MPI_STATUS(ES)_IGNORE
@@ -36,14 +39,14 @@ extern char mpi_fortran_in_place_[] __attribute__((weak));
 #elif defined(MPICH)
 /* a TYPE(MPI_Status) is read as an mpif.h status */
 _Static_assert(sizeof(MPI_F08_status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
-               offsetof(MPI_F08_status, MPI_SOURCE) == MPI_F_SOURCE * sizeof(MPI_Fint),
+                   offsetof(MPI_F08_status, MPI_SOURCE) == MPI_F_SOURCE * sizeof(MPI_Fint),
                "MPI_F08_status is not an mpif.h status");
 /* choice buffers arrive as descriptors: the base address comes first */
 #define HPROF_F_IS_IN_PLACE(p) ((p) && *(void *const *)(p) == (void *)&MPIR_F08_MPI_IN_PLACE)
 #define HPROF_FST_IGNORE ((MPI_Fint *)MPI_F08_STATUS_IGNORE)
 #define HPROF_FSTS_IGNORE ((MPI_Fint *)MPI_F08_STATUSES_IGNORE)
 #else
-#define HPROF_F_IS_IN_PLACE(p) ((void)(p), 0)   /* unknown MPI: in-place not detected */
+#define HPROF_F_IS_IN_PLACE(p) ((void)(p), 0) /* unknown MPI: in-place not detected */
 #define HPROF_FST_IGNORE ((MPI_Fint *)0)
 #define HPROF_FSTS_IGNORE ((MPI_Fint *)0)
 #endif

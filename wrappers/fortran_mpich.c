@@ -13,11 +13,12 @@
  * them. */
 int hprof_f_is_in_place(hprof_flib *lib, const void *p)
 {
-    static void **addr;   /* &MPIR_F_MPI_IN_PLACE of the Fortran library */
+    static void **addr; /* &MPIR_F_MPI_IN_PLACE of the Fortran library */
     void **a = __atomic_load_n(&addr, __ATOMIC_ACQUIRE);
     if (!a) {
         a = (void **)hprof_flib_sym(lib, "MPIR_F_MPI_IN_PLACE");
-        if (!a) return 0;
+        if (!a)
+            return 0;
         __atomic_store_n(&addr, a, __ATOMIC_RELEASE);
     }
     return *a && p == *a;

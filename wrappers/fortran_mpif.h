@@ -19,7 +19,7 @@
 
 #include "wrappers/fortran_libs.h"
 
-#ifndef MPI_F_STATUS_SIZE   /* Open MPI: the Fortran MPI_STATUS_SIZE */
+#ifndef MPI_F_STATUS_SIZE /* Open MPI: the Fortran MPI_STATUS_SIZE */
 #ifdef OMPI_FORTRAN_STATUS_SIZE
 #define MPI_F_STATUS_SIZE OMPI_FORTRAN_STATUS_SIZE
 #else
@@ -29,7 +29,10 @@
 #define HPROF_FST_IGNORE MPI_F_STATUS_IGNORE
 #define HPROF_FSTS_IGNORE MPI_F_STATUSES_IGNORE
 
-static inline void *hprof_f_sym(const char *name) { return hprof_flib_sym(&hprof_flib_mpif, name); }
+static inline void *hprof_f_sym(const char *name)
+{
+    return hprof_flib_sym(&hprof_flib_mpif, name);
+}
 
 #if defined(OPEN_MPI)
 /* the mpif.h COMMON block MPI_IN_PLACE lives in */
@@ -40,7 +43,7 @@ extern char mpi_fortran_in_place_[] __attribute__((weak));
 int hprof_f_is_in_place(hprof_flib *lib, const void *p);
 #define HPROF_F_IS_IN_PLACE(p) hprof_f_is_in_place(&hprof_flib_mpif, p)
 #else
-#define HPROF_F_IS_IN_PLACE(p) ((void)(p), 0)   /* unknown MPI: in-place not detected */
+#define HPROF_F_IS_IN_PLACE(p) ((void)(p), 0) /* unknown MPI: in-place not detected */
 #endif
 
 #endif

@@ -25,16 +25,16 @@
 
 #include <stdint.h>
 
-#define HPROF_REQ_CAPACITY  (1u << 16)   /* slots, a power of two */
-#define HPROF_REQ_MAX_PROBE 128          /* slots probed per operation */
+#define HPROF_REQ_CAPACITY (1u << 16) /* slots, a power of two */
+#define HPROF_REQ_MAX_PROBE 128       /* slots probed per operation */
 
-#define HPROF_REQ_RECV       0x1u  /* count received bytes from the status at completion */
-#define HPROF_REQ_PERSISTENT 0x2u  /* survives completion; stored bytes counted at each start */
+#define HPROF_REQ_RECV 0x1u       /* count received bytes from the status at completion */
+#define HPROF_REQ_PERSISTENT 0x2u /* survives completion; stored bytes counted at each start */
 
 typedef struct hprof_req_info {
     unsigned flags;
-    uint64_t sent;   /* persistent: bytes sent per start */
-    uint64_t recv;   /* persistent: bytes received per start (not from a status) */
+    uint64_t sent; /* persistent: bytes sent per start */
+    uint64_t recv; /* persistent: bytes received per start (not from a status) */
 } hprof_req_info;
 
 /* Insert or replace. Returns 0, or -1 when the table is full (or key is a

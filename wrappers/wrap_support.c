@@ -18,24 +18,30 @@
 uint64_t hprof_w_tsize(MPI_Datatype dt)
 {
     MPI_Count sz = 0;
-    if (dt == MPI_DATATYPE_NULL) return 0;
-    if (PMPI_Type_size_x(dt, &sz) != MPI_SUCCESS || sz < 0 || sz == MPI_UNDEFINED) return 0;
+    if (dt == MPI_DATATYPE_NULL)
+        return 0;
+    if (PMPI_Type_size_x(dt, &sz) != MPI_SUCCESS || sz < 0 || sz == MPI_UNDEFINED)
+        return 0;
     return (uint64_t)sz;
 }
 
 uint64_t hprof_w_status_bytes(const MPI_Status *st)
 {
     MPI_Count n = 0;
-    if (!st || st == MPI_STATUS_IGNORE) return 0;
-    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0) return 0;
+    if (!st || st == MPI_STATUS_IGNORE)
+        return 0;
+    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+        return 0;
     return (uint64_t)n;
 }
 
 uint64_t hprof_w_fstatus_bytes(const MPI_Fint *fst)
 {
     MPI_Status st;
-    if (!fst || fst == MPI_F_STATUS_IGNORE) return 0;
-    if (PMPI_Status_f2c(fst, &st) != MPI_SUCCESS) return 0;
+    if (!fst || fst == MPI_F_STATUS_IGNORE)
+        return 0;
+    if (PMPI_Status_f2c(fst, &st) != MPI_SUCCESS)
+        return 0;
     return hprof_w_status_bytes(&st);
 }
 
@@ -43,24 +49,31 @@ uint64_t hprof_w_fstatus_bytes(const MPI_Fint *fst)
 
 static inline uint64_t cnt(hprof_counts c, int i)
 {
-    if (!c.p) return 0;
+    if (!c.p)
+        return 0;
     MPI_Count v = c.big ? ((const MPI_Count *)c.p)[i] : ((const int *)c.p)[i];
     return v > 0 ? (uint64_t)v : 0;
 }
 
 static inline uint64_t tsz(hprof_types t, int i)
 {
-    if (t.c) return hprof_w_tsize(t.c[i]);
-    if (t.f) return hprof_w_tsize(PMPI_Type_f2c(t.f[i]));
+    if (t.c)
+        return hprof_w_tsize(t.c[i]);
+    if (t.f)
+        return hprof_w_tsize(PMPI_Type_f2c(t.f[i]));
     return 0;
 }
 
-static inline uint64_t u(MPI_Count c) { return c > 0 ? (uint64_t)c : 0; }
+static inline uint64_t u(MPI_Count c)
+{
+    return c > 0 ? (uint64_t)c : 0;
+}
 
 static int is_inter(MPI_Comm comm)
 {
     int flag = 0;
-    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &flag) != MPI_SUCCESS) return 0;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &flag) != MPI_SUCCESS)
+        return 0;
     return flag;
 }
 
@@ -94,32 +107,40 @@ static int peers(MPI_Comm comm)
 /* All-to-one, in one direction: `up` bytes go from each rank to the root,
  * which receives `block(i)` from rank i. Adds to sent/recv of this rank.
  * Shared by gather(v), reduce and - with sent/recv swapped - scatter(v), bcast. */
-static void all_to_one(uint64_t *sent, uint64_t *recv, int inplace, uint64_t up,
-                       hprof_counts rcounts, uint64_t rcount, uint64_t rsize,
-                       int root, MPI_Comm comm)
+static void all_to_one(uint64_t *sent, uint64_t *recv, int inplace, uint64_t up, hprof_counts rcounts,
+                       uint64_t rcount, uint64_t rsize, int root, MPI_Comm comm)
 {
-    if (comm == MPI_COMM_NULL) return;
+    if (comm == MPI_COMM_NULL)
+        return;
     if (!is_inter(comm)) {
         int me = my_rank(comm);
         if (me == root) {
             int n = local_size(comm);
             uint64_t all = 0, mine;
             if (rcounts.p) {
-                for (int i = 0; i < n; i++) all += cnt(rcounts, i) * rsize;
+                for (int i = 0; i < n; i++)
+                    all += cnt(rcounts, i) * rsize;
                 mine = cnt(rcounts, me) * rsize;
             } else {
                 mine = rcount * rsize;
                 all = (uint64_t)n * mine;
             }
-            if (inplace) { *recv += all - mine; }
-            else         { *sent += mine; *recv += all; }
+            if (inplace) {
+                *recv += all - mine;
+            } else {
+                *sent += mine;
+                *recv += all;
+            }
         } else {
             *sent += up;
         }
     } else if (root == MPI_ROOT) {
         int n = remote_size(comm);
-        if (rcounts.p) { for (int i = 0; i < n; i++) *recv += cnt(rcounts, i) * rsize; }
-        else *recv += (uint64_t)n * rcount * rsize;
+        if (rcounts.p) {
+            for (int i = 0; i < n; i++)
+                *recv += cnt(rcounts, i) * rsize;
+        } else
+            *recv += (uint64_t)n * rcount * rsize;
     } else if (root != MPI_PROC_NULL) {
         *sent += up;
     }
@@ -130,45 +151,47 @@ static const hprof_counts no_counts = { 0, 0 };
 void hprof_coll_bcast(uint64_t *b, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     uint64_t s = u(count) * hprof_w_tsize(dt);
-    all_to_one(&b[HPROF_BYTES_RECEIVED], &b[HPROF_BYTES_SENT], 0, s, no_counts, u(count), hprof_w_tsize(dt), root, comm);
+    all_to_one(&b[HPROF_BYTES_RECEIVED], &b[HPROF_BYTES_SENT], 0, s, no_counts, u(count), hprof_w_tsize(dt),
+               root, comm);
 }
 
-void hprof_coll_gather(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype,
-                       MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+void hprof_coll_gather(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                       MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     uint64_t up = (inplace ? 0 : u(scount) * hprof_w_tsize(stype));
-    all_to_one(&b[HPROF_BYTES_SENT], &b[HPROF_BYTES_RECEIVED], inplace, up, no_counts,
-               u(rcount), hprof_w_tsize(rtype), root, comm);
-}
-
-void hprof_coll_gatherv(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype,
-                        hprof_counts rcounts, MPI_Datatype rtype, int root, MPI_Comm comm)
-{
-    uint64_t up = (inplace ? 0 : u(scount) * hprof_w_tsize(stype));
-    all_to_one(&b[HPROF_BYTES_SENT], &b[HPROF_BYTES_RECEIVED], inplace, up, rcounts, 0,
+    all_to_one(&b[HPROF_BYTES_SENT], &b[HPROF_BYTES_RECEIVED], inplace, up, no_counts, u(rcount),
                hprof_w_tsize(rtype), root, comm);
 }
 
-void hprof_coll_scatter(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype,
-                        MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+void hprof_coll_gatherv(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype, hprof_counts rcounts,
+                        MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-    uint64_t down = (inplace ? 0 : u(rcount) * hprof_w_tsize(rtype));
-    all_to_one(&b[HPROF_BYTES_RECEIVED], &b[HPROF_BYTES_SENT], inplace, down, no_counts,
-               u(scount), hprof_w_tsize(stype), root, comm);
+    uint64_t up = (inplace ? 0 : u(scount) * hprof_w_tsize(stype));
+    all_to_one(&b[HPROF_BYTES_SENT], &b[HPROF_BYTES_RECEIVED], inplace, up, rcounts, 0, hprof_w_tsize(rtype),
+               root, comm);
 }
 
-void hprof_coll_scatterv(uint64_t *b, int inplace, hprof_counts scounts, MPI_Datatype stype,
-                         MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+void hprof_coll_scatter(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                        MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    uint64_t down = (inplace ? 0 : u(rcount) * hprof_w_tsize(rtype));
+    all_to_one(&b[HPROF_BYTES_RECEIVED], &b[HPROF_BYTES_SENT], inplace, down, no_counts, u(scount),
+               hprof_w_tsize(stype), root, comm);
+}
+
+void hprof_coll_scatterv(uint64_t *b, int inplace, hprof_counts scounts, MPI_Datatype stype, MPI_Count rcount,
+                         MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     uint64_t down = (inplace ? 0 : u(rcount) * hprof_w_tsize(rtype));
     all_to_one(&b[HPROF_BYTES_RECEIVED], &b[HPROF_BYTES_SENT], inplace, down, scounts, 0,
                hprof_w_tsize(stype), root, comm);
 }
 
-void hprof_coll_alltoall(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype,
-                         MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
+void hprof_coll_alltoall(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                         MPI_Datatype rtype, MPI_Comm comm)
 {
-    if (comm == MPI_COMM_NULL) return;
+    if (comm == MPI_COMM_NULL)
+        return;
     uint64_t n = (uint64_t)peers(comm);
     uint64_t rblock = u(rcount) * hprof_w_tsize(rtype);
     if (inplace) {
@@ -180,8 +203,8 @@ void hprof_coll_alltoall(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatyp
     }
 }
 
-void hprof_coll_allgather(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype,
-                          MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
+void hprof_coll_allgather(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                          MPI_Datatype rtype, MPI_Comm comm)
 {
     hprof_coll_alltoall(b, inplace, scount, stype, rcount, rtype, comm);
 }
@@ -194,10 +217,12 @@ void hprof_coll_allreduce(uint64_t *b, int inplace, MPI_Count count, MPI_Datatyp
 void hprof_coll_allgatherv(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype,
                            hprof_counts rcounts, MPI_Datatype rtype, MPI_Comm comm)
 {
-    if (comm == MPI_COMM_NULL) return;
+    if (comm == MPI_COMM_NULL)
+        return;
     int n = peers(comm);
     uint64_t rs = hprof_w_tsize(rtype), all = 0;
-    for (int i = 0; i < n; i++) all += cnt(rcounts, i) * rs;
+    for (int i = 0; i < n; i++)
+        all += cnt(rcounts, i) * rs;
     if (inplace) {
         uint64_t mine = cnt(rcounts, my_rank(comm)) * rs;
         b[HPROF_BYTES_SENT] += (uint64_t)(n - 1) * mine;
@@ -211,15 +236,18 @@ void hprof_coll_allgatherv(uint64_t *b, int inplace, MPI_Count scount, MPI_Datat
 void hprof_coll_alltoallv(uint64_t *b, int inplace, hprof_counts scounts, MPI_Datatype stype,
                           hprof_counts rcounts, MPI_Datatype rtype, MPI_Comm comm)
 {
-    if (comm == MPI_COMM_NULL) return;
+    if (comm == MPI_COMM_NULL)
+        return;
     int n = peers(comm);
     uint64_t rs = hprof_w_tsize(rtype), ss = hprof_w_tsize(stype), sall = 0, rall = 0;
-    for (int i = 0; i < n; i++) rall += cnt(rcounts, i) * rs;
+    for (int i = 0; i < n; i++)
+        rall += cnt(rcounts, i) * rs;
     if (inplace) {
         rall -= cnt(rcounts, my_rank(comm)) * rs;
         sall = rall;
     } else {
-        for (int i = 0; i < n; i++) sall += cnt(scounts, i) * ss;
+        for (int i = 0; i < n; i++)
+            sall += cnt(scounts, i) * ss;
     }
     b[HPROF_BYTES_SENT] += sall;
     b[HPROF_BYTES_RECEIVED] += rall;
@@ -228,16 +256,19 @@ void hprof_coll_alltoallv(uint64_t *b, int inplace, hprof_counts scounts, MPI_Da
 void hprof_coll_alltoallw(uint64_t *b, int inplace, hprof_counts scounts, hprof_types stypes,
                           hprof_counts rcounts, hprof_types rtypes, MPI_Comm comm)
 {
-    if (comm == MPI_COMM_NULL) return;
+    if (comm == MPI_COMM_NULL)
+        return;
     int n = peers(comm);
     uint64_t sall = 0, rall = 0;
-    for (int i = 0; i < n; i++) rall += cnt(rcounts, i) * tsz(rtypes, i);
+    for (int i = 0; i < n; i++)
+        rall += cnt(rcounts, i) * tsz(rtypes, i);
     if (inplace) {
         int me = my_rank(comm);
         rall -= cnt(rcounts, me) * tsz(rtypes, me);
         sall = rall;
     } else {
-        for (int i = 0; i < n; i++) sall += cnt(scounts, i) * tsz(stypes, i);
+        for (int i = 0; i < n; i++)
+            sall += cnt(scounts, i) * tsz(stypes, i);
     }
     b[HPROF_BYTES_SENT] += sall;
     b[HPROF_BYTES_RECEIVED] += rall;
@@ -246,13 +277,15 @@ void hprof_coll_alltoallw(uint64_t *b, int inplace, hprof_counts scounts, hprof_
 void hprof_coll_reduce(uint64_t *b, int inplace, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     uint64_t block = u(count) * hprof_w_tsize(dt);
-    all_to_one(&b[HPROF_BYTES_SENT], &b[HPROF_BYTES_RECEIVED], inplace, block, no_counts,
-               u(count), hprof_w_tsize(dt), root, comm);
+    all_to_one(&b[HPROF_BYTES_SENT], &b[HPROF_BYTES_RECEIVED], inplace, block, no_counts, u(count),
+               hprof_w_tsize(dt), root, comm);
 }
 
-void hprof_coll_reduce_scatter_block(uint64_t *b, int inplace, MPI_Count rcount, MPI_Datatype dt, MPI_Comm comm)
+void hprof_coll_reduce_scatter_block(uint64_t *b, int inplace, MPI_Count rcount, MPI_Datatype dt,
+                                     MPI_Comm comm)
 {
-    if (comm == MPI_COMM_NULL) return;
+    if (comm == MPI_COMM_NULL)
+        return;
     uint64_t n = (uint64_t)local_size(comm);
     uint64_t block = u(rcount) * hprof_w_tsize(dt);
     uint64_t v = (inplace ? n - 1 : n) * block;
@@ -262,10 +295,12 @@ void hprof_coll_reduce_scatter_block(uint64_t *b, int inplace, MPI_Count rcount,
 
 void hprof_coll_reduce_scatter(uint64_t *b, int inplace, hprof_counts rcounts, MPI_Datatype dt, MPI_Comm comm)
 {
-    if (comm == MPI_COMM_NULL) return;
+    if (comm == MPI_COMM_NULL)
+        return;
     int n = local_size(comm), me = my_rank(comm);
     uint64_t ts = hprof_w_tsize(dt), total = 0, mine = cnt(rcounts, me);
-    for (int i = 0; i < n; i++) total += cnt(rcounts, i);
+    for (int i = 0; i < n; i++)
+        total += cnt(rcounts, i);
     if (is_inter(comm)) {
         b[HPROF_BYTES_SENT] += total * ts;
         b[HPROF_BYTES_RECEIVED] += (uint64_t)remote_size(comm) * mine * ts;
@@ -280,7 +315,8 @@ void hprof_coll_reduce_scatter(uint64_t *b, int inplace, hprof_counts rcounts, M
 
 void hprof_coll_scan(uint64_t *b, int inplace, MPI_Count count, MPI_Datatype dt, MPI_Comm comm)
 {
-    if (comm == MPI_COMM_NULL) return;
+    if (comm == MPI_COMM_NULL)
+        return;
     uint64_t n = (uint64_t)local_size(comm), me = (uint64_t)my_rank(comm);
     uint64_t block = u(count) * hprof_w_tsize(dt);
     if (inplace) {
@@ -302,7 +338,7 @@ void hprof_coll_exscan(uint64_t *b, MPI_Count count, MPI_Datatype dt, MPI_Comm c
  * whose neighbour is not MPI_PROC_NULL; for (dist) graphs in/out degree. */
 #define HPROF_MAX_CART_DIMS 64
 typedef struct {
-    int cart;                  /* 1: use mask */
+    int cart; /* 1: use mask */
     int nslots;
     unsigned char live[2 * HPROF_MAX_CART_DIMS];
     int indeg, outdeg;
@@ -312,11 +348,13 @@ static void neighbours(MPI_Comm comm, neighbourhood *nb)
 {
     int topo = MPI_UNDEFINED;
     memset(nb, 0, sizeof *nb);
-    if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &topo) != MPI_SUCCESS) return;
+    if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &topo) != MPI_SUCCESS)
+        return;
     if (topo == MPI_CART) {
         int ndims = 0;
         PMPI_Cartdim_get(comm, &ndims);
-        if (ndims > HPROF_MAX_CART_DIMS) ndims = HPROF_MAX_CART_DIMS;
+        if (ndims > HPROF_MAX_CART_DIMS)
+            ndims = HPROF_MAX_CART_DIMS;
         nb->cart = 1;
         nb->nslots = 2 * ndims;
         for (int d = 0; d < ndims; d++) {
@@ -337,8 +375,8 @@ static void neighbours(MPI_Comm comm, neighbourhood *nb)
     }
 }
 
-void hprof_coll_neighbor_alltoall(uint64_t *b, MPI_Count scount, MPI_Datatype stype,
-                                  MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
+void hprof_coll_neighbor_alltoall(uint64_t *b, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                                  MPI_Datatype rtype, MPI_Comm comm)
 {
     neighbourhood nb;
     neighbours(comm, &nb);
@@ -346,8 +384,8 @@ void hprof_coll_neighbor_alltoall(uint64_t *b, MPI_Count scount, MPI_Datatype st
     b[HPROF_BYTES_RECEIVED] += (uint64_t)nb.indeg * u(rcount) * hprof_w_tsize(rtype);
 }
 
-void hprof_coll_neighbor_allgather(uint64_t *b, MPI_Count scount, MPI_Datatype stype,
-                                   MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
+void hprof_coll_neighbor_allgather(uint64_t *b, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                                   MPI_Datatype rtype, MPI_Comm comm)
 {
     hprof_coll_neighbor_alltoall(b, scount, stype, rcount, rtype, comm);
 }
@@ -358,7 +396,8 @@ static uint64_t slot_sum(const neighbourhood *nb, int degree, hprof_counts c, hp
     uint64_t s = 0;
     int n = nb->cart ? nb->nslots : degree;
     for (int i = 0; i < n; i++) {
-        if (nb->cart && !nb->live[i]) continue;
+        if (nb->cart && !nb->live[i])
+            continue;
         s += cnt(c, i) * ((t.c || t.f) ? tsz(t, i) : size);
     }
     return s;
@@ -366,8 +405,8 @@ static uint64_t slot_sum(const neighbourhood *nb, int degree, hprof_counts c, hp
 
 static const hprof_types no_types = { 0, 0 };
 
-void hprof_coll_neighbor_allgatherv(uint64_t *b, MPI_Count scount, MPI_Datatype stype,
-                                    hprof_counts rcounts, MPI_Datatype rtype, MPI_Comm comm)
+void hprof_coll_neighbor_allgatherv(uint64_t *b, MPI_Count scount, MPI_Datatype stype, hprof_counts rcounts,
+                                    MPI_Datatype rtype, MPI_Comm comm)
 {
     neighbourhood nb;
     neighbours(comm, &nb);
@@ -404,17 +443,21 @@ static inline uintptr_t req_key(MPI_Request r)
 
 void hprof_w_req_track(MPI_Request r, unsigned flags, uint64_t sent, uint64_t recv)
 {
-    if (r == MPI_REQUEST_NULL) return;
+    if (r == MPI_REQUEST_NULL)
+        return;
     hprof_req_info info = { flags, sent, recv };
-    (void)hprof_req_insert(req_key(r), &info);   /* full table: untracked, counted there */
+    (void)hprof_req_insert(req_key(r), &info); /* full table: untracked, counted there */
 }
 
 void hprof_w_req_complete(uint64_t *b, MPI_Request saved, const MPI_Status *st)
 {
     hprof_req_info info;
-    if (saved == MPI_REQUEST_NULL || !hprof_req_lookup(req_key(saved), &info)) return;
-    if (info.flags & HPROF_REQ_RECV) b[HPROF_BYTES_RECEIVED] += hprof_w_status_bytes(st);
-    if (!(info.flags & HPROF_REQ_PERSISTENT)) hprof_req_remove(req_key(saved));
+    if (saved == MPI_REQUEST_NULL || !hprof_req_lookup(req_key(saved), &info))
+        return;
+    if (info.flags & HPROF_REQ_RECV)
+        b[HPROF_BYTES_RECEIVED] += hprof_w_status_bytes(st);
+    if (!(info.flags & HPROF_REQ_PERSISTENT))
+        hprof_req_remove(req_key(saved));
 }
 
 void hprof_w_req_fcomplete(uint64_t *b, MPI_Request saved, const MPI_Fint *fst)
@@ -427,14 +470,16 @@ void hprof_w_req_fcomplete(uint64_t *b, MPI_Request saved, const MPI_Fint *fst)
 void hprof_w_req_start(uint64_t *b, MPI_Request r)
 {
     hprof_req_info info;
-    if (r == MPI_REQUEST_NULL || !hprof_req_lookup(req_key(r), &info)) return;
+    if (r == MPI_REQUEST_NULL || !hprof_req_lookup(req_key(r), &info))
+        return;
     b[HPROF_BYTES_SENT] += info.sent;
     b[HPROF_BYTES_RECEIVED] += info.recv;
 }
 
 void hprof_w_req_forget(MPI_Request r)
 {
-    if (r != MPI_REQUEST_NULL) hprof_req_remove(req_key(r));
+    if (r != MPI_REQUEST_NULL)
+        hprof_req_remove(req_key(r));
 }
 
 /* ---- phases -------------------------------------------------------------- */

@@ -26,45 +26,69 @@ uint64_t hprof_w_fstatus_bytes(const MPI_Fint *fst);
 
 /* ---- collective rules: add this rank's send/receive bytes to b[] -------- */
 /* an array of counts: int[] (classic) or MPI_Count[] (the _c variants) */
-typedef struct { const void *p; int big; } hprof_counts;
-static inline hprof_counts hprof_cnt_int(const int *p) { hprof_counts c = { p, 0 }; return c; }
-static inline hprof_counts hprof_cnt_big(const MPI_Count *p) { hprof_counts c = { p, 1 }; return c; }
+typedef struct {
+    const void *p;
+    int big;
+} hprof_counts;
+static inline hprof_counts hprof_cnt_int(const int *p)
+{
+    hprof_counts c = { p, 0 };
+    return c;
+}
+static inline hprof_counts hprof_cnt_big(const MPI_Count *p)
+{
+    hprof_counts c = { p, 1 };
+    return c;
+}
 /* an array of datatypes: C handles or Fortran handles */
-typedef struct { const MPI_Datatype *c; const MPI_Fint *f; } hprof_types;
-static inline hprof_types hprof_types_c(const MPI_Datatype *p) { hprof_types t = { p, 0 }; return t; }
-static inline hprof_types hprof_types_f(const MPI_Fint *p) { hprof_types t = { 0, p }; return t; }
+typedef struct {
+    const MPI_Datatype *c;
+    const MPI_Fint *f;
+} hprof_types;
+static inline hprof_types hprof_types_c(const MPI_Datatype *p)
+{
+    hprof_types t = { p, 0 };
+    return t;
+}
+static inline hprof_types hprof_types_f(const MPI_Fint *p)
+{
+    hprof_types t = { 0, p };
+    return t;
+}
 
 void hprof_coll_bcast(uint64_t *b, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm);
-void hprof_coll_gather(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype,
-                       MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
-void hprof_coll_gatherv(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype,
-                        hprof_counts rcounts, MPI_Datatype rtype, int root, MPI_Comm comm);
-void hprof_coll_scatter(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype,
-                        MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
-void hprof_coll_scatterv(uint64_t *b, int inplace, hprof_counts scounts, MPI_Datatype stype,
-                         MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
-void hprof_coll_allgather(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype,
-                          MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm);
+void hprof_coll_gather(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                       MPI_Datatype rtype, int root, MPI_Comm comm);
+void hprof_coll_gatherv(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype, hprof_counts rcounts,
+                        MPI_Datatype rtype, int root, MPI_Comm comm);
+void hprof_coll_scatter(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                        MPI_Datatype rtype, int root, MPI_Comm comm);
+void hprof_coll_scatterv(uint64_t *b, int inplace, hprof_counts scounts, MPI_Datatype stype, MPI_Count rcount,
+                         MPI_Datatype rtype, int root, MPI_Comm comm);
+void hprof_coll_allgather(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                          MPI_Datatype rtype, MPI_Comm comm);
 void hprof_coll_allgatherv(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype,
                            hprof_counts rcounts, MPI_Datatype rtype, MPI_Comm comm);
-void hprof_coll_alltoall(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype,
-                         MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm);
+void hprof_coll_alltoall(uint64_t *b, int inplace, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                         MPI_Datatype rtype, MPI_Comm comm);
 void hprof_coll_alltoallv(uint64_t *b, int inplace, hprof_counts scounts, MPI_Datatype stype,
                           hprof_counts rcounts, MPI_Datatype rtype, MPI_Comm comm);
 void hprof_coll_alltoallw(uint64_t *b, int inplace, hprof_counts scounts, hprof_types stypes,
                           hprof_counts rcounts, hprof_types rtypes, MPI_Comm comm);
 void hprof_coll_allreduce(uint64_t *b, int inplace, MPI_Count count, MPI_Datatype dt, MPI_Comm comm);
 void hprof_coll_reduce(uint64_t *b, int inplace, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm);
-void hprof_coll_reduce_scatter(uint64_t *b, int inplace, hprof_counts rcounts, MPI_Datatype dt, MPI_Comm comm);
-void hprof_coll_reduce_scatter_block(uint64_t *b, int inplace, MPI_Count rcount, MPI_Datatype dt, MPI_Comm comm);
+void hprof_coll_reduce_scatter(uint64_t *b, int inplace, hprof_counts rcounts, MPI_Datatype dt,
+                               MPI_Comm comm);
+void hprof_coll_reduce_scatter_block(uint64_t *b, int inplace, MPI_Count rcount, MPI_Datatype dt,
+                                     MPI_Comm comm);
 void hprof_coll_scan(uint64_t *b, int inplace, MPI_Count count, MPI_Datatype dt, MPI_Comm comm);
 void hprof_coll_exscan(uint64_t *b, MPI_Count count, MPI_Datatype dt, MPI_Comm comm);
-void hprof_coll_neighbor_allgather(uint64_t *b, MPI_Count scount, MPI_Datatype stype,
-                                   MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm);
-void hprof_coll_neighbor_allgatherv(uint64_t *b, MPI_Count scount, MPI_Datatype stype,
-                                    hprof_counts rcounts, MPI_Datatype rtype, MPI_Comm comm);
-void hprof_coll_neighbor_alltoall(uint64_t *b, MPI_Count scount, MPI_Datatype stype,
-                                  MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm);
+void hprof_coll_neighbor_allgather(uint64_t *b, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                                   MPI_Datatype rtype, MPI_Comm comm);
+void hprof_coll_neighbor_allgatherv(uint64_t *b, MPI_Count scount, MPI_Datatype stype, hprof_counts rcounts,
+                                    MPI_Datatype rtype, MPI_Comm comm);
+void hprof_coll_neighbor_alltoall(uint64_t *b, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                                  MPI_Datatype rtype, MPI_Comm comm);
 void hprof_coll_neighbor_alltoallv(uint64_t *b, hprof_counts scounts, MPI_Datatype stype,
                                    hprof_counts rcounts, MPI_Datatype rtype, MPI_Comm comm);
 void hprof_coll_neighbor_alltoallw(uint64_t *b, hprof_counts scounts, hprof_types stypes,

@@ -42,20 +42,20 @@
 
 #include <stddef.h>
 
-typedef struct select_fn {          /* one function the runtime knows of */
-    const char *name;               /* demangled name ("ns::solve(int)"), never NULL */
-    const char *mangled;            /* mangled name, or NULL when the same */
-    const char *file;               /* source file, or NULL */
-    const char *module;             /* path of its ELF object (program or library), or NULL */
-    unsigned long long size;        /* bytes of code */
-    int on_mpi_path;                /* 1: seen on a call path to an MPI call; 0: not (yet) */
+typedef struct select_fn {   /* one function the runtime knows of */
+    const char *name;        /* demangled name ("ns::solve(int)"), never NULL */
+    const char *mangled;     /* mangled name, or NULL when the same */
+    const char *file;        /* source file, or NULL */
+    const char *module;      /* path of its ELF object (program or library), or NULL */
+    unsigned long long size; /* bytes of code */
+    int on_mpi_path;         /* 1: seen on a call path to an MPI call; 0: not (yet) */
 } select_fn;
 
-typedef struct select_graph {       /* what the runtime knows: functions, and calls seen */
+typedef struct select_graph { /* what the runtime knows: functions, and calls seen */
     int nfn;
     const select_fn *fn;
     int ncalls;
-    const int (*calls)[2];          /* {caller index, callee index} into fn */
+    const int (*calls)[2]; /* {caller index, callee index} into fn */
 } select_graph;
 
 typedef struct select_expr select_expr;
@@ -72,14 +72,13 @@ select_expr *select_from_scorep_filter(const char *path, char *err, size_t errle
 /* chosen[i] (g->nfn bytes) = 1 for every function of g the selection
  * takes, 0 for the others. 0, or -1 with one line in err (a call's index
  * out of range, a function without a name, a wildcard fnmatch rejects). */
-int select_eval(const select_expr *e, const select_graph *g, unsigned char *chosen,
-                char *err, size_t errlen);
+int select_eval(const select_expr *e, const select_graph *g, unsigned char *chosen, char *err, size_t errlen);
 
 /* What select_eval reads besides the functions' own names, files, modules
  * and sizes: a result that uses calls or MPI paths can change as the run
  * shows more of them. */
-#define SELECT_USES_CALLS    1u     /* callers() or callees() */
-#define SELECT_USES_MPI_PATH 2u     /* mpi_path */
+#define SELECT_USES_CALLS 1u    /* callers() or callees() */
+#define SELECT_USES_MPI_PATH 2u /* mpi_path */
 unsigned select_inputs(const select_expr *e);
 
 void select_free(select_expr *e);

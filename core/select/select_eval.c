@@ -15,8 +15,8 @@
 
 typedef struct eval_ctx {
     const select_graph *g;
-    select_adj callees, callers;    /* built on first use */
-    unsigned char **defs;           /* the definitions' sets */
+    select_adj callees, callers; /* built on first use */
+    unsigned char **defs;        /* the definitions' sets */
     char *err;
     size_t errlen;
 } eval_ctx;
@@ -106,8 +106,9 @@ static unsigned char *eval_binary(eval_ctx *c, const select_node *n)
         return NULL;
     }
     for (int i = 0; i < c->g->nfn; i++)
-        a[i] = n->kind == SEL_UNION ? (a[i] | b[i])
-             : n->kind == SEL_INTERSECT ? (a[i] & b[i]) : (a[i] & !b[i]);
+        a[i] = n->kind == SEL_UNION       ? (a[i] | b[i])
+               : n->kind == SEL_INTERSECT ? (a[i] & b[i])
+                                          : (a[i] & !b[i]);
     free(b);
     return a;
 }
@@ -117,12 +118,10 @@ static unsigned char *eval_node(eval_ctx *c, const select_node *n)
     unsigned char *s;
     switch (n->kind) {
     case SEL_CALLERS:
-    case SEL_CALLEES:
-        return eval_closure(c, n);
+    case SEL_CALLEES: return eval_closure(c, n);
     case SEL_UNION:
     case SEL_INTERSECT:
-    case SEL_MINUS:
-        return eval_binary(c, n);
+    case SEL_MINUS: return eval_binary(c, n);
     case SEL_NOT:
         s = eval_node(c, n->a);
         for (int i = 0; s && i < c->g->nfn; i++)
@@ -133,10 +132,8 @@ static unsigned char *eval_node(eval_ctx *c, const select_node *n)
         if (s && c->g->nfn > 0)
             memcpy(s, c->defs[n->num], (size_t)c->g->nfn);
         return s;
-    case SEL_FILTER:
-        return eval_filter(c, n);
-    default:
-        return eval_each(c, n);
+    case SEL_FILTER: return eval_filter(c, n);
+    default: return eval_each(c, n);
     }
 }
 
@@ -155,8 +152,8 @@ static int check_graph(const select_graph *g, char *err, size_t errlen)
     for (int i = 0; i < g->ncalls; i++)
         for (int k = 0; k < 2; k++)
             if (g->calls[i][k] < 0 || g->calls[i][k] >= g->nfn) {
-                select_err(err, errlen, "bad graph: call %d names function %d of %d", i,
-                           g->calls[i][k], g->nfn);
+                select_err(err, errlen, "bad graph: call %d names function %d of %d", i, g->calls[i][k],
+                           g->nfn);
                 return -1;
             }
     return 0;
@@ -175,8 +172,7 @@ static int eval_defs(eval_ctx *c, const select_expr *e)
     return 0;
 }
 
-int select_eval(const select_expr *e, const select_graph *g, unsigned char *chosen,
-                char *err, size_t errlen)
+int select_eval(const select_expr *e, const select_graph *g, unsigned char *chosen, char *err, size_t errlen)
 {
     select_err(err, errlen, "%s", "");
     if (!e || !g || (!chosen && g->nfn > 0)) {

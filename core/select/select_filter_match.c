@@ -60,8 +60,7 @@ static int match(const char *pattern, const char *s, char *err, size_t errlen)
 /* The index of the last rule of b that matches, -1: none, -2: fnmatch
  * failed. name: what demangled rules see; mangled: what MANGLED ones see
  * (the same string for a file). */
-static int last_match(const select_block *b, const char *name, const char *mangled,
-                      char *err, size_t errlen)
+static int last_match(const select_block *b, const char *name, const char *mangled, char *err, size_t errlen)
 {
     int best = select_block_literal(b, name, 0);
     int m = select_block_literal(b, mangled, 1);
@@ -79,8 +78,8 @@ static int last_match(const select_block *b, const char *name, const char *mangl
 
 /* 1: the block's last matching rule is an EXCLUDE; 0: an INCLUDE, or none
  * matched (everything starts included); -1: fnmatch failed. */
-static int block_excludes(const select_block *b, const char *name, const char *mangled,
-                          char *err, size_t errlen)
+static int block_excludes(const select_block *b, const char *name, const char *mangled, char *err,
+                          size_t errlen)
 {
     int i = last_match(b, name, mangled, err, errlen);
     return i == -2 ? -1 : i >= 0 && b->rules[i].exclude;

@@ -32,14 +32,22 @@
 #include "core/select/select_filter.h"
 #include "core/select/select_node.h"
 
-enum block { NO_BLOCK, FILE_BLOCK, REGION_BLOCK };
-enum rule { NO_RULE, INCLUDE_RULE, EXCLUDE_RULE };
+enum block {
+    NO_BLOCK,
+    FILE_BLOCK,
+    REGION_BLOCK
+};
+enum rule {
+    NO_RULE,
+    INCLUDE_RULE,
+    EXCLUDE_RULE
+};
 
 typedef struct reader {
     const char *path;
     int line;
     enum block block;
-    int block_line;                 /* where the open block began */
+    int block_line; /* where the open block began */
     enum rule rule;
     int mangled;
     int nexclude;
@@ -51,14 +59,20 @@ typedef struct reader {
 static const char *const begin_kw[] = { "", "SCOREP_FILE_NAMES_BEGIN", "SCOREP_REGION_NAMES_BEGIN" };
 static const char *const end_kw[] = { "", "SCOREP_FILE_NAMES_END", "SCOREP_REGION_NAMES_END" };
 static const char *const keywords[] = {
-    "SCOREP_FILE_NAMES_BEGIN", "SCOREP_FILE_NAMES_END", "SCOREP_REGION_NAMES_BEGIN",
-    "SCOREP_REGION_NAMES_END", "INCLUDE", "EXCLUDE", "MANGLED", "DEMANGLED",
+    "SCOREP_FILE_NAMES_BEGIN",
+    "SCOREP_FILE_NAMES_END",
+    "SCOREP_REGION_NAMES_BEGIN",
+    "SCOREP_REGION_NAMES_END",
+    "INCLUDE",
+    "EXCLUDE",
+    "MANGLED",
+    "DEMANGLED",
 };
 
 static int fail(reader *r, const char *what, const char *tok)
 {
-    select_err(r->err, r->errlen, "%s:%d: %s%s%s%s", r->path, r->line, tok ? "'" : "",
-               tok ? tok : "", tok ? "' " : "", what);
+    select_err(r->err, r->errlen, "%s:%d: %s%s%s%s", r->path, r->line, tok ? "'" : "", tok ? tok : "",
+               tok ? "' " : "", what);
     return -1;
 }
 
@@ -105,8 +119,8 @@ static int end_block(reader *r, enum block b, const char *tok)
     if (r->block == NO_BLOCK)
         snprintf(what, sizeof what, "without %s before it", begin_kw[b]);
     else
-        snprintf(what, sizeof what, "cannot close the %s block of line %d (expected %s)",
-                 begin_kw[r->block], r->block_line, end_kw[r->block]);
+        snprintf(what, sizeof what, "cannot close the %s block of line %d (expected %s)", begin_kw[r->block],
+                 r->block_line, end_kw[r->block]);
     return fail(r, what, tok);
 }
 
@@ -140,9 +154,11 @@ static int looks_like_keyword(const char *tok)
 static int pattern(reader *r, const char *tok)
 {
     if (looks_like_keyword(tok))
-        return fail(r, "is not a keyword (keywords: SCOREP_REGION_NAMES_BEGIN/END, "
-                       "SCOREP_FILE_NAMES_BEGIN/END, INCLUDE, EXCLUDE, MANGLED, DEMANGLED; "
-                       "case matters)", tok);
+        return fail(r,
+                    "is not a keyword (keywords: SCOREP_REGION_NAMES_BEGIN/END, "
+                    "SCOREP_FILE_NAMES_BEGIN/END, INCLUDE, EXCLUDE, MANGLED, DEMANGLED; "
+                    "case matters)",
+                    tok);
     if (r->block == NO_BLOCK)
         return fail(r, "outside a SCOREP_REGION_NAMES or SCOREP_FILE_NAMES block", tok);
     if (r->rule == NO_RULE)
@@ -167,7 +183,10 @@ static int token(reader *r, const char *tok)
     return pattern(r, tok);
 }
 
-static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 /* Splits one line (newline removed) into tokens in place; escapes stay. */
 static int read_line(reader *r, char *p)
@@ -180,8 +199,10 @@ static int read_line(reader *r, char *p)
         char *tok = p;
         while (*p && !is_blank(*p) && *p != '#') {
             if (p[0] == '\\' && p[1] == '\0')
-                return fail(r, "a line cannot end in '\\': Score-P does not continue lines "
-                               "(a rule's patterns may simply go on on the next line)", NULL);
+                return fail(r,
+                            "a line cannot end in '\\': Score-P does not continue lines "
+                            "(a rule's patterns may simply go on on the next line)",
+                            NULL);
             p += p[0] == '\\' ? 2 : 1;
         }
         char stop = *p;
@@ -223,7 +244,8 @@ static int check_end(reader *r)
         return fail(r, what, begin_kw[r->block]);
     }
     if (r->nexclude == 0) {
-        select_err(r->err, r->errlen, "%s: no EXCLUDE rule: the filter excludes nothing, so it would "
+        select_err(r->err, r->errlen,
+                   "%s: no EXCLUDE rule: the filter excludes nothing, so it would "
                    "select every function (to select some, start with 'EXCLUDE *' and INCLUDE them)",
                    r->path);
         return -1;

@@ -10,7 +10,7 @@
 
 #include "core/select/select.h"
 
-typedef struct select_adj {         /* neighbours of i: list[start[i] .. start[i + 1]) */
+typedef struct select_adj { /* neighbours of i: list[start[i] .. start[i + 1]) */
     int *start, *list;
 } select_adj;
 

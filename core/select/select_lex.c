@@ -44,8 +44,14 @@ static const char *skip_space(const char *p)
     }
 }
 
-static int is_name_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
-static int is_name_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+static int is_name_start(char c)
+{
+    return isalpha((unsigned char)c) || c == '_';
+}
+static int is_name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
 
 static const char *read_name(const char *p, select_token *tok)
 {
@@ -132,8 +138,7 @@ static const char *scan(const char *p, select_token *tok)
     return p + 1;
 }
 
-void select_lex_next(const char *text, const char **pos, select_token *tok,
-                     char *err, size_t errlen)
+void select_lex_next(const char *text, const char **pos, select_token *tok, char *err, size_t errlen)
 {
     memset(tok, 0, sizeof *tok);
     const char *p = skip_space(*pos);

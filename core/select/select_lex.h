@@ -16,24 +16,36 @@
 #include <stddef.h>
 
 enum select_tok {
-    TOK_END, TOK_NAME, TOK_NUMBER, TOK_STRING, TOK_REF, TOK_ALL,
-    TOK_LPAREN, TOK_RPAREN, TOK_COMMA, TOK_OR, TOK_AND, TOK_MINUS, TOK_NOT,
-    TOK_EQUALS, TOK_SEMI, TOK_BAD,
+    TOK_END,
+    TOK_NAME,
+    TOK_NUMBER,
+    TOK_STRING,
+    TOK_REF,
+    TOK_ALL,
+    TOK_LPAREN,
+    TOK_RPAREN,
+    TOK_COMMA,
+    TOK_OR,
+    TOK_AND,
+    TOK_MINUS,
+    TOK_NOT,
+    TOK_EQUALS,
+    TOK_SEMI,
+    TOK_BAD,
 };
 
 typedef struct select_token {
     enum select_tok kind;
-    const char *at;                 /* where it starts in the text */
-    size_t len;                     /* its length there */
-    char *text;                     /* NAME, REF: the name; STRING: unescaped (malloc'ed) */
-    unsigned long long num;         /* NUMBER */
+    const char *at;         /* where it starts in the text */
+    size_t len;             /* its length there */
+    char *text;             /* NAME, REF: the name; STRING: unescaped (malloc'ed) */
+    unsigned long long num; /* NUMBER */
 } select_token;
 
 /* Reads the token at *pos and moves *pos past it. TOK_BAD with err set
  * (an unknown character, a string never closed, a number too large, no
  * memory). The caller frees tok->text. */
-void select_lex_next(const char *text, const char **pos, select_token *tok,
-                     char *err, size_t errlen);
+void select_lex_next(const char *text, const char **pos, select_token *tok, char *err, size_t errlen);
 
 /* "column C" or "line L, column C" (text with several lines) of at. */
 void select_lex_where(const char *text, const char *at, char *buf, size_t len);

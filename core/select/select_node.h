@@ -17,14 +17,22 @@
 #include "core/select/select.h"
 
 enum select_kind {
-    SEL_ALL, SEL_NONE, SEL_MPI_PATH,
-    SEL_NAME, SEL_MANGLED, SEL_FILE, SEL_MODULE,   /* re */
-    SEL_MIN_SIZE,                                  /* num: bytes */
-    SEL_CALLERS, SEL_CALLEES,                      /* a, num: depth (SELECT_ANY_DEPTH) */
-    SEL_UNION, SEL_INTERSECT, SEL_MINUS,           /* a, b */
-    SEL_NOT,                                       /* a */
-    SEL_REF,                                       /* num: definition index */
-    SEL_FILTER,                                    /* filter: Score-P rules */
+    SEL_ALL,
+    SEL_NONE,
+    SEL_MPI_PATH,
+    SEL_NAME,
+    SEL_MANGLED,
+    SEL_FILE,
+    SEL_MODULE,   /* re */
+    SEL_MIN_SIZE, /* num: bytes */
+    SEL_CALLERS,
+    SEL_CALLEES, /* a, num: depth (SELECT_ANY_DEPTH) */
+    SEL_UNION,
+    SEL_INTERSECT,
+    SEL_MINUS,  /* a, b */
+    SEL_NOT,    /* a */
+    SEL_REF,    /* num: definition index */
+    SEL_FILTER, /* filter: Score-P rules */
 };
 
 #define SELECT_ANY_DEPTH (~0ull)
@@ -34,37 +42,37 @@ enum select_kind {
  * small stack. */
 #define SELECT_MAX_DEPTH 256
 
-typedef struct select_rule {        /* one pattern of an INCLUDE or EXCLUDE rule */
-    char *pattern;                  /* fnmatch() pattern, escapes kept */
-    char *literal;                  /* the name it matches when it has no wildcard, else NULL */
-    unsigned char exclude;          /* 1: EXCLUDE, 0: INCLUDE */
-    unsigned char mangled;          /* 1: after MANGLED: on the mangled name */
+typedef struct select_rule { /* one pattern of an INCLUDE or EXCLUDE rule */
+    char *pattern;           /* fnmatch() pattern, escapes kept */
+    char *literal;           /* the name it matches when it has no wildcard, else NULL */
+    unsigned char exclude;   /* 1: EXCLUDE, 0: INCLUDE */
+    unsigned char mangled;   /* 1: after MANGLED: on the mangled name */
 } select_rule;
 
-typedef struct select_block {       /* one block's rules, in order, and their index */
+typedef struct select_block { /* one block's rules, in order, and their index */
     select_rule *rules;
     int n, cap;
-    int *wild, nwild;               /* the rules with wildcards, in order */
-    int *slots;                     /* literal rules by (literal, mangled): last rule + 1, 0: empty */
-    unsigned mask;                  /* slots - 1, a power of two minus one */
+    int *wild, nwild; /* the rules with wildcards, in order */
+    int *slots;       /* literal rules by (literal, mangled): last rule + 1, 0: empty */
+    unsigned mask;    /* slots - 1, a power of two minus one */
 } select_block;
 
-typedef struct select_filter {      /* a Score-P filter file's two blocks */
+typedef struct select_filter { /* a Score-P filter file's two blocks */
     select_block file, region;
 } select_filter;
 
 typedef struct select_node {
     enum select_kind kind;
-    int depth;                      /* 1 + its deepest operand's */
+    int depth; /* 1 + its deepest operand's */
     struct select_node *a, *b;
-    regex_t re;                     /* SEL_NAME .. SEL_MODULE */
+    regex_t re; /* SEL_NAME .. SEL_MODULE */
     unsigned long long num;
     select_filter *filter;
 } select_node;
 
 struct select_expr {
     select_node *root;
-    select_node **defs;             /* named definitions, in order */
+    select_node **defs; /* named definitions, in order */
     char **def_names;
     int ndefs;
 };
@@ -74,7 +82,6 @@ void select_node_free(select_node *n);
 void select_filter_free(select_filter *f);
 
 /* Writes one line into err (if any room). */
-void select_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void select_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -23,11 +23,11 @@
 typedef struct parser {
     const char *text, *pos;
     select_token tok;
-    select_expr *e;                 /* the definitions so far */
+    select_expr *e; /* the definitions so far */
     char *err;
     size_t errlen;
     int failed;
-    int nesting;                    /* '(', '!' and closures being parsed */
+    int nesting; /* '(', '!' and closures being parsed */
 } parser;
 
 static void advance(parser *p)
@@ -73,8 +73,10 @@ static select_node *fail_here(parser *p, const char *what_expected)
 
 static select_node *too_deep(parser *p)
 {
-    return fail_at(p, p->tok.at, "the selection is nested too deeply (over %d levels; join many "
-                   "names in one regex, or use a filter file)", SELECT_MAX_DEPTH);
+    return fail_at(p, p->tok.at,
+                   "the selection is nested too deeply (over %d levels; join many "
+                   "names in one regex, or use a filter file)",
+                   SELECT_MAX_DEPTH);
 }
 
 /* Combines two operands, refusing a tree deeper than SELECT_MAX_DEPTH. */
@@ -112,8 +114,7 @@ static select_node *parse_ref(parser *p)
             return n ? n : fail_at(p, p->tok.at, "out of memory");
         }
     }
-    return fail_at(p, p->tok.at, "%%%s is not defined (define it before its use: NAME = ...)",
-                   p->tok.text);
+    return fail_at(p, p->tok.at, "%%%s is not defined (define it before its use: NAME = ...)", p->tok.text);
 }
 
 static select_node *parse_parens(parser *p)
@@ -139,19 +140,12 @@ static select_node *parse_parens(parser *p)
 static select_node *parse_primary(parser *p)
 {
     switch (p->tok.kind) {
-    case TOK_LPAREN:
-        return parse_parens(p);
-    case TOK_REF:
-        return parse_ref(p);
-    case TOK_ALL:
-        advance(p);
-        return select_node_new(SEL_ALL, NULL, NULL);
-    case TOK_NAME:
-        return parse_selector(p);
-    case TOK_RPAREN:
-        return fail_at(p, p->tok.at, "')' without a '(' before it");
-    default:
-        return fail_here(p, "a selector, '(', '!' or %NAME");
+    case TOK_LPAREN: return parse_parens(p);
+    case TOK_REF: return parse_ref(p);
+    case TOK_ALL: advance(p); return select_node_new(SEL_ALL, NULL, NULL);
+    case TOK_NAME: return parse_selector(p);
+    case TOK_RPAREN: return fail_at(p, p->tok.at, "')' without a '(' before it");
+    default: return fail_here(p, "a selector, '(', '!' or %NAME");
     }
 }
 
@@ -265,7 +259,7 @@ static select_node *filter_node(parser *p, const char *at)
     select_expr *f = select_from_scorep_filter(p->tok.text, why, sizeof why);
     if (!f)
         return fail_at(p, at, "filter(): %s", why);
-    select_node *n = f->root;   /* a lone SEL_FILTER node */
+    select_node *n = f->root; /* a lone SEL_FILTER node */
     f->root = NULL;
     select_free(f);
     return n;
@@ -323,8 +317,9 @@ static select_node *selector_args(parser *p, const struct selector *s)
     const char *open = p->tok.at;
     if (expect(p, TOK_LPAREN, "'('") != 0)
         return NULL;
-    select_node *n = s->args[0] == 's' ? string_arg(p, s)
-                   : s->args[0] == 'n' ? number_arg(p, s) : closure_args(p, s);
+    select_node *n = s->args[0] == 's'   ? string_arg(p, s)
+                     : s->args[0] == 'n' ? number_arg(p, s)
+                                         : closure_args(p, s);
     if (n && p->tok.kind != TOK_RPAREN) {
         select_node_free(n);
         return p->tok.kind == TOK_END ? fail_at(p, open, "'(' is never closed")
@@ -345,7 +340,7 @@ static select_node *parse_selector(parser *p)
         return NULL;
     if (s->args[0] != '\0')
         return selector_args(p, s);
-    if (p->tok.kind == TOK_LPAREN) {    /* all() reads as all */
+    if (p->tok.kind == TOK_LPAREN) { /* all() reads as all */
         advance(p);
         if (expect(p, TOK_RPAREN, "')' (it takes no arguments)") != 0)
             return NULL;
@@ -397,9 +392,9 @@ static int parse_definition(parser *p)
             return -1;
         }
     char *name = p->tok.text;
-    p->tok.text = NULL;         /* kept as the definition's name */
-    advance(p);                 /* the name */
-    advance(p);                 /* '=' */
+    p->tok.text = NULL; /* kept as the definition's name */
+    advance(p);         /* the name */
+    advance(p);         /* '=' */
     select_node *n = p->failed ? NULL : parse_expr(p);
     if (!n) {
         free(name);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 typedef struct domain {
-    int rank, size, n;     /* n interior cells, plus one halo cell each side */
+    int rank, size, n; /* n interior cells, plus one halo cell each side */
     double *u, *next;
 } domain;
 
@@ -30,10 +30,10 @@ static __attribute__((noinline)) void exchange_halos(domain *d)
 {
     int left = d->rank > 0 ? d->rank - 1 : MPI_PROC_NULL;
     int right = d->rank < d->size - 1 ? d->rank + 1 : MPI_PROC_NULL;
-    MPI_Sendrecv(&d->u[1], 1, MPI_DOUBLE, left, 0, &d->u[d->n + 1], 1, MPI_DOUBLE, right, 0,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    MPI_Sendrecv(&d->u[d->n], 1, MPI_DOUBLE, right, 1, &d->u[0], 1, MPI_DOUBLE, left, 1,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&d->u[1], 1, MPI_DOUBLE, left, 0, &d->u[d->n + 1], 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&d->u[d->n], 1, MPI_DOUBLE, right, 1, &d->u[0], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
 }
 
 static __attribute__((noinline)) double relax(domain *d)

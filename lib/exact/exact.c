@@ -34,22 +34,22 @@
 #define EXACT_AUTO_NS 250000000ull
 
 typedef struct module_state {
-    int id;                  /* modules.h record */
+    int id; /* modules.h record */
     char *path;
-    uint64_t low, high;      /* its code: the stubs go within reach */
+    uint64_t low, high; /* its code: the stubs go within reach */
     int live;
-    uint32_t first_id;       /* its sites' ids: first_id + index */
+    uint32_t first_id; /* its sites' ids: first_id + index */
     exact_module_sites s;
-    exact_stubs stubs;       /* made with its first selected site */
+    exact_stubs stubs; /* made with its first selected site */
     int have_stubs;
-    uint64_t *stub;          /* per site: its stub */
-    unsigned char *patched;  /* per site: now */
-    unsigned char *ever;     /* per site: at some time */
-    uint64_t *since;         /* per site: first patched at (ns since the window's start) */
-    uint64_t *until;         /* per site: patched out at (0: not since it was last patched in) */
-    char **demangled;        /* per site: its name for people, NULL: the symbol's */
-    char **files;            /* per site: its source file (NULL: unknown), when the selection reads them */
-    auto_fn *au;             /* per site: HPROF_SELECT=auto's state */
+    uint64_t *stub;         /* per site: its stub */
+    unsigned char *patched; /* per site: now */
+    unsigned char *ever;    /* per site: at some time */
+    uint64_t *since;        /* per site: first patched at (ns since the window's start) */
+    uint64_t *until;        /* per site: patched out at (0: not since it was last patched in) */
+    char **demangled;       /* per site: its name for people, NULL: the symbol's */
+    char **files;           /* per site: its source file (NULL: unknown), when the selection reads them */
+    auto_fn *au;            /* per site: HPROF_SELECT=auto's state */
 } module_state;
 
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -94,7 +94,8 @@ static void patch_chosen(module_state *m, const unsigned char *chosen, uint64_t 
         if (exact_stubs_make(&m->stubs, m->low, m->high, m->first_id, m->s.n,
                              (uint64_t)(uintptr_t)hprof_exact_entry) != 0) {
             hprof_say("%s: no room for hprof's entry stubs within 2 GiB of its code; its functions are not "
-                      "measured exactly", base_name(m->path));
+                      "measured exactly",
+                      base_name(m->path));
             free(which);
             return;
         }
@@ -121,8 +122,8 @@ static void patch_chosen(module_state *m, const unsigned char *chosen, uint64_t 
         m->until[i] = 0;
     }
     nmeasured += n;
-    hprof_verbose(1, "%s: %d functions measured exactly (of %d with a patchable entry)", base_name(m->path), n,
-                  m->s.n);
+    hprof_verbose(1, "%s: %d functions measured exactly (of %d with a patchable entry)", base_name(m->path),
+                  n, m->s.n);
     free(which);
 }
 
@@ -152,8 +153,12 @@ static int choose(module_state *m, unsigned char *chosen)
     find_files(m);
     for (int i = 0; i < m->s.n; i++) {
         const exact_site *s = &m->s.v[i];
-        info[i] = (exact_fn_info){ m->demangled[i] ? m->demangled[i] : s->name, m->demangled[i] ? s->name : NULL,
-                                   m->files ? m->files[i] : NULL, m->path, s->size, 0 };
+        info[i] = (exact_fn_info){ m->demangled[i] ? m->demangled[i] : s->name,
+                                   m->demangled[i] ? s->name : NULL,
+                                   m->files ? m->files[i] : NULL,
+                                   m->path,
+                                   s->size,
+                                   0 };
     }
     select_graph g = { m->s.n, info, 0, NULL };
     int rc = exact_choice_eval(choice, &g, chosen);
@@ -190,7 +195,8 @@ static int number_sites(module_state *m)
  * out of every selection and count. */
 static void drop_own_sites(exact_module_sites *s)
 {
-    const uint64_t own[2] = { (uint64_t)(uintptr_t)exact_calib_measured, (uint64_t)(uintptr_t)exact_calib_plain };
+    const uint64_t own[2] = { (uint64_t)(uintptr_t)exact_calib_measured,
+                              (uint64_t)(uintptr_t)exact_calib_plain };
     int k = 0;
     for (int i = 0; i < s->n; i++) {
         if (s->v[i].fn == own[0] || s->v[i].fn == own[1]) {
@@ -230,8 +236,9 @@ static void add_module(int id, const module_rec *rec)
     records_seen += m->s.records;
     modules_with_records++;
     if (m->s.unfit || m->s.unnamed)
-        hprof_verbose(1, "%s: %d patchable entries, %d without a symbol, %d whose NOP area does not fit "
-                         "(-fpatchable-function-entry=7,5 needed)",
+        hprof_verbose(1,
+                      "%s: %d patchable entries, %d without a symbol, %d whose NOP area does not fit "
+                      "(-fpatchable-function-entry=7,5 needed)",
                       base_name(m->path), m->s.records, m->s.unnamed, m->s.unfit);
     unsigned char *chosen = m->s.n ? calloc((size_t)m->s.n, 1) : NULL;
     if (chosen && number_sites(m) == 0 && choose(m, chosen) == 0)
@@ -248,7 +255,8 @@ static void unpatch_dropped(module_state *m, const unsigned char *chosen, uint64
             which[n++] = i;
     char err[256];
     if (n && exact_patch(m->s.v, m->stub, which, n, 0, err, sizeof err) != 0) {
-        hprof_verbose(1, "%s: cannot unpatch %d functions (%s); they stay measured", base_name(m->path), n, err);
+        hprof_verbose(1, "%s: cannot unpatch %d functions (%s); they stay measured", base_name(m->path), n,
+                      err);
         n = 0;
     }
     for (int k = 0; k < n; k++) {
@@ -278,8 +286,10 @@ static int auto_calibrated(void)
             hprof_say("HPROF_SELECT=auto: cannot measure what a visit costs (%s); no function is chosen",
                       err[0] ? err : "out of ids");
         else
-            hprof_verbose(1, "HPROF_SELECT=auto: a visit measured exactly costs %.1f ns here; budget %.2f%% of "
-                             "the run", auto_visit_ns, auto_budget * 100);
+            hprof_verbose(1,
+                          "HPROF_SELECT=auto: a visit measured exactly costs %.1f ns here; budget %.2f%% of "
+                          "the run",
+                          auto_visit_ns, auto_budget * 100);
     }
     return auto_visit_ns > 0 ? 0 : -1;
 }
@@ -292,13 +302,15 @@ static void auto_say(const module_state *m, int k, unsigned char was)
         hprof_verbose(1, "HPROF_SELECT=auto: %s taken (%s)", site_name(m, k),
                       f->why == AUTO_WHY_MPI ? "on a call path to MPI" : "among the most sampled");
     else if (was == AUTO_TAKEN && f->state == AUTO_DROPPED)
-        hprof_verbose(1, "HPROF_SELECT=auto: %s dropped: %.3g visits/s x %.1f ns = %.3f%% of the run, budget %.2f%%",
-                      site_name(m, k), f->rate, auto_visit_ns, f->cost * 100, auto_budget * 100);
+        hprof_verbose(
+            1, "HPROF_SELECT=auto: %s dropped: %.3g visits/s x %.1f ns = %.3f%% of the run, budget %.2f%%",
+            site_name(m, k), f->rate, auto_visit_ns, f->cost * 100, auto_budget * 100);
 }
 
 /* HPROF_SELECT=auto's choice added to chosen (the graph of reselect_locked:
  * module i's sites where in[i]), once the warm-up is over. 0, or -1. */
-static int auto_choose(const exact_seen *seen, const unsigned char *in, int nm, unsigned char *chosen, int nfn)
+static int auto_choose(const exact_seen *seen, const unsigned char *in, int nm, unsigned char *chosen,
+                       int nfn)
 {
     uint64_t now = hprof_now_ns();
     if (!exact_choice_auto(choice) || now < window_start + auto_warmup || auto_calibrated() != 0)
@@ -358,8 +370,12 @@ static void reselect_locked(void)
         find_files(m);
         for (int k = 0; k < m->s.n; k++, g++) {
             const exact_site *st = &m->s.v[k];
-            info[g] = (exact_fn_info){ m->demangled[k] ? m->demangled[k] : st->name, m->demangled[k] ? st->name : NULL,
-                                       m->files ? m->files[k] : NULL, m->path, st->size, 0 };
+            info[g] = (exact_fn_info){ m->demangled[k] ? m->demangled[k] : st->name,
+                                       m->demangled[k] ? st->name : NULL,
+                                       m->files ? m->files[k] : NULL,
+                                       m->path,
+                                       st->size,
+                                       0 };
             r[g] = (exact_range){ st->fn, st->fn + (st->size ? st->size : 1), g };
         }
     }
@@ -369,7 +385,8 @@ static void reselect_locked(void)
             for (int k = 0; k < nfn; k++)
                 info[k].on_mpi_path = seen.on_mpi[k];
             select_graph graph = { nfn, info, seen.ncalls, (const int(*)[2])seen.calls };
-            if (exact_choice_eval(choice, &graph, chosen) == 0 && auto_choose(&seen, in, nm, chosen, nfn) == 0) {
+            if (exact_choice_eval(choice, &graph, chosen) == 0 &&
+                auto_choose(&seen, in, nm, chosen, nfn) == 0) {
                 uint64_t now = hprof_now_ns();
                 for (int i = 0, at = 0; i < nm; i++) {
                     module_state *m = mods[i];
@@ -418,7 +435,8 @@ void hprof_exact_start(uint64_t window_start_ns)
         return;
     if (uw_shadow_stack_active()) {
         hprof_say("%s: the program runs with a CET shadow stack, where hprof cannot replace return "
-                  "addresses; no function is measured exactly", exact_choice_var(choice));
+                  "addresses; no function is measured exactly",
+                  exact_choice_var(choice));
         return;
     }
     exact_entry_init();
@@ -436,12 +454,13 @@ void hprof_exact_start(uint64_t window_start_ns)
     }
     if (records_seen == 0)
         hprof_say("%s asks for functions measured exactly, but no code loaded has patchable entries: build "
-                  "the program with -fpatchable-function-entry=7,5", exact_choice_var(choice));
+                  "the program with -fpatchable-function-entry=7,5",
+                  exact_choice_var(choice));
     else if (exact_choice_unmatched(choice))
         hprof_say("%s: no function with a patchable entry is named %s", exact_choice_var(choice),
                   exact_choice_unmatched(choice));
-    hprof_verbose(1, "%d functions measured exactly; %d patchable entries in %d modules", nmeasured, records_seen,
-                  modules_with_records);
+    hprof_verbose(1, "%d functions measured exactly; %d patchable entries in %d modules", nmeasured,
+                  records_seen, modules_with_records);
     hprof_dlsym_watch(1); /* a library dlopen adds: patched at the program's dlsym */
     if (exact_choice_auto(choice)) {
         auto_budget = exact_auto_budget();
@@ -450,7 +469,8 @@ void hprof_exact_start(uint64_t window_start_ns)
     if (exact_choice_dynamic(choice) &&
         exact_tick_start(reselect, exact_choice_auto(choice) ? EXACT_AUTO_NS : EXACT_RESELECT_NS) != 0)
         hprof_say("%s: no thread to evaluate it again as the run shows calls and MPI paths; it stays as "
-                  "MPI_Init found it", exact_choice_var(choice));
+                  "MPI_Init found it",
+                  exact_choice_var(choice));
     pthread_mutex_unlock(&lock);
 }
 
@@ -465,7 +485,8 @@ static void unpatch_all(void)
                 which[n++] = k;
         char err[256];
         if (m->live && n && exact_patch(m->s.v, m->stub, which, n, 0, err, sizeof err) != 0)
-            hprof_say("%s: cannot unpatch its functions (%s); their calls pass through", base_name(m->path), err);
+            hprof_say("%s: cannot unpatch its functions (%s); their calls pass through", base_name(m->path),
+                      err);
         for (int k = 0; k < n; k++)
             exact_fn_at(m->first_id + (uint32_t)which[k])->on = 0;
         free(which);
@@ -515,7 +536,10 @@ int hprof_exact_measured(exact_measured *out, int max)
             if (!m->ever[k])
                 continue;
             if (n < max)
-                out[n] = (exact_measured){ site_name(m, k), m->path, m->since[k], m->patched[k] ? 0 : m->until[k],
+                out[n] = (exact_measured){ site_name(m, k),
+                                           m->path,
+                                           m->since[k],
+                                           m->patched[k] ? 0 : m->until[k],
                                            m->au[k].state == AUTO_DROPPED ? m->au[k].rate : 0,
                                            m->au[k].state == AUTO_DROPPED ? m->au[k].cost : 0 };
             n++;

@@ -20,11 +20,18 @@
 
 #include <stdint.h>
 
-#define AUTO_TOP 16            /* functions taken for their sampled time, at most */
-#define AUTO_MIN_SHARE 0.01    /* ...each with at least this share of the samples */
+#define AUTO_TOP 16         /* functions taken for their sampled time, at most */
+#define AUTO_MIN_SHARE 0.01 /* ...each with at least this share of the samples */
 
-enum { AUTO_NEW, AUTO_TAKEN, AUTO_DROPPED };
-enum { AUTO_WHY_MPI = 1, AUTO_WHY_SAMPLES = 2 };
+enum {
+    AUTO_NEW,
+    AUTO_TAKEN,
+    AUTO_DROPPED
+};
+enum {
+    AUTO_WHY_MPI = 1,
+    AUTO_WHY_SAMPLES = 2
+};
 
 typedef struct auto_fn {
     /* what the trees show now (exact_seen.h) */
@@ -32,16 +39,16 @@ typedef struct auto_fn {
     uint64_t samples, visits;
     /* kept between evaluations */
     unsigned char state, why;
-    uint64_t last_visits;      /* visits at the last evaluation */
-    double rate;               /* visits a second over the last interval (taken, or when dropped) */
-    double cost;               /* rate x cost a visit / threads: a share of the run (when dropped: what broke it) */
+    uint64_t last_visits; /* visits at the last evaluation */
+    double rate;          /* visits a second over the last interval (taken, or when dropped) */
+    double cost; /* rate x cost a visit / threads: a share of the run (when dropped: what broke it) */
 } auto_fn;
 
 typedef struct auto_params {
-    double budget;             /* a share of the run: HPROF_OVERHEAD / 100 */
-    double visit_ns;           /* the cost of a visit */
-    double interval_s;         /* since the last evaluation */
-    int threads;               /* the locations whose calls the rates add up */
+    double budget;     /* a share of the run: HPROF_OVERHEAD / 100 */
+    double visit_ns;   /* the cost of a visit */
+    double interval_s; /* since the last evaluation */
+    int threads;       /* the locations whose calls the rates add up */
     uint64_t total_samples;
 } auto_params;
 

@@ -29,7 +29,8 @@ static uint64_t thread_cpu_ns(void)
 
 /* The least CPU time of rounds loops of calls calls of f, each call taking
  * the previous one's result. */
-static __attribute__((noinline)) uint64_t least_loop_ns(unsigned (*f)(unsigned), unsigned calls, unsigned rounds)
+static __attribute__((noinline)) uint64_t least_loop_ns(unsigned (*f)(unsigned), unsigned calls,
+                                                        unsigned rounds)
 {
     uint64_t best = UINT64_MAX;
     unsigned x = 1;

@@ -70,7 +70,7 @@ __asm__(".text\n"
         "  popq %rdx\n"
         "  popq %rsi\n"
         "  popq %rdi\n"
-        "  btrq $63, %r11\n"          /* EXACT_EXIT_SET: the exit thunk stands in the slot */
+        "  btrq $63, %r11\n" /* EXACT_EXIT_SET: the exit thunk stands in the slot */
         "  jc 7f\n"
         /* a call that passes through: a return, not a jump, takes the
          * return-stack entry the patched call pushed, so the processor's
@@ -93,7 +93,7 @@ __asm__(".text\n"
         "  andq $-64, %rsp\n"
         "  cmpl $0, xsave_on(%rip)\n"
         "  je 3f\n"
-        "  xorl %eax, %eax\n"          /* the XSAVE header must be zero where xsave does not write */
+        "  xorl %eax, %eax\n" /* the XSAVE header must be zero where xsave does not write */
         "  movq %rax, 512(%rsp)\n"
         "  movq %rax, 520(%rsp)\n"
         "  movq %rax, 528(%rsp)\n"
@@ -112,7 +112,7 @@ __asm__(".text\n"
         "  movl 16(%rbx), %edi\n"
         "  leaq 88(%rbx), %rsi\n"
         "  call hprof_exact_enter_slow\n"
-        "  movq %rax, 8(%rbx)\n"       /* over the pad */
+        "  movq %rax, 8(%rbx)\n" /* over the pad */
         "  cmpl $0, xsave_on(%rip)\n"
         "  je 5f\n"
         "  movl $0xe7, %eax\n"
@@ -134,7 +134,7 @@ void exact_entry_init(void)
 {
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
-        return; /* fxsave, 512 bytes */
+        return;          /* fxsave, 512 bytes */
     uint64_t size = 576; /* the legacy area and the header */
     for (unsigned i = 2; i < 8; i++) {
         if (!(XSAVE_MASK & (1u << i)) || !__get_cpuid_count(0xd, i, &a, &b, &c, &d) || !a)
@@ -179,8 +179,8 @@ static inline struct memo *memo_of(uint32_t site, uint32_t id)
 /* The call counts on node n, under the call site's node site (depth: its
  * frame's in the thunk stack): its activation goes on the thread's stack.
  * EXACT_EXIT_SET when its return now goes through the exit thunk, else 0. */
-static inline uint64_t enter(uw_thread *st, exact_stack *x, cct_node *n, uint32_t id, uint64_t *frame, uint32_t site,
-                         int depth)
+static inline uint64_t enter(uw_thread *st, exact_stack *x, cct_node *n, uint32_t id, uint64_t *frame,
+                             uint32_t site, int depth)
 {
     uint64_t now = hprof_now_ns();
     n->counter[CCT_EXACT_VISITS]++;
@@ -229,7 +229,8 @@ static uint32_t node_by_walk(hprof_thread *t, const exact_fn *f, uint32_t id, ui
 {
     int failed;
     *site = unwind_entry_node(&t->tree, frame, &failed, depth);
-    uint32_t node = *site != CCT_NONE && cct_reserve(&t->tree, 1) == 0 ? cct_child(&t->tree, *site, f->key) : CCT_NONE;
+    uint32_t node =
+        *site != CCT_NONE && cct_reserve(&t->tree, 1) == 0 ? cct_child(&t->tree, *site, f->key) : CCT_NONE;
     if (failed)
         *depth = -1;
     if (node == CCT_NONE || node == 0) {

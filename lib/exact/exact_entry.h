@@ -31,9 +31,9 @@
 
 /* Per function id (exact.c numbers every patchable entry it finds). */
 typedef struct exact_fn {
-    uint64_t resume;  /* the body: after the jump at the entry */
-    uint64_t key;     /* its call-tree key: the function's address + 1 */
-    volatile int on;  /* calls are measured; 0: they pass through */
+    uint64_t resume; /* the body: after the jump at the entry */
+    uint64_t key;    /* its call-tree key: the function's address + 1 */
+    volatile int on; /* calls are measured; 0: they pass through */
 } exact_fn;
 
 #define EXACT_FN_CHUNK 4096

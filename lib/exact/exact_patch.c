@@ -84,7 +84,8 @@ static int sync_core_ready = -1;
 static void sync_cores(void)
 {
     if (sync_core_ready < 0)
-        sync_core_ready = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) == 0;
+        sync_core_ready =
+            syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) == 0;
     if (sync_core_ready)
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
 }
@@ -187,7 +188,8 @@ int exact_patch(const exact_site *sites, const uint64_t *stub, const int *which,
         return 0;
     int *order = malloc((size_t)n * sizeof *order);
     run *runs = NULL;
-    int nruns = order ? (memcpy(order, which, (size_t)n * sizeof *order), page_runs(sites, order, n, &runs)) : -1;
+    int nruns =
+        order ? (memcpy(order, which, (size_t)n * sizeof *order), page_runs(sites, order, n, &runs)) : -1;
     if (nruns < 0) {
         free(order);
         snprintf(err, errlen, "out of memory");

@@ -41,8 +41,8 @@
 /* A block of n stubs near [low, high), the ids first_id..first_id+n-1,
  * jumping to entry. NULL when no room within reach could be mapped. */
 typedef struct exact_stubs {
-    uint64_t base;  /* the first stub; the word before holds the entry's address */
-    size_t len;     /* mapped bytes */
+    uint64_t base; /* the first stub; the word before holds the entry's address */
+    size_t len;    /* mapped bytes */
     int n;
 } exact_stubs;
 int exact_stubs_make(exact_stubs *b, uint64_t low, uint64_t high, uint32_t first_id, int n, uint64_t entry);

@@ -46,8 +46,8 @@ typedef struct agg {
     char *module, *name;
     int ranks;
     uint64_t since_min, since_max, until_max;
-    int until_end; /* some rank kept it patched to the end */
-    int dropped;   /* ranks where HPROF_SELECT=auto dropped it */
+    int until_end;     /* some rank kept it patched to the end */
+    int dropped;       /* ranks where HPROF_SELECT=auto dropped it */
     double rate, cost; /* the largest visit rate and cost it was dropped for */
 } agg;
 

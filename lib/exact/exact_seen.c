@@ -41,7 +41,7 @@ static void add_call(collector *c, int caller, int callee)
     exact_seen *s = c->out;
     if (s->ncalls == c->cap) {
         int cap = c->cap ? 2 * c->cap : 256;
-        int (*v)[2] = realloc(s->calls, (size_t)cap * sizeof *v);
+        int(*v)[2] = realloc(s->calls, (size_t)cap * sizeof *v);
         if (!v) {
             c->failed = 1;
             return;

@@ -17,7 +17,7 @@ typedef struct exact_range { /* the code of function fn: [lo, hi) */
 } exact_range;
 
 typedef struct exact_seen {
-    int (*calls)[2];        /* {caller, callee}, each pair once */
+    int (*calls)[2]; /* {caller, callee}, each pair once */
     int ncalls;
     unsigned char *on_mpi;  /* [fn]: seen on a call path to an MPI call */
     uint64_t *samples;      /* [fn]: samples that landed in its own code (its exclusive sampled time) */

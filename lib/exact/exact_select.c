@@ -19,8 +19,8 @@ struct exact_choice {
     char *matched;       /* per name: some function took it */
     int nnames;
     char *unmatched;
-    int failed_once;     /* an evaluation error was said */
-    int automatic;       /* HPROF_SELECT=auto (exact_auto.h) */
+    int failed_once; /* an evaluation error was said */
+    int automatic;   /* HPROF_SELECT=auto (exact_auto.h) */
 };
 
 /* HPROF_SELECT=auto, spaces around it allowed. */
@@ -38,7 +38,8 @@ static int is_auto(const char *s)
 static void split_names(exact_choice *c, const char *list)
 {
     char *copy = strdup(list);
-    for (char *save = NULL, *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+    for (char *save = NULL, *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok;
+         tok = strtok_r(NULL, ",", &save)) {
         char **v = realloc(c->names, (size_t)(c->nnames + 1) * sizeof *v);
         if (!v)
             break;
@@ -98,7 +99,9 @@ static int same_or_clone(const char *sym, const char *name)
     if (strncmp(sym, name, n) != 0)
         return 0;
     for (const char *p = sym + n; *p;) {
-        const char *k = strncmp(p, ".isra.", 6) == 0 ? p + 6 : strncmp(p, ".constprop.", 11) == 0 ? p + 11 : NULL;
+        const char *k = strncmp(p, ".isra.", 6) == 0         ? p + 6
+                        : strncmp(p, ".constprop.", 11) == 0 ? p + 11
+                                                             : NULL;
         if (!k || !(*k >= '0' && *k <= '9'))
             return 0;
         while (*k >= '0' && *k <= '9')
@@ -128,15 +131,15 @@ static int fortran_name(const char *sym, const char *name)
     if (strcmp(mod + 5, name) == 0)
         return 1;
     const char *colons = strstr(name, "::");
-    return colons && (size_t)(colons - name) == (size_t)(mod - sym - 2) && strncmp(sym + 2, name, (size_t)(colons - name)) == 0 &&
-           strcmp(mod + 5, colons + 2) == 0;
+    return colons && (size_t)(colons - name) == (size_t)(mod - sym - 2) &&
+           strncmp(sym + 2, name, (size_t)(colons - name)) == 0 && strcmp(mod + 5, colons + 2) == 0;
 }
 
 static int name_matches(const exact_fn_info *f, const char *name)
 {
     const char *sym = f->mangled ? f->mangled : f->name;
-    return strcmp(name, "*") == 0 || same_or_clone(sym, name) || strcmp(f->name, name) == 0 || same_without_params(f->name, name) ||
-           fortran_name(sym, name);
+    return strcmp(name, "*") == 0 || same_or_clone(sym, name) || strcmp(f->name, name) == 0 ||
+           same_without_params(f->name, name) || fortran_name(sym, name);
 }
 
 int exact_choice_auto(const exact_choice *c)

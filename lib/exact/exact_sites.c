@@ -189,8 +189,8 @@ static int read_elf(Elf *elf, uint64_t bias, uint64_t low, uint64_t high, exact_
     int rc = 0;
     for (scn = NULL; rc == 0 && (scn = elf_nextscn(elf, scn));) {
         const char *name;
-        if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-            strcmp(name, SECTION) == 0)
+        if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) &&
+            (name = elf_strptr(elf, shstrndx, sh.sh_name)) && strcmp(name, SECTION) == 0)
             rc = read_records(&sh, bias, low, high, syms, nsyms, out);
     }
     free(syms);

@@ -17,20 +17,20 @@
 #include <stdint.h>
 
 typedef struct exact_site {
-    uint64_t fn;       /* the function's address (its symbol) */
-    uint64_t size;     /* its symbol's size */
-    uint64_t call_at;  /* the 5 NOP bytes before the entry: the call to its stub goes here */
-    uint64_t jmp_at;   /* the 2 NOP bytes at the entry: the jump back to call_at goes here */
-    uint16_t nops;     /* their bytes, to put back */
-    char *name;        /* the symbol's name, as in the file (mangled) */
+    uint64_t fn;      /* the function's address (its symbol) */
+    uint64_t size;    /* its symbol's size */
+    uint64_t call_at; /* the 5 NOP bytes before the entry: the call to its stub goes here */
+    uint64_t jmp_at;  /* the 2 NOP bytes at the entry: the jump back to call_at goes here */
+    uint16_t nops;    /* their bytes, to put back */
+    char *name;       /* the symbol's name, as in the file (mangled) */
 } exact_site;
 
 typedef struct exact_module_sites {
     exact_site *v;
     int n;
-    int records;       /* records found, patchable or not */
-    int unnamed;       /* records of functions without a symbol */
-    int unfit;         /* records whose NOP area does not fit the scheme above */
+    int records; /* records found, patchable or not */
+    int unnamed; /* records of functions without a symbol */
+    int unfit;   /* records whose NOP area does not fit the scheme above */
 } exact_module_sites;
 
 /* The sites of the module mapped from file path with load bias bias, its

@@ -67,8 +67,8 @@ typedef void *(*begin_catch_fn)(void *);
 typedef void (*jump_fn)(struct __jmp_buf_tag *, int);
 
 static void *real_raise, *real_resume, *real_rethrow, *real_forced, *real_ubt, *real_backtrace, *real_swap,
-    *real_set, *real_exit, *real_unw_bt, *real_init_local, *real_init_local2, *real_begin_catch, *real_longjmp,
-    *real__longjmp, *real_siglongjmp, *real_longjmp_chk, *real_get_ip;
+    *real_set, *real_exit, *real_unw_bt, *real_init_local, *real_init_local2, *real_begin_catch,
+    *real_longjmp, *real__longjmp, *real_siglongjmp, *real_longjmp_chk, *real_get_ip;
 
 static void *next(void **cache, const char *name)
 {
@@ -207,7 +207,7 @@ static _Unwind_Reason_Code trace_skip_own(void *ctx, void *arg)
             return 0; /* _URC_NO_REASON: on to the next frame */
         p->past_own = 1;
     }
-    return ((_Unwind_Reason_Code (*)(void *, void *))p->fn)(ctx, p->arg);
+    return ((_Unwind_Reason_Code(*)(void *, void *))p->fn)(ctx, p->arg);
 }
 
 EXPORT _Unwind_Reason_Code _Unwind_Backtrace(_Unwind_Trace_Fn fn, void *arg)
@@ -216,7 +216,8 @@ EXPORT _Unwind_Reason_Code _Unwind_Backtrace(_Unwind_Trace_Fn fn, void *arg)
     if (!exact_calls_out())
         return ((bt_fn)next(&real_ubt, "_Unwind_Backtrace"))(fn, arg);
     trace_pass p = { fn, arg, 0 };
-    _Unwind_Reason_Code rc = ((bt_fn)next(&real_ubt, "_Unwind_Backtrace"))((_Unwind_Trace_Fn)trace_skip_own, &p);
+    _Unwind_Reason_Code rc =
+        ((bt_fn)next(&real_ubt, "_Unwind_Backtrace"))((_Unwind_Trace_Fn)trace_skip_own, &p);
     rearm_exact();
     return rc;
 }

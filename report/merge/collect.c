@@ -21,33 +21,33 @@
 #include "report/profile/metrics.h"
 #include "report/merge/quiet.h"
 
-#define CHUNK_VALUES (1 << 20)  /* values of one chunk: 8 MiB of rows on rank 0 */
+#define CHUNK_VALUES (1 << 20) /* values of one chunk: 8 MiB of rows on rank 0 */
 
 typedef struct cell {
-    int32_t row;     /* this rank's cnode id, then the file's (sort_column) */
-    int32_t thread;  /* of the sending rank */
+    int32_t row;    /* this rank's cnode id, then the file's (sort_column) */
+    int32_t thread; /* of the sending rank */
     double value;
 } cell;
 
 typedef struct column {
     cell *cells;
-    size_t n, cap, next;  /* next: the first cell not sent yet */
+    size_t n, cap, next; /* next: the first cell not sent yet */
 } column;
 
 struct value_columns {
-    column *cols;           /* per metric */
+    column *cols; /* per metric */
     int ncols;
-    int failed;             /* a value could not be kept */
+    int failed; /* a value could not be kept */
 };
 
 typedef struct collector {
     const collect_job *job;
-    cube_writer *w;         /* NULL after a write error */
-    column *cols;           /* job->columns' */
+    cube_writer *w; /* NULL after a write error */
+    column *cols;   /* job->columns' */
     int ncols;
     cell *recv;
     int *counts, *displs;
-    cell **from;            /* rank 0: each rank's cells of a chunk */
+    cell **from; /* rank 0: each rank's cells of a chunk */
     int *ncells;
     double *rows;
     int chunk;
@@ -193,8 +193,8 @@ static void exchange_chunk(collector *c, int m, int c0, int n)
             c->displs[r] = total * (int)sizeof(cell);
             total += c->counts[r] / (int)sizeof(cell);
         }
-    quiet_gatherv(col ? col->cells + first : NULL, bytes, MPI_BYTE, c->recv, c->counts, c->displs,
-                  MPI_BYTE, 0, j->comm);
+    quiet_gatherv(col ? col->cells + first : NULL, bytes, MPI_BYTE, c->recv, c->counts, c->displs, MPI_BYTE,
+                  0, j->comm);
     if (j->rank != 0 || !c->w)
         return;
     for (int r = 0; r < j->nprocs; r++) {
@@ -282,7 +282,7 @@ static int rows_present_in_cells(collector *c)
 #define TAG_VALUES 4722 /* and 4723: quiet_gather_blobs */
 
 typedef struct packet {
-    uint64_t *w;      /* ncols counts, then the cells */
+    uint64_t *w; /* ncols counts, then the cells */
     size_t bytes;
 } packet;
 
@@ -364,8 +364,19 @@ static void collect_at_once(collector *c)
 
 int collect_values(const collect_job *j)
 {
-    collector c = { j, j->w, j->columns ? j->columns->cols : NULL, j->columns ? j->columns->ncols : 0,
-                    NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL };
+    collector c = { j,
+                    j->w,
+                    j->columns ? j->columns->cols : NULL,
+                    j->columns ? j->columns->ncols : 0,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    0,
+                    NULL,
+                    NULL };
     /* rank 0: rows of a chunk, and whether the whole profile is one */
     int plan[2] = { 0, 0 };
     if (j->rank == 0) {
@@ -378,7 +389,8 @@ int collect_values(const collect_job *j)
     if (c.chunk > j->nglobal && j->nglobal > 0)
         c.chunk = j->nglobal;
     int ok = j->columns && !j->columns->failed && c.ncols == metrics_count() && sort_columns(&c) == 0 &&
-             alloc_buffers(&c) == 0, all_ok = 0;
+             alloc_buffers(&c) == 0,
+        all_ok = 0;
     /* Allocation failures must not break the collective pattern: agree first. */
     quiet_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, j->comm);
     if (all_ok && plan[1])

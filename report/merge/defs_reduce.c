@@ -12,16 +12,16 @@
 #define TAG_DEFS 4711
 #define TAG_IDS 4712
 
-#define MAX_KIDS 32   /* a rank's children in the binomial tree: log2(ranks) */
+#define MAX_KIDS 32 /* a rank's children in the binomial tree: log2(ranks) */
 
 /* This rank's place in the reduction: who absorbed its definitions, and
  * where each child's cnodes landed among its own. */
 typedef struct reduction {
-    int parent;               /* -1 on rank 0 */
-    int nsent;                /* cnodes sent to the parent */
+    int parent; /* -1 on rank 0 */
+    int nsent;  /* cnodes sent to the parent */
     int nkids;
     int kid_rank[MAX_KIDS];
-    int *kid_map[MAX_KIDS];   /* kid's cnode -> this rank's; NULL: none placed */
+    int *kid_map[MAX_KIDS]; /* kid's cnode -> this rank's; NULL: none placed */
     int kid_n[MAX_KIDS];
 } reduction;
 
@@ -49,7 +49,8 @@ static void reduce_defs(MPI_Comm comm, int rank, int size, defs *mine, reduction
                 len = 0; /* send nothing rather than leave the parent waiting */
             red->nsent = len ? mine->ncnodes : 0;
             red->parent = rank - step;
-            quiet_send(buf, (int)len, MPI_BYTE, rank - step, TAG_DEFS, comm); /* the parent may be absorbing another child */
+            quiet_send(buf, (int)len, MPI_BYTE, rank - step, TAG_DEFS,
+                       comm); /* the parent may be absorbing another child */
             free(buf);
             return;
         }

@@ -33,11 +33,11 @@
 
 typedef struct layout {
     int nprocs, nlocations;
-    int *nthreads;            /* per rank */
-    char *names;              /* thread names of all ranks, NUL-separated */
-    const char **name_of;     /* per location */
-    char *hosts;              /* HOST_LEN per rank */
-    const char **node_names;  /* unique hosts */
+    int *nthreads;           /* per rank */
+    char *names;             /* thread names of all ranks, NUL-separated */
+    const char **name_of;    /* per location */
+    char *hosts;             /* HOST_LEN per rank */
+    const char **node_names; /* unique hosts */
     int nnodes;
     cube_process_def *procs;
 } layout;
@@ -98,7 +98,8 @@ static void gather_thread_names(MPI_Comm comm, int rank, int size, const local_p
     free(displs);
 }
 
-static int gather_layout(MPI_Comm comm, int rank, int size, int process_rank, const local_profile *lp, layout *l)
+static int gather_layout(MPI_Comm comm, int rank, int size, int process_rank, const local_profile *lp,
+                         layout *l)
 {
     int nthreads = lp->nthreads;
     memset(l, 0, sizeof *l);
@@ -178,8 +179,8 @@ static local_profile *empty_profile(void)
 /* The writer keeps reporting into err until commit or abort. */
 static char writer_err[512];
 
-static int open_output(MPI_Comm comm, int rank, int size, const merge_info *info, char *path,
-                       size_t pathlen, cube_writer **w)
+static int open_output(MPI_Comm comm, int rank, int size, const merge_info *info, char *path, size_t pathlen,
+                       cube_writer **w)
 {
     char *err = writer_err;
     size_t errlen = sizeof writer_err;
@@ -205,8 +206,8 @@ static int finish_output(cube_writer *w, int ok, const char *path, int ncnodes, 
     if (!ok)
         snprintf(err, sizeof err, "%s", writer_err); /* the write that failed said why */
     if (ok && cube_writer_commit(w, err, sizeof err) == 0) {
-        hprof_say("wrote %s (%lld bytes, %d call paths, %d ranks) merge+write %.3f s", path, bytes,
-                  ncnodes, size, PMPI_Wtime() - t0);
+        hprof_say("wrote %s (%lld bytes, %d call paths, %d ranks) merge+write %.3f s", path, bytes, ncnodes,
+                  size, PMPI_Wtime() - t0);
         return 0;
     }
     if (ok == 0)
@@ -218,8 +219,9 @@ static int finish_output(cube_writer *w, int ok, const char *path, int ncnodes, 
 static int write_values(MPI_Comm comm, int rank, cube_writer *w, const layout *l, value_columns *columns,
                         const int *ids, int nlocal, int nglobal)
 {
-    collect_job job = { comm, rank, rank == 0 ? w : NULL, l->nthreads, l->nprocs, l->nlocations,
-                        columns, ids, nlocal, nglobal };
+    collect_job job = {
+        comm, rank, rank == 0 ? w : NULL, l->nthreads, l->nprocs, l->nlocations, columns, ids, nlocal, nglobal
+    };
     return collect_values(&job) == 0 && ids ? 0 : -1;
 }
 
@@ -231,8 +233,8 @@ static void write_timeline(MPI_Comm comm, int rank, cube_writer *w, const merge_
     size_t len = 0;
     timeline_paths tp = { lp, ids, nglobal, 0, { 0 } };
     path_series_select(comm, rank, &tp, info->time_paths);
-    char *text = timeline_file_text(comm, info->timeline, info->phases, info->nphases,
-                                    info->phases_dropped, &tp, &len);
+    char *text = timeline_file_text(comm, info->timeline, info->phases, info->nphases, info->phases_dropped,
+                                    &tp, &len);
     if (rank == 0 && text && *rc == 0 && cube_writer_add_member(w, TIMELINE_MEMBER, text, len) != 0)
         *rc = -1;
     free(text);
@@ -277,14 +279,18 @@ int hprof_merge_and_write(const merge_info *info)
     char path[4096] = "";
     cube_writer *w;
     int opened = open_output(comm, rank, size, info, path, sizeof path, &w);
-    int defined = opened && (rank != 0 || (rc == 0 && profile_file_define(w, g, l.node_names, l.nnodes, l.procs, l.nprocs, info->attr_keys, info->attr_values, info->nattrs) == 0));
+    int defined =
+        opened && (rank != 0 ||
+                   (rc == 0 && profile_file_define(w, g, l.node_names, l.nnodes, l.procs, l.nprocs,
+                                                   info->attr_keys, info->attr_values, info->nattrs) == 0));
     quiet_bcast_ints(&defined, 1, comm); /* while rank 0 writes the definitions */
     double t_defined = PMPI_Wtime(), c_defined = cpu_seconds();
     rc = defined ? write_values(comm, rank, w, &l, columns, ids, nlocal, nglobal) : -1;
     double t_values = PMPI_Wtime(), c_values = cpu_seconds();
     if (defined)
         write_timeline(comm, rank, w, info, lp, ids, nglobal, &rc);
-    hprof_verbose(1, "merge: local profile %.3f s, unified definitions %.3f s, written %.3f s, values %.3f s,"
+    hprof_verbose(1,
+                  "merge: local profile %.3f s, unified definitions %.3f s, written %.3f s, values %.3f s,"
                   " time line %.3f s (this rank's CPU time %.3f, %.3f, %.3f, %.3f, %.3f s)",
                   t_local - t0, t_unified - t_local, t_defined - t_unified, t_values - t_defined,
                   PMPI_Wtime() - t_values, c_local - c0, c_unified - c_local, c_defined - c_unified,

@@ -15,19 +15,19 @@
 #include "report/profile/snapshot.h"
 
 typedef struct merge_info {
-    MPI_Comm comm;        /* over all processes that measure: from MPI_COMM_WORLD, or from a session */
-    const char *output;   /* HPROF_OUTPUT or NULL for a new name */
-    const char *const *attr_keys;   /* what was measured: stored as <attr> in the file */
+    MPI_Comm comm;      /* over all processes that measure: from MPI_COMM_WORLD, or from a session */
+    const char *output; /* HPROF_OUTPUT or NULL for a new name */
+    const char *const *attr_keys; /* what was measured: stored as <attr> in the file */
     const char *const *attr_values;
     int nattrs;
-    int compress;         /* 1: ZCUBEX.DATA (zlib), 0: plain CUBEX.DATA */
-    const struct hprof_timeline *timeline;  /* this rank's threads summed, or NULL */
+    int compress;                             /* 1: ZCUBEX.DATA (zlib), 0: plain CUBEX.DATA */
+    const struct hprof_timeline *timeline;    /* this rank's threads summed, or NULL */
     const struct timeline_phase_mark *phases; /* MPI_Pcontrol marks of this rank */
     int nphases;
-    int time_paths;       /* heaviest call paths kept over time (0: none) */
-    int process_rank;     /* this process's rank in MPI_COMM_WORLD: its number in the profile */
-    unsigned long long phases_dropped;  /* this rank's marks past the TIMELINE_MAX_PHASES kept */
-    const hprof_snapshot *snapshot;     /* this rank's threads and events */
+    int time_paths;                    /* heaviest call paths kept over time (0: none) */
+    int process_rank;                  /* this process's rank in MPI_COMM_WORLD: its number in the profile */
+    unsigned long long phases_dropped; /* this rank's marks past the TIMELINE_MAX_PHASES kept */
+    const hprof_snapshot *snapshot;    /* this rank's threads and events */
 } merge_info;
 
 /* Collective over info->comm; must be called by every rank before

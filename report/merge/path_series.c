@@ -6,7 +6,7 @@
 
 #include "report/merge/quiet.h"
 
-#define NEARLY_ALL 0.99   /* a child with this share of a path stands for it */
+#define NEARLY_ALL 0.99 /* a child with this share of a path stands for it */
 
 /* This rank's exclusive time (MPI + computation) per unified cnode. */
 static double *exclusive_times(const timeline_paths *tp, int n)
@@ -63,8 +63,8 @@ static int choose(const timeline_paths *tp, double *incl, int max, int *ids)
     for (; k < max; k++) {
         int best = -1;
         for (int c = 0; c < n; c++)
-            if (!taken[c] && parent[c] >= 0 && incl[c] > 0 &&
-                top_child[c] < NEARLY_ALL * incl[c] && (best < 0 || incl[c] > incl[best]))
+            if (!taken[c] && parent[c] >= 0 && incl[c] > 0 && top_child[c] < NEARLY_ALL * incl[c] &&
+                (best < 0 || incl[c] > incl[best]))
                 best = c;
         if (best < 0)
             break;
@@ -77,7 +77,9 @@ static int choose(const timeline_paths *tp, double *incl, int max, int *ids)
 
 void path_series_select(MPI_Comm comm, int rank, timeline_paths *tp, int max)
 {
-    enum { CAP = (int)(sizeof tp->ids / sizeof tp->ids[0]) };
+    enum {
+        CAP = (int)(sizeof tp->ids / sizeof tp->ids[0])
+    };
     int on = tp->lp && tp->lp->paths_on && tp->global_of && max > 0;
     int n = tp->nglobal;
     tp->k = 0;
@@ -110,7 +112,7 @@ uint64_t *path_series_rows(const timeline_paths *tp, uint32_t shift, uint32_t nb
     const local_profile *lp = tp->lp;
     if (!rows || !sel || !lp || !tp->global_of) {
         free(sel);
-        return rows;   /* zeros: a rank without logs */
+        return rows; /* zeros: a rank without logs */
     }
     memset(sel, 0xff, (size_t)n * sizeof *sel);
     for (int k = 0; k < tp->k; k++)

@@ -20,11 +20,11 @@
 
 /* What the timeline member needs of the paths (k 0: none). */
 typedef struct timeline_paths {
-    const local_profile *lp;  /* its defs: on rank 0, every rank's (defs_reduce.h) */
-    const int *global_of;     /* lp's cnode -> the file's cnode id, -1: unknown */
-    int nglobal;              /* the file's cnodes */
+    const local_profile *lp; /* its defs: on rank 0, every rank's (defs_reduce.h) */
+    const int *global_of;    /* lp's cnode -> the file's cnode id, -1: unknown */
+    int nglobal;             /* the file's cnodes */
     int k;
-    int ids[1024];            /* the file's cnode ids, heaviest first */
+    int ids[1024]; /* the file's cnode ids, heaviest first */
 } timeline_paths;
 
 /* Collective over comm: chooses up to max paths into tp (tp->k, tp->ids),

@@ -13,7 +13,7 @@
 #include "report/profile/program_id.h"
 #include "report/merge/quiet.h"
 
-#define ID_LEN 4096   /* "basename\ncommand line" of one rank */
+#define ID_LEN 4096 /* "basename\ncommand line" of one rank */
 #define JOINED_LEN 4096
 
 /* "basename\ncommand line" */

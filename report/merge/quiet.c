@@ -9,8 +9,8 @@
 
 #define FIRST_NS 20000L
 #define MOST_NS 1000000L
-#define LONG_WAIT_NS 50000000L  /* waited this long: ... */
-#define LONG_NAP_NS 4000000L    /* ... a rank that does the work is busy; nap longer */
+#define LONG_WAIT_NS 50000000L /* waited this long: ... */
+#define LONG_NAP_NS 4000000L   /* ... a rank that does the work is busy; nap longer */
 
 /* *ns: the next nap; *waited: the naps so far. Where many ranks wait for
  * one, each test is a wake-up the working rank pays for on a shared core
@@ -119,8 +119,8 @@ int quiet_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)
  * senders wait side by side. The root holds every part either way. */
 #define TAG_GATHER 4715
 
-int quiet_gatherv(const void *in, int nin, MPI_Datatype tin, void *out, const int *counts,
-                  const int *displs, MPI_Datatype tout, int root, MPI_Comm comm)
+int quiet_gatherv(const void *in, int nin, MPI_Datatype tin, void *out, const int *counts, const int *displs,
+                  MPI_Datatype tout, int root, MPI_Comm comm)
 {
     int rank, size, rc = MPI_SUCCESS;
     PMPI_Comm_rank(comm, &rank);
@@ -151,8 +151,8 @@ int quiet_gatherv(const void *in, int nin, MPI_Datatype tin, void *out, const in
     return rc;
 }
 
-int quiet_gather(const void *in, int nin, MPI_Datatype tin, void *out, int nout, MPI_Datatype tout,
-                 int root, MPI_Comm comm)
+int quiet_gather(const void *in, int nin, MPI_Datatype tin, void *out, int nout, MPI_Datatype tout, int root,
+                 MPI_Comm comm)
 {
     int rank, size;
     PMPI_Comm_rank(comm, &rank);
@@ -185,7 +185,10 @@ int quiet_comm_dup(MPI_Comm comm, MPI_Comm *dup)
     return rc == MPI_SUCCESS ? finish(&req) : rc;
 }
 
-static size_t pieces_of(size_t bytes) { return (bytes + QUIET_PIECE - 1) / QUIET_PIECE; }
+static size_t pieces_of(size_t bytes)
+{
+    return (bytes + QUIET_PIECE - 1) / QUIET_PIECE;
+}
 
 static int send_blob(const void *mine, size_t bytes, int root, int tag, MPI_Comm comm)
 {

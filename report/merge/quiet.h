@@ -36,10 +36,10 @@ int quiet_recv_soon(void *buf, int n, MPI_Datatype type, int source, int tag, MP
 int quiet_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 int quiet_reduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm);
 int quiet_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm);
-int quiet_gather(const void *in, int nin, MPI_Datatype tin, void *out, int nout, MPI_Datatype tout,
-                 int root, MPI_Comm comm);
-int quiet_gatherv(const void *in, int nin, MPI_Datatype tin, void *out, const int *counts,
-                  const int *displs, MPI_Datatype tout, int root, MPI_Comm comm);
+int quiet_gather(const void *in, int nin, MPI_Datatype tin, void *out, int nout, MPI_Datatype tout, int root,
+                 MPI_Comm comm);
+int quiet_gatherv(const void *in, int nin, MPI_Datatype tin, void *out, const int *counts, const int *displs,
+                  MPI_Datatype tout, int root, MPI_Comm comm);
 int quiet_barrier(MPI_Comm comm);
 
 /* Every rank's blob of bytes to root, whichever rank comes first, in

@@ -15,7 +15,11 @@ static const char *const field_names[TL_NFIELDS] = {
     "mpi_ns", "comp_ns", "visits", "bytes_sent", "bytes_received",
 };
 
-typedef struct text { char *s; size_t len, cap; int failed; } text;
+typedef struct text {
+    char *s;
+    size_t len, cap;
+    int failed;
+} text;
 
 static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(text *t, const char *fmt, ...)
@@ -57,9 +61,12 @@ static uint64_t *common_row(const hprof_timeline *mine, uint32_t n, uint32_t shi
 
 #define TAG_ALIGN 4713
 #define ALIGN_TRIES 5
-#define ALIGN_GOOD_NS 100000   /* a round trip this short needs no other */
+#define ALIGN_GOOD_NS 100000 /* a round trip this short needs no other */
 
-static long long elapsed_ns(void) { return (long long)(hprof_now_ns() - timeline_origin()); }
+static long long elapsed_ns(void)
+{
+    return (long long)(hprof_now_ns() - timeline_origin());
+}
 
 /* Where this rank's measurement started on rank 0's time line (ns, > 0:
  * later than rank 0). Rank 0 asks each rank in turn for its time since its
@@ -68,7 +75,11 @@ static long long elapsed_ns(void) { return (long long)(hprof_now_ns() - timeline
  * than ALIGN_GOOD_NS) the shortest counts: a rank descheduled in between
  * makes a long one. Only each rank's own elapsed time is read: hosts'
  * clocks need not agree. Messages from rank 0 are pairs (what, value). */
-enum { ASK, DONE, WAKE };
+enum {
+    ASK,
+    DONE,
+    WAKE
+};
 
 static long long start_offset(MPI_Comm comm, int rank, int size)
 {
@@ -136,12 +147,18 @@ static void shift_buckets(uint64_t *v, uint32_t n, long long k, size_t count, si
  * instead of a collective a field: each collective let every rank wait for
  * the slowest to be scheduled, a third of a second at 64 ranks on 2 cores
  * under MPICH. */
-enum { HEAD_OFFSET, HEAD_NPHASES, HEAD_SPILLED, HEAD_DROPPED, HEAD_WORDS };
-#define TAG_PART 4720   /* and 4721: quiet_gather_blobs */
+enum {
+    HEAD_OFFSET,
+    HEAD_NPHASES,
+    HEAD_SPILLED,
+    HEAD_DROPPED,
+    HEAD_WORDS
+};
+#define TAG_PART 4720 /* and 4721: quiet_gather_blobs */
 
 typedef struct part {
     uint64_t *w;
-    size_t n;       /* words; 0: the rank had no memory (zeros, no marks) */
+    size_t n; /* words; 0: the rank had no memory (zeros, no marks) */
 } part;
 
 static part pack(const uint64_t *row, size_t cells, long long offset, const timeline_phase_mark *phases,
@@ -172,7 +189,10 @@ static part pack(const uint64_t *row, size_t cells, long long offset, const time
     return p;
 }
 
-static const uint64_t *rows_of(const part *p) { return p->n ? p->w + HEAD_WORDS : NULL; }
+static const uint64_t *rows_of(const part *p)
+{
+    return p->n ? p->w + HEAD_WORDS : NULL;
+}
 
 /* rank R FIELD v0 ... (zeros for a rank that had no memory) */
 static void put_rows(text *t, const part *parts, int size, uint32_t n)
@@ -215,8 +235,8 @@ static void put_phases_dropped(text *t, const part *parts, int size)
     }
     if (sum)
         hprof_say("MPI_Pcontrol: %llu marks on %d of %d ranks not kept, past the first %d of a rank; "
-                  "the time line's phases end at each rank's last kept mark", sum, ranks, size,
-                  TIMELINE_MAX_PHASES);
+                  "the time line's phases end at each rank's last kept mark",
+                  sum, ranks, size, TIMELINE_MAX_PHASES);
 }
 
 /* n values, a run of zeros as 0*COUNT (most paths are idle most of the
@@ -235,7 +255,8 @@ static void put_series(text *t, const uint64_t *v, uint32_t n)
 }
 
 /* The chosen paths' series of every rank. */
-static void put_paths(text *t, const part *parts, int size, const timeline_paths *tp, size_t cells, uint32_t n)
+static void put_paths(text *t, const part *parts, int size, const timeline_paths *tp, size_t cells,
+                      uint32_t n)
 {
     static const char *const fields[2] = { "mpi_ns", "comp_ns" };
     unsigned long long spilled = 0;
@@ -247,7 +268,8 @@ static void put_paths(text *t, const part *parts, int size, const timeline_paths
             for (int f = 0; f < 2; f++) {
                 const part *p = &parts[r];
                 const uint64_t *v = p->n ? p->w + HEAD_WORDS + cells + 2 * p->w[HEAD_NPHASES] +
-                                            ((size_t)k * 2 + (size_t)f) * n : NULL;
+                                               ((size_t)k * 2 + (size_t)f) * n
+                                         : NULL;
                 put(t, "path_series %d %d %s", k, r, fields[f]);
                 put_series(t, v, n);
                 put(t, "\n");
@@ -257,10 +279,9 @@ static void put_paths(text *t, const part *parts, int size, const timeline_paths
     put(t, "paths_spilled_ns %llu\n", spilled);
 }
 
-char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
-                         const timeline_phase_mark *phases, int nphases,
-                         unsigned long long phases_dropped,
-                         const timeline_paths *paths, size_t *len)
+char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine, const timeline_phase_mark *phases,
+                         int nphases, unsigned long long phases_dropped, const timeline_paths *paths,
+                         size_t *len)
 {
     int rank, size;
     PMPI_Comm_rank(comm, &rank);

@@ -50,9 +50,8 @@
  * summed; nbuckets 0: none); paths (k 0: none) the chosen paths. Returns the member's text on rank 0 (malloc'd,
  * *len set), NULL on the other ranks, when no rank has a histogram, or
  * when out of memory. */
-char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine,
-                         const timeline_phase_mark *phases, int nphases,
-                         unsigned long long phases_dropped,
-                         const timeline_paths *paths, size_t *len);
+char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine, const timeline_phase_mark *phases,
+                         int nphases, unsigned long long phases_dropped, const timeline_paths *paths,
+                         size_t *len);
 
 #endif

@@ -133,7 +133,10 @@ static uint32_t cnode_hash(const def_cnode *c, int merge_sites)
     return (uint32_t)(h >> 32);
 }
 
-typedef struct cnode_probe { const def_cnode *all, *c; int merge_sites; } cnode_probe;
+typedef struct cnode_probe {
+    const def_cnode *all, *c;
+    int merge_sites;
+} cnode_probe;
 
 static int same_cnode(const void *ctx, int id)
 {
@@ -172,7 +175,11 @@ int defs_cnode(defs *d, const def_cnode *c)
 
 /* ---- wire format ------------------------------------------------------ */
 
-typedef struct wbuf { char *p; size_t len, cap; int failed; } wbuf;
+typedef struct wbuf {
+    char *p;
+    size_t len, cap;
+    int failed;
+} wbuf;
 
 static void put(wbuf *b, const void *src, size_t n)
 {
@@ -194,7 +201,10 @@ static void put(wbuf *b, const void *src, size_t n)
     b->len += n;
 }
 
-static void put_i32(wbuf *b, int32_t v) { put(b, &v, sizeof v); }
+static void put_i32(wbuf *b, int32_t v)
+{
+    put(b, &v, sizeof v);
+}
 
 int defs_serialize(const defs *d, char **buf, size_t *len)
 {
@@ -226,7 +236,11 @@ int defs_serialize(const defs *d, char **buf, size_t *len)
     return 0;
 }
 
-typedef struct rbuf { const char *p; size_t len, pos; int failed; } rbuf;
+typedef struct rbuf {
+    const char *p;
+    size_t len, pos;
+    int failed;
+} rbuf;
 
 static int32_t get_i32(rbuf *b)
 {
@@ -249,9 +263,15 @@ static int32_t get_count(rbuf *b, size_t each)
     return b->failed ? 0 : n;
 }
 
-static int valid_ref(int id, int count) { return id >= -1 && id < count; }
+static int valid_ref(int id, int count)
+{
+    return id >= -1 && id < count;
+}
 
-static int mapped(const int *map, int id) { return id < 0 ? -1 : map[id]; }
+static int mapped(const int *map, int id)
+{
+    return id < 0 ? -1 : map[id];
+}
 
 /* Strings of the buffer, each looked up once; *map: buffer id -> d's id. */
 static int absorb_strings(rbuf *b, defs *d, int **map)
@@ -278,8 +298,9 @@ static int absorb_regions(rbuf *b, defs *d, const int *smap, int ns, int **map)
             v[k] = get_i32(b);
         if (!valid_ref(v[0], ns) || !valid_ref(v[1], ns) || !valid_ref(v[2], ns) || !valid_ref(v[3], ns))
             b->failed = 1;
-        def_region r = { mapped(smap, v[0]), mapped(smap, v[1]), mapped(smap, v[2]),
-                         mapped(smap, v[3]), v[4], v[5] };
+        def_region r = {
+            mapped(smap, v[0]), mapped(smap, v[1]), mapped(smap, v[2]), mapped(smap, v[3]), v[4], v[5]
+        };
         if (!b->failed && ((*map)[i] = defs_region(d, &r)) < 0)
             b->failed = 1;
     }
@@ -288,8 +309,7 @@ static int absorb_regions(rbuf *b, defs *d, const int *smap, int ns, int **map)
 
 /* Parents precede children in the buffer, so a parent's id in d is known
  * when its children arrive. */
-static int absorb_cnodes(rbuf *b, defs *d, const int *smap, int ns, const int *rmap, int nr, int *map,
-                         int n)
+static int absorb_cnodes(rbuf *b, defs *d, const int *smap, int ns, const int *rmap, int nr, int *map, int n)
 {
     for (int i = 0; i < n; i++) {
         int32_t v[4];

@@ -17,7 +17,13 @@
 
 /* REGION_PROGRAM: the call tree's root, named after the program;
  * REGION_PYTHON: a Python function (unwind/python/py_splice.h). */
-enum def_region_kind { REGION_FUNCTION, REGION_MPI, REGION_ARTIFICIAL, REGION_PROGRAM, REGION_PYTHON };
+enum def_region_kind {
+    REGION_FUNCTION,
+    REGION_MPI,
+    REGION_ARTIFICIAL,
+    REGION_PROGRAM,
+    REGION_PYTHON
+};
 
 typedef struct def_region {
     int name, mangled, module, file; /* string ids, -1 = none */
@@ -26,7 +32,7 @@ typedef struct def_region {
 } def_region;
 
 typedef struct def_cnode {
-    int parent;           /* cnode id, -1 = a root */
+    int parent; /* cnode id, -1 = a root */
     int region;
     int cs_file, cs_line; /* call site in the parent; -1 = unknown */
 } def_cnode;
@@ -39,14 +45,14 @@ typedef struct defs {
     def_cnode *cnodes;
     int ncnodes, cnodes_cap;
     struct hmap *string_ids, *region_ids;
-    idset cnode_ids;      /* cnodes by (parent, region[, call site]) */
-    int merge_sites;      /* call sites not part of a cnode's key */
+    idset cnode_ids; /* cnodes by (parent, region[, call site]) */
+    int merge_sites; /* call sites not part of a cnode's key */
 } defs;
 
 /* merge_sites: 1 for Score-P's shape, 0 for a cnode per call site. Every
  * defs that absorbs another's wire must be made with the same value. */
 defs *defs_new(int merge_sites);
-void  defs_free(defs *d);
+void defs_free(defs *d);
 
 /* Each returns the id of the (possibly existing) entry, or -1 on error
  * (defs_string also returns -1 for NULL). */

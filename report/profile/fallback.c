@@ -16,8 +16,8 @@
 
 /* <output without .cubex>.rank<R>.cubex, or hprof-<prog>-<P>p.rank<R>[.N].cubex;
  * an existing file is never replaced. */
-static cube_writer *create_file(int rank, int nranks, const char *output, char *path, int pathlen,
-                                char *err, int errlen)
+static cube_writer *create_file(int rank, int nranks, const char *output, char *path, int pathlen, char *err,
+                                int errlen)
 {
     char stem[4096];
     if (output_refused(output, err, (size_t)errlen) != 0)
@@ -96,9 +96,9 @@ static int write_values(cube_writer *w, local_profile *lp)
     return rc;
 }
 
-int fallback_write(const hprof_snapshot *snapshot, int rank, int nranks, const char *output, const char *reason,
-                   const char *const *attr_keys, const char *const *attr_values, int nattrs,
-                   char *path, int pathlen, char *err, int errlen)
+int fallback_write(const hprof_snapshot *snapshot, int rank, int nranks, const char *output,
+                   const char *reason, const char *const *attr_keys, const char *const *attr_values,
+                   int nattrs, char *path, int pathlen, char *err, int errlen)
 {
     err[0] = '\0';
     local_profile *lp = local_profile_build(snapshot);

@@ -20,8 +20,8 @@ int fallback_check_room(const char *output, char *err, int errlen);
 
 /* The profile of the snapshot (snapshot.h). Returns 0 and fills path (the
  * file written), or -1 with err set. */
-int fallback_write(const hprof_snapshot *snapshot, int rank, int nranks, const char *output, const char *reason,
-                   const char *const *attr_keys, const char *const *attr_values, int nattrs,
-                   char *path, int pathlen, char *err, int errlen);
+int fallback_write(const hprof_snapshot *snapshot, int rank, int nranks, const char *output,
+                   const char *reason, const char *const *attr_keys, const char *const *attr_values,
+                   int nattrs, char *path, int pathlen, char *err, int errlen);
 
 #endif

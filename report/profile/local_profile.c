@@ -49,7 +49,7 @@
  * sites, so most lookups end here, not in the maps. */
 #define MEMO 1024
 typedef struct memo {
-    uint64_t key;        /* 0: empty (no code address is 0) */
+    uint64_t key; /* 0: empty (no code address is 0) */
     int a, b;
 } memo;
 
@@ -60,7 +60,7 @@ typedef struct builder {
     symbols *sym;
     const char *trampoline; /* the runtime's thread trampoline (snapshot.h), NULL: none */
     hmap *start_by_ip, *region_by_start, *line_by_ip, *region_by_code;
-    memo *regions, *sites;  /* MEMO each: region by pc, call site by return address */
+    memo *regions, *sites; /* MEMO each: region by pc, call site by return address */
 } builder;
 
 static memo *memo_slot(memo *m, uint64_t key)
@@ -70,15 +70,24 @@ static memo *memo_slot(memo *m, uint64_t key)
 
 /* Per raw node of the thread being added. */
 typedef struct node_marks {
-    char *skipped;   /* a start-up or interpreter frame left out */
-    char *py_above;  /* a Python frame on the path to it */
-    char *py_below;  /* a Python frame in its subtree */
-    uint64_t *site;  /* the key its children's call site comes from (0: none) */
+    char *skipped;  /* a start-up or interpreter frame left out */
+    char *py_above; /* a Python frame on the path to it */
+    char *py_below; /* a Python frame in its subtree */
+    uint64_t *site; /* the key its children's call site comes from (0: none) */
 } node_marks;
 
 static const char *const transparent_names[] = {
-    "_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl",
-    "start_thread", "clone", "clone3", "__clone", "__clone3", "__GI___clone3", "__GI___clone",
+    "_start",
+    "__libc_start_main",
+    "__libc_start_call_main",
+    "__libc_start_main_impl",
+    "start_thread",
+    "clone",
+    "clone3",
+    "__clone",
+    "__clone3",
+    "__GI___clone3",
+    "__GI___clone",
 };
 
 static int is_transparent(const builder *b, const char *name)
@@ -136,8 +145,12 @@ static int region_lookup(builder *b, uint64_t pc)
         int line = -1;
         if (info.named) /* the function's first line: only now its DWARF is read */
             symbols_line(b->sym, info.start, &file, &line);
-        def_region r = { defs_string(d, info.name), defs_string(d, info.mangled),
-                         defs_string(d, info.module), defs_string(d, file), line, REGION_FUNCTION };
+        def_region r = { defs_string(d, info.name),
+                         defs_string(d, info.mangled),
+                         defs_string(d, info.module),
+                         defs_string(d, file),
+                         line,
+                         REGION_FUNCTION };
         region = defs_region(d, &r);
     }
     hmap_put(b->region_by_start, &s, sizeof s, region);
@@ -157,8 +170,9 @@ static int region_of_python(builder *b, uint64_t key)
     if (py_codes_info(entry, &name, &file, &line) != 0) {
         region = region_named(b, "(python)", REGION_PYTHON);
     } else {
-        def_region r = { defs_string(d, name ? name : "(python)"), -1, -1, defs_string(d, file), line,
-                         REGION_PYTHON };
+        def_region r = {
+            defs_string(d, name ? name : "(python)"), -1, -1, defs_string(d, file), line, REGION_PYTHON
+        };
         region = defs_region(d, &r);
     }
     hmap_put(b->region_by_code, &entry, sizeof entry, region);
@@ -210,7 +224,8 @@ static void site_lookup(builder *b, uint64_t ret, int *file, int *line)
         const char *f;
         int l;
         char addr[320];
-        if (symbols_line(b->sym, ret - 1, &f, &l) != 0 && symbols_address(b->sym, ret, addr, sizeof addr) == 0)
+        if (symbols_line(b->sym, ret - 1, &f, &l) != 0 &&
+            symbols_address(b->sym, ret, addr, sizeof addr) == 0)
             f = addr;
         int fid = defs_string(b->p->defs, f);
         packed = ((long)(fid + 1) << 32) | (long)(uint32_t)(l + 1);
@@ -221,7 +236,10 @@ static void site_lookup(builder *b, uint64_t ret, int *file, int *line)
 }
 
 /* A code address, also one of code unloaded since (cct.h). */
-static int is_address(uint64_t key) { return (key != 0 && key < (1ull << 48)) || CCT_KEY_IS_UNLOADED(key); }
+static int is_address(uint64_t key)
+{
+    return (key != 0 && key < (1ull << 48)) || CCT_KEY_IS_UNLOADED(key);
+}
 
 /* Values for cnodes up to ncnodes: the array grows by doubling, but only
  * the entries of cnodes that exist are written, so the pages of the room
@@ -252,8 +270,12 @@ static int program_root(builder *b)
     char cmdline[4096];
     defs *d = b->p->defs;
     program_command_line(cmdline, sizeof cmdline);
-    def_region r = { defs_string(d, program_basename()), defs_string(d, cmdline[0] ? cmdline : NULL),
-                     defs_string(d, ""), -1, -1, REGION_PROGRAM };
+    def_region r = { defs_string(d, program_basename()),
+                     defs_string(d, cmdline[0] ? cmdline : NULL),
+                     defs_string(d, ""),
+                     -1,
+                     -1,
+                     REGION_PROGRAM };
     int region = defs_region(d, &r);
     def_cnode c = { -1, region, -1, -1 };
     return region < 0 ? -1 : defs_cnode(d, &c);
@@ -291,14 +313,16 @@ static int cnode_of(builder *b, const cct *tree, uint32_t id, const int *map, co
         region = region_named(b, hprof_fn_table[fn].name, REGION_MPI);
     else if (CCT_KEY_IS_PY(n->key))
         region = region_of_python(b, n->key);
-    else if (!cct_key_is_code(n->key) && !CCT_KEY_IS_UNLOADED(n->key)) /* never written by the unwinders: keep it visible, harmless */
+    else if (!cct_key_is_code(n->key) &&
+             !CCT_KEY_IS_UNLOADED(n->key)) /* never written by the unwinders: keep it visible, harmless */
         region = region_named(b, "(unwind failed)", REGION_ARTIFICIAL);
     else
         region = region_of_pc(b, n->key - 1);
     /* at a path's root: every raw frame above was start-up code (whatever
      * artificial root the profile puts above the paths) */
     int at_root = n->parent == CCT_ROOT || skipped[n->parent];
-    if (region == TRANSPARENT || (at_root && region >= 0 && is_address(n->key) && is_startup_module(b, region)) ||
+    if (region == TRANSPARENT ||
+        (at_root && region >= 0 && is_address(n->key) && is_startup_module(b, region)) ||
         (region >= 0 && folds_as_interpreter(n, id, m))) {
         skipped[id] = 1;
         m->site[id] = m->site[n->parent];
@@ -414,11 +438,11 @@ static void add_thread_paths(builder *b, const snapshot_thread *t, const int *ma
         const path_entry *e = &l->e[i];
         int c = e->node < nnodes ? map[e->node] : -1;
         if (c == b->root)
-            c = b->startup;     /* start-up frames' samples (add_startup_samples) */
+            c = b->startup; /* start-up frames' samples (add_startup_samples) */
         if (c < 0)
             continue;
-        pt[p->npath_times++] = (local_path_time){ (uint64_t)e->bucket << l->shift, c,
-                                                  { e->ns[PL_MPI], e->ns[PL_COMP] } };
+        pt[p->npath_times++] =
+            (local_path_time){ (uint64_t)e->bucket << l->shift, c, { e->ns[PL_MPI], e->ns[PL_COMP] } };
     }
 }
 
@@ -500,15 +524,15 @@ local_profile *local_profile_build(const hprof_snapshot *s)
     b.region_by_code = hmap_new();
     b.regions = calloc(MEMO, sizeof *b.regions);
     b.sites = calloc(MEMO, sizeof *b.sites);
-    int ok = (loc || !nloc) && b.p->defs && b.sym && b.start_by_ip && b.region_by_start && b.line_by_ip && b.region_by_code &&
-             b.regions && b.sites &&
-             (b.root = program_root(&b)) >= 0 && grow_values(b.p, 1) == 0;
+    int ok = (loc || !nloc) && b.p->defs && b.sym && b.start_by_ip && b.region_by_start && b.line_by_ip &&
+             b.region_by_code && b.regions && b.sites && (b.root = program_root(&b)) >= 0 &&
+             grow_values(b.p, 1) == 0;
     b.p->thread_names = calloc((size_t)b.p->nthreads + 1, sizeof(char *));
     ok = ok && b.p->thread_names;
     for (int i = 0; ok && i < nloc; i++) {
         int index = loc[i].index;
-        ok = index >= 0 && index < b.p->nthreads && !b.p->thread_names[index] && add_thread(&b, &loc[i]) == 0 &&
-             (b.p->thread_names[index] = thread_name(&b, &loc[i])) != NULL;
+        ok = index >= 0 && index < b.p->nthreads && !b.p->thread_names[index] &&
+             add_thread(&b, &loc[i]) == 0 && (b.p->thread_names[index] = thread_name(&b, &loc[i])) != NULL;
     }
     /* a location no thread of the snapshot names (none in the runtime's) */
     for (int i = 0; ok && i < b.p->nthreads; i++)
@@ -524,7 +548,8 @@ local_profile *local_profile_build(const hprof_snapshot *s)
     hmap_free(b.region_by_code);
     free(b.regions);
     free(b.sites);
-    ok = ok && time_bounds_fill_max(b.p->values, b.p->values_cnodes, b.p->nthreads, metrics_nlocal(), b.p->defs) == 0;
+    ok = ok && time_bounds_fill_max(b.p->values, b.p->values_cnodes, b.p->nthreads, metrics_nlocal(),
+                                    b.p->defs) == 0;
     if (!ok) {
         local_profile_free(b.p);
         return NULL;

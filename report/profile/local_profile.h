@@ -18,21 +18,21 @@
 typedef struct local_path_time {
     uint64_t t0;
     int cnode;
-    uint64_t ns[2];         /* MPI, computation */
+    uint64_t ns[2]; /* MPI, computation */
 } local_path_time;
 
 typedef struct local_profile {
     defs *defs;
     int nthreads;
-    double *values;   /* [cnode][thread][metric] */
-    int values_cnodes;    /* cnodes with values (the rest of values_cap is not set) */
+    double *values;    /* [cnode][thread][metric] */
+    int values_cnodes; /* cnodes with values (the rest of values_cap is not set) */
     int values_cap;
-    char **thread_names;  /* [thread]: "Master thread 0", "OpenMP thread 3", "pthread 2 (worker)" */
-    local_path_time *path_times;  /* every thread's path log, by local cnode */
+    char **thread_names;         /* [thread]: "Master thread 0", "OpenMP thread 3", "pthread 2 (worker)" */
+    local_path_time *path_times; /* every thread's path log, by local cnode */
     size_t npath_times;
-    uint32_t path_shift;  /* the widest thread log's bucket width (2^shift ns) */
-    int paths_on;         /* some thread kept a path log */
-    int paths_failed;     /* no memory for them: none */
+    uint32_t path_shift;      /* the widest thread log's bucket width (2^shift ns) */
+    int paths_on;             /* some thread kept a path log */
+    int paths_failed;         /* no memory for them: none */
     uint64_t path_spilled[2]; /* ns the logs could give no path */
 } local_profile;
 

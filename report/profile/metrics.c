@@ -15,16 +15,15 @@ const cube_metric_def hprof_metric_defs[M_COUNT] = {
                      "Time inside MPI calls, measured directly by the wrappers", 0, -1 },
     [M_COMP_TIME] = { "comp_time", "Computation", "DOUBLE", "sec",
                       "Time outside MPI, from samples weighted by their effective interval", 0, -1 },
-    [M_VISITS] = { "visits", "Visits", "UINT64", "occ",
-                   "Number of calls of MPI functions (exact)", 0, -1 },
-    [M_MIN_TIME] = { "min_time", "Minimum Inclusive Time", "MINDOUBLE", "sec",
-                     "Shortest single MPI call", 0, -1 },
-    [M_MAX_TIME] = { "max_time", "Maximum Inclusive Time", "MAXDOUBLE", "sec",
-                     "Longest single MPI call", 0, -1 },
+    [M_VISITS] = { "visits", "Visits", "UINT64", "occ", "Number of calls of MPI functions (exact)", 0, -1 },
+    [M_MIN_TIME] = { "min_time", "Minimum Inclusive Time", "MINDOUBLE", "sec", "Shortest single MPI call", 0,
+                     -1 },
+    [M_MAX_TIME] = { "max_time", "Maximum Inclusive Time", "MAXDOUBLE", "sec", "Longest single MPI call", 0,
+                     -1 },
     [M_BYTES_SENT] = { "bytes_sent", "bytes_sent", "UINT64", "bytes", "Bytes sent", 0, -1 },
     [M_BYTES_RECEIVED] = { "bytes_received", "bytes_received", "UINT64", "bytes", "Bytes received", 0, -1 },
-    [M_BYTES_PUT] = { "bytes_put", "bytes_put", "UINT64", "bytes",
-                      "Bytes sent in one-sided communication", 0, -1 },
+    [M_BYTES_PUT] = { "bytes_put", "bytes_put", "UINT64", "bytes", "Bytes sent in one-sided communication", 0,
+                      -1 },
     [M_BYTES_GET] = { "bytes_get", "bytes_get", "UINT64", "bytes",
                       "Bytes received in one-sided communication", 0, -1 },
     [M_IO_BYTES_READ] = { "io_bytes_read", "io_bytes_read", "UINT64", "bytes", "MPI-IO bytes read", 0, -1 },
@@ -37,17 +36,20 @@ const cube_metric_def hprof_metric_defs[M_COUNT] = {
                               "MPI calls timed and counted without a call path (HPROF_NOUNWIND)", 0, -1 },
     [M_FUNCTION_ENTRIES] = { "function_entries_seen", "Function entries seen", "UINT64", "occ",
                              "Entries of a function seen by the thunk stack or a sample: a lower "
-                             "bound of its calls, not a count", 0, -1 },
+                             "bound of its calls, not a count",
+                             0, -1 },
     [M_EXACT_TIME] = { "exact_time", "Exact time", "DOUBLE", "sec",
                        "Time in functions measured exactly (HPROF_SELECT, HPROF_FILTER), from their entry to "
                        "their return; a function's exclusive value leaves out the functions measured exactly "
-                       "that it called", 0, -1 },
+                       "that it called",
+                       0, -1 },
     [M_POLLS_FAILED] = { "polls_unsuccessful", "Unsuccessful polls", "UINT64", "occ",
                          "Calls of MPI_Test*, MPI_Iprobe and MPI_Improbe that completed nothing "
-                         "(HPROF_POLLS=split; part of visits)", 0, -1 },
+                         "(HPROF_POLLS=split; part of visits)",
+                         0, -1 },
     [M_POLLS_FAILED_TIME] = { "polls_unsuccessful_time", "Unsuccessful polls' time", "DOUBLE", "sec",
-                              "Time in polls that completed nothing (HPROF_POLLS=split; part of mpi_time)",
-                              0, -1 },
+                              "Time in polls that completed nothing (HPROF_POLLS=split; part of mpi_time)", 0,
+                              -1 },
 };
 
 int metrics_fixed_index(const char *uniq_name)
@@ -122,7 +124,7 @@ void metrics_add_counters(double *v, const uint64_t *c, int is_function)
 #define MAX_EVENT_METRICS 62 /* bits of the agreed mask; the top two are MASK_EXACT, MASK_POLLS_SPLIT */
 static cube_metric_def all_defs[M_COUNT + MAX_EVENT_METRICS];
 static int event_slot[MAX_EVENT_METRICS]; /* file metric fixed + k -> local slot, -1: none */
-static int nmetrics = -1;                  /* -1: the fixed ones, not yet set */
+static int nmetrics = -1;                 /* -1: the fixed ones, not yet set */
 
 static const snapshot_event *events; /* the snapshot's (snapshot.h) */
 static int nevents, events_counted;
@@ -134,7 +136,10 @@ void metrics_use_events(const snapshot_event *ev, int n, int counted)
     events_counted = counted > 0 ? counted : 0;
 }
 
-int metrics_nlocal(void) { return M_COUNT + events_counted; }
+int metrics_nlocal(void)
+{
+    return M_COUNT + events_counted;
+}
 
 void metrics_add_events(double *v, const int64_t *ev)
 {
@@ -166,14 +171,18 @@ void metrics_set_events(uint64_t mask)
     for (int j = 0; j < nevents; j++) {
         if (!(mask & (1ull << j)))
             continue;
-        all_defs[nmetrics] = (cube_metric_def){ defs[j].name, defs[j].name, "INT64", defs[j].units,
-                                                defs[j].description, 0, -1 };
+        all_defs[nmetrics] = (cube_metric_def){
+            defs[j].name, defs[j].name, "INT64", defs[j].units, defs[j].description, 0, -1
+        };
         event_slot[nmetrics - fixed] = defs[j].slot;
         nmetrics++;
     }
 }
 
-int metrics_count(void) { return nmetrics < 0 ? fixed_in_file() : nmetrics; }
+int metrics_count(void)
+{
+    return nmetrics < 0 ? fixed_in_file() : nmetrics;
+}
 
 const cube_metric_def *metrics_defs(void)
 {

@@ -11,13 +11,25 @@
 #include "report/profile/snapshot.h"
 
 enum hprof_metric {
-    M_TIME, M_MPI_TIME, M_COMP_TIME,
-    M_VISITS, M_MIN_TIME, M_MAX_TIME,
-    M_BYTES_SENT, M_BYTES_RECEIVED, M_BYTES_PUT, M_BYTES_GET,
-    M_IO_BYTES_READ, M_IO_BYTES_WRITTEN,
-    M_SAMPLES, M_UNWIND_FAILURES, M_CALLS_NOT_UNWOUND, M_FUNCTION_ENTRIES,
-    M_EXACT_TIME,                        /* in the file when some rank measured functions exactly */
-    M_POLLS_FAILED, M_POLLS_FAILED_TIME, /* in the file with HPROF_POLLS=split only */
+    M_TIME,
+    M_MPI_TIME,
+    M_COMP_TIME,
+    M_VISITS,
+    M_MIN_TIME,
+    M_MAX_TIME,
+    M_BYTES_SENT,
+    M_BYTES_RECEIVED,
+    M_BYTES_PUT,
+    M_BYTES_GET,
+    M_IO_BYTES_READ,
+    M_IO_BYTES_WRITTEN,
+    M_SAMPLES,
+    M_UNWIND_FAILURES,
+    M_CALLS_NOT_UNWOUND,
+    M_FUNCTION_ENTRIES,
+    M_EXACT_TIME, /* in the file when some rank measured functions exactly */
+    M_POLLS_FAILED,
+    M_POLLS_FAILED_TIME, /* in the file with HPROF_POLLS=split only */
     M_COUNT
 };
 

@@ -1,6 +1,6 @@
 /*
  * mpi_roles.c - Score-P's roles of MPI regions (as Score-P 9 writes them:
- * tests/common/mpi_roles.sh compares every function both know). The
+ * tests/unit/mpi_roles.sh compares every function both know). The
  * nonblocking (MPI_I...), persistent (..._init) and large-count (..._c)
  * variants share the role of the blocking call.
  */
@@ -10,34 +10,58 @@
 #include <string.h>
 #include <strings.h>
 
-typedef struct named_role { const char *base, *role; } named_role;
+typedef struct named_role {
+    const char *base, *role;
+} named_role;
 
 static const named_role collective_roles[] = {
     { "Barrier", "barrier" },
-    { "Bcast", "one2all" },       { "Scatter", "one2all" },     { "Scatterv", "one2all" },
-    { "Gather", "all2one" },      { "Gatherv", "all2one" },     { "Reduce", "all2one" },
-    { "Allgather", "all2all" },   { "Allgatherv", "all2all" },  { "Allreduce", "all2all" },
-    { "Alltoall", "all2all" },    { "Alltoallv", "all2all" },   { "Alltoallw", "all2all" },
-    { "Reduce_scatter", "all2all" }, { "Reduce_scatter_block", "all2all" },
-    { "Neighbor_allgather", "all2all" }, { "Neighbor_allgatherv", "all2all" },
-    { "Neighbor_alltoall", "all2all" },  { "Neighbor_alltoallv", "all2all" },
+    { "Bcast", "one2all" },
+    { "Scatter", "one2all" },
+    { "Scatterv", "one2all" },
+    { "Gather", "all2one" },
+    { "Gatherv", "all2one" },
+    { "Reduce", "all2one" },
+    { "Allgather", "all2all" },
+    { "Allgatherv", "all2all" },
+    { "Allreduce", "all2all" },
+    { "Alltoall", "all2all" },
+    { "Alltoallv", "all2all" },
+    { "Alltoallw", "all2all" },
+    { "Reduce_scatter", "all2all" },
+    { "Reduce_scatter_block", "all2all" },
+    { "Neighbor_allgather", "all2all" },
+    { "Neighbor_allgatherv", "all2all" },
+    { "Neighbor_alltoall", "all2all" },
+    { "Neighbor_alltoallv", "all2all" },
     { "Neighbor_alltoallw", "all2all" },
-    { "Scan", "other collective" },      { "Exscan", "other collective" },
-    { "Reduce_local", "function" },      /* in the collective group, but local */
+    { "Scan", "other collective" },
+    { "Exscan", "other collective" },
+    { "Reduce_local", "function" }, /* in the collective group, but local */
 };
 
 /* Other groups: only these differ from the group's own role. */
 static const named_role exceptions[] = {
-    { "Buffer_attach", "function" },  { "Buffer_detach", "function" },
-    { "Put", "rma" },                 { "Get", "rma" },
-    { "Rput", "rma" },                { "Rget", "rma" },
-    { "Accumulate", "atomic" },       { "Raccumulate", "atomic" },
-    { "Get_accumulate", "atomic" },   { "Rget_accumulate", "atomic" },
-    { "Fetch_and_op", "atomic" },     { "Compare_and_swap", "atomic" },
-    { "Win_allocate", "allocate" },   { "Win_allocate_shared", "allocate" },
-    { "File_open", "file io metadata" },  { "File_close", "file io metadata" },
-    { "File_delete", "file io metadata" }, { "File_seek", "file io metadata" },
-    { "File_seek_shared", "file io metadata" }, { "File_sync", "file io" },
+    { "Buffer_attach", "function" },
+    { "Buffer_detach", "function" },
+    { "Put", "rma" },
+    { "Get", "rma" },
+    { "Rput", "rma" },
+    { "Rget", "rma" },
+    { "Accumulate", "atomic" },
+    { "Raccumulate", "atomic" },
+    { "Get_accumulate", "atomic" },
+    { "Rget_accumulate", "atomic" },
+    { "Fetch_and_op", "atomic" },
+    { "Compare_and_swap", "atomic" },
+    { "Win_allocate", "allocate" },
+    { "Win_allocate_shared", "allocate" },
+    { "File_open", "file io metadata" },
+    { "File_close", "file io metadata" },
+    { "File_delete", "file io metadata" },
+    { "File_seek", "file io metadata" },
+    { "File_seek_shared", "file io metadata" },
+    { "File_sync", "file io" },
 };
 
 /* "MPI_Ibcast_init_c" -> "Ibcast"; the caller then tries "bcast" too
@@ -82,7 +106,8 @@ const char *mpi_region_role(const char *name, const char *group)
         return "function";
     char base[64];
     base_name(name, base, sizeof base);
-    const char *role = lookup_variant(collective_roles, sizeof collective_roles / sizeof *collective_roles, base);
+    const char *role =
+        lookup_variant(collective_roles, sizeof collective_roles / sizeof *collective_roles, base);
     if (!role)
         role = lookup_variant(exceptions, sizeof exceptions / sizeof *exceptions, base);
     if (role)

@@ -52,13 +52,13 @@ int output_refused(const char *hprof_output, char *err, size_t errlen)
     const char *kind = hprof_output ? cw_special_file(hprof_output) : NULL;
     if (!kind)
         return 0;
-    snprintf(err, errlen, "HPROF_OUTPUT %s is %s: hprof writes only a regular file or a new name", hprof_output,
-             kind);
+    snprintf(err, errlen, "HPROF_OUTPUT %s is %s: hprof writes only a regular file or a new name",
+             hprof_output, kind);
     return -1;
 }
 
-cube_writer *output_create(const char *hprof_output, int nprocs, char *path, size_t pathlen,
-                           char *err, size_t errlen)
+cube_writer *output_create(const char *hprof_output, int nprocs, char *path, size_t pathlen, char *err,
+                           size_t errlen)
 {
     if (output_refused(hprof_output, err, errlen) != 0)
         return NULL;

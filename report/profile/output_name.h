@@ -25,7 +25,7 @@ int output_refused(const char *hprof_output, char *err, size_t errlen);
 
 /* Creates the writer for the profile; on failure, err holds one line. A
  * commit that had to move on to a numbered name writes it into path. */
-cube_writer *output_create(const char *hprof_output, int nprocs, char *path, size_t pathlen,
-                           char *err, size_t errlen);
+cube_writer *output_create(const char *hprof_output, int nprocs, char *path, size_t pathlen, char *err,
+                           size_t errlen);
 
 #endif

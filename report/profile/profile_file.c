@@ -11,8 +11,10 @@
 
 static const char *paradigm_of(int kind)
 {
-    return kind == REGION_MPI ? "mpi" : kind == REGION_FUNCTION ? "sampling" : kind == REGION_PYTHON ? "python"
-                                                                                               : "measurement";
+    return kind == REGION_MPI        ? "mpi"
+           : kind == REGION_FUNCTION ? "sampling"
+           : kind == REGION_PYTHON   ? "python"
+                                     : "measurement";
 }
 
 /* Score-P puts every MPI region in module "MPI": cubelib's tools and
@@ -26,7 +28,9 @@ static const char *module_of(const defs *g, const def_region *r)
  * the description "MPI", as EPIK wrote them; Score-P leaves it empty. */
 static const char *descr_of(const def_region *r)
 {
-    return r->kind == REGION_MPI ? "MPI" : r->kind == REGION_PROGRAM ? "The program: root of the call tree" : NULL;
+    return r->kind == REGION_MPI       ? "MPI"
+           : r->kind == REGION_PROGRAM ? "The program: root of the call tree"
+                                       : NULL;
 }
 
 static const char *fn_group(const char *name)
@@ -56,20 +60,22 @@ int profile_file_define(cube_writer *w, const defs *g, const char *const *nodes,
             const def_region *r = &g->regions[i];
             const char *name = defs_str(g, r->name);
             regions[i] = (cube_region_def){
-                name, defs_str(g, r->mangled), module_of(g, r),
-                defs_str(g, r->file), r->begin_line, -1, paradigm_of(r->kind), role_of(r, name),
-                descr_of(r) };
+                name, defs_str(g, r->mangled), module_of(g, r),  defs_str(g, r->file), r->begin_line,
+                -1,   paradigm_of(r->kind),    role_of(r, name), descr_of(r)
+            };
         }
         for (int i = 0; i < g->ncnodes; i++) {
             const def_cnode *c = &g->cnodes[i];
             cnodes[i] = (cube_cnode_def){ c->parent, c->region, defs_str(g, c->cs_file), c->cs_line };
         }
-        cube_defs d = { metrics_defs(), metrics_count(), regions, g->nregions, cnodes, g->ncnodes,
-                        "machine", nodes, nnodes, procs, nprocs, attr_keys, attr_values, nattrs };
+        cube_defs d = { metrics_defs(), metrics_count(), regions,     g->nregions, cnodes,
+                        g->ncnodes,     "machine",       nodes,       nnodes,      procs,
+                        nprocs,         attr_keys,       attr_values, nattrs };
         rc = cube_writer_define(w, &d);
     }
     if (rc == 0)
-        rc = cube_writer_add_member(w, REMAPPING_SPEC_MEMBER, hprof_remapping_spec, strlen(hprof_remapping_spec));
+        rc = cube_writer_add_member(w, REMAPPING_SPEC_MEMBER, hprof_remapping_spec,
+                                    strlen(hprof_remapping_spec));
     free(regions);
     free(cnodes);
     return rc;

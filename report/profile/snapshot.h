@@ -41,15 +41,15 @@ typedef struct snapshot_event {
 
 typedef struct hprof_snapshot {
     const snapshot_thread *threads;
-    int nthreads;            /* entries of threads */
-    int nlocations;          /* location indexes 0..nlocations-1 */
+    int nthreads;   /* entries of threads */
+    int nlocations; /* location indexes 0..nlocations-1 */
     /* The name of the runtime's thread trampoline, the frame below every
      * created thread's own: left out of paths like the C start-up frames
      * (NULL: none). */
     const char *thread_trampoline;
     const snapshot_event *events; /* the requested events, in HPROF_METRICS order */
-    int nevents;             /* at most 62 are used */
-    int events_counted;      /* length of the nodes' event arrays (cct.h) */
+    int nevents;                  /* at most 62 are used */
+    int events_counted;           /* length of the nodes' event arrays (cct.h) */
 } hprof_snapshot;
 
 #endif

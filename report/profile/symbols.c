@@ -27,12 +27,12 @@
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
 struct symbols {
-    Dwfl *dwfl;        /* the modules loaded now */
-    Dwfl **unloaded;   /* per module id, made on first use: modules unloaded since */
+    Dwfl *dwfl;      /* the modules loaded now */
+    Dwfl **unloaded; /* per module id, made on first use: modules unloaded since */
     int nunloaded;
     demangle_fn demangle;
-    char exe[4096];    /* the program's own file ("": unknown) */
-    char **owned;      /* strings handed out, freed at close */
+    char exe[4096]; /* the program's own file ("": unknown) */
+    char **owned;   /* strings handed out, freed at close */
     size_t nowned, owned_cap;
 };
 
@@ -209,7 +209,10 @@ static void set_unknown(symbols *s, sym_info *info, Dwfl_Module *mod, uint64_t p
         info->name = "_start";
         return;
     }
-    snprintf(buf, sizeof buf, "%s+0x%llx", slash ? slash + 1 : module[0] ? module : "?",
+    snprintf(buf, sizeof buf, "%s+0x%llx",
+             slash       ? slash + 1
+             : module[0] ? module
+                         : "?",
              (unsigned long long)(info->start - base));
     info->name = keep(s, strdup(buf));
 }

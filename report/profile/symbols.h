@@ -13,15 +13,15 @@
 typedef struct symbols symbols;
 
 typedef struct sym_info {
-    uint64_t start;       /* function start address, 0 if unknown */
-    const char *name;     /* demangled (or as found); valid until symbols_close */
-    const char *mangled;  /* NULL when the name is not mangled */
-    const char *module;   /* path of the ELF object */
-    int named;            /* 1: found in a symbol table; 0: name made up (set_unknown) */
+    uint64_t start;      /* function start address, 0 if unknown */
+    const char *name;    /* demangled (or as found); valid until symbols_close */
+    const char *mangled; /* NULL when the name is not mangled */
+    const char *module;  /* path of the ELF object */
+    int named;           /* 1: found in a symbol table; 0: name made up (set_unknown) */
 } sym_info;
 
 symbols *symbols_open(void);
-void     symbols_close(symbols *s);
+void symbols_close(symbols *s);
 
 /* The function containing pc. Returns 0, or -1 if pc is in no known module
  * (info then holds a synthetic name). Reads no DWARF: its first line is

@@ -37,10 +37,10 @@ static int default_output(const char *input, char *out, size_t len)
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = { { "output", required_argument, NULL, 'o' },
-                                               { "force", no_argument, NULL, 'f' },
-                                               { "no-compress", no_argument, NULL, 'n' },
-                                               { "help", no_argument, NULL, 'h' },
-                                               { NULL, 0, NULL, 0 } };
+                                              { "force", no_argument, NULL, 'f' },
+                                              { "no-compress", no_argument, NULL, 'n' },
+                                              { "help", no_argument, NULL, 'h' },
+                                              { NULL, 0, NULL, 0 } };
     offline_merge_opts o = { NULL, 0, 1 };
     int c;
     while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {

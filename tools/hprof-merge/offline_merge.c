@@ -13,7 +13,7 @@
 #include "tools/hprof-merge/merged_attrs.h"
 
 #define REMAPPING_MEMBER "remapping.spec" /* report/profile/remapping_spec.h's, copied as it is */
-#define MAX_VALUES (1ull << 31)            /* call paths x locations of one metric in memory */
+#define MAX_VALUES (1ull << 31)           /* call paths x locations of one metric in memory */
 
 /* One input file and where its parts go in the merged profile. */
 typedef struct input {
@@ -72,8 +72,8 @@ static int open_inputs(merge *m, const char *const *paths)
             if (mt->kind == CUBE_KIND_DERIVED || mt->aggr == CUBE_AGGR_RATIO)
                 continue;
             if (mt->kind != CUBE_KIND_EXCLUSIVE || !mt->loadable || mt->parent >= 0)
-                return fail(m, "%s: metric %s is not an exclusive root metric, as hprof writes them", paths[i],
-                            mt->uniq_name);
+                return fail(m, "%s: metric %s is not an exclusive root metric, as hprof writes them",
+                            paths[i], mt->uniq_name);
         }
         for (int k = 0; k < in->p->ncnodes; k++)
             if (in->p->cnodes[k].region < 0)
@@ -90,8 +90,8 @@ static int callsites_merged(merge *m, int *merged)
     for (int i = 1; i < m->nin; i++) {
         const char *v = cube_attr_get(m->in[i].p, "hprof::callsites");
         if ((first == NULL) != (v == NULL) || (first && strcmp(first, v) != 0))
-            return fail(m, "%s and %s: the runs' call sites differ (hprof::callsites): not one job", m->in[0].path,
-                        m->in[i].path);
+            return fail(m, "%s and %s: the runs' call sites differ (hprof::callsites): not one job",
+                        m->in[0].path, m->in[i].path);
     }
     *merged = first && strcmp(first, "merge") == 0;
     return 0;
@@ -182,9 +182,12 @@ static int unify_regions(merge *m, input *in)
         const cube_region *r = &p->regions[k];
         /* the writer's mod is the source file when the ELF object is its
          * own attribute (hprof::module), else the object */
-        def_region dr = { defs_string(m->d, r->name), defs_string(m->d, r->mangled_name),
+        def_region dr = { defs_string(m->d, r->name),
+                          defs_string(m->d, r->mangled_name),
                           defs_string(m->d, r->module ? r->module : r->mod),
-                          r->module ? defs_string(m->d, r->mod) : -1, (int)r->begin, region_kind(m->d, r) };
+                          r->module ? defs_string(m->d, r->mod) : -1,
+                          (int)r->begin,
+                          region_kind(m->d, r) };
         int id = defs_region(m->d, &dr);
         if (id < 0)
             return -1;
@@ -282,7 +285,8 @@ static int union_metrics(merge *m)
                 at = after + 1;
                 while (at < m->nmetrics && !in_file(p, m->metrics[at]))
                     at++;
-                memmove(&m->metrics[at + 1], &m->metrics[at], (size_t)(m->nmetrics - at) * sizeof *m->metrics);
+                memmove(&m->metrics[at + 1], &m->metrics[at],
+                        (size_t)(m->nmetrics - at) * sizeof *m->metrics);
                 m->metrics[at] = mt;
                 m->nmetrics++;
             }
@@ -369,15 +373,23 @@ static int define(merge *m, cube_writer *w)
     for (int i = 0; in && i < m->nin; i++)
         in[i] = m->in[i].p;
     int rc = -1;
-    if (md && rd && cd && pd && in && merged_attrs_make(&a, in, m->nin, m->in[m->procs[0].input].p, m->nprocs) == 0) {
+    if (md && rd && cd && pd && in &&
+        merged_attrs_make(&a, in, m->nin, m->in[m->procs[0].input].p, m->nprocs) == 0) {
         for (int k = 0; k < m->nmetrics; k++) {
             const cube_metric *mt = m->metrics[k];
             md[k] = (cube_metric_def){ mt->uniq_name, mt->disp_name, mt->dtype, mt->uom, mt->descr, 0, -1 };
         }
         for (int k = 0; k < d->nregions; k++) {
             const cube_region *r = m->region_src[k];
-            rd[k] = (cube_region_def){ r->name, r->mangled_name, r->module ? r->module : r->mod,
-                                       r->module ? r->mod : NULL, r->begin, r->end, r->paradigm, r->role, r->descr };
+            rd[k] = (cube_region_def){ r->name,
+                                       r->mangled_name,
+                                       r->module ? r->module : r->mod,
+                                       r->module ? r->mod : NULL,
+                                       r->begin,
+                                       r->end,
+                                       r->paradigm,
+                                       r->role,
+                                       r->descr };
         }
         for (int k = 0; k < d->ncnodes; k++) {
             const def_cnode *c = &d->cnodes[k];
@@ -386,8 +398,8 @@ static int define(merge *m, cube_writer *w)
         for (int j = 0; j < m->nprocs; j++)
             pd[j] = (cube_process_def){ m->procs[j].rank, m->procs[j].node, m->procs[j].nthreads,
                                         m->procs[j].thread_names };
-        cube_defs defs = { md, m->nmetrics, rd, d->nregions, cd, d->ncnodes, "machine", m->nodes, m->nnodes,
-                           pd, m->nprocs, a.keys, a.values, a.n };
+        cube_defs defs = { md,       m->nmetrics, rd, d->nregions, cd,     d->ncnodes, "machine",
+                           m->nodes, m->nnodes,   pd, m->nprocs,   a.keys, a.values,   a.n };
         rc = cube_writer_define(w, &defs);
     }
     merged_attrs_free(&a);

@@ -17,9 +17,9 @@
 #include <stddef.h>
 
 typedef struct offline_merge_opts {
-    const char *output;  /* the merged file */
-    int overwrite_ok;    /* 1: an existing output may be replaced */
-    int compress;        /* 1: ZCUBEX.DATA rows where they pay */
+    const char *output; /* the merged file */
+    int overwrite_ok;   /* 1: an existing output may be replaced */
+    int compress;       /* 1: ZCUBEX.DATA rows where they pay */
 } offline_merge_opts;
 
 /* 0 with a one-line summary in msg, or -1 with a one-line reason in msg

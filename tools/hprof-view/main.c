@@ -19,8 +19,20 @@
 #endif
 
 enum mode {
-    MODE_TREE, MODE_CSV, MODE_CSV_IDS, MODE_CHECK, MODE_FLAT, MODE_RANKS, MODE_MPI,
-    MODE_HOTSPOTS, MODE_DIFF, MODE_HEADER, MODE_INTERVALS, MODE_JSON, MODE_FOLDED, MODE_HTML,
+    MODE_TREE,
+    MODE_CSV,
+    MODE_CSV_IDS,
+    MODE_CHECK,
+    MODE_FLAT,
+    MODE_RANKS,
+    MODE_MPI,
+    MODE_HOTSPOTS,
+    MODE_DIFF,
+    MODE_HEADER,
+    MODE_INTERVALS,
+    MODE_JSON,
+    MODE_FOLDED,
+    MODE_HTML,
     MODE_TIMELINE
 };
 
@@ -99,7 +111,7 @@ static const char usage[] =
 
 typedef struct args {
     int mode;
-    const char *metrics;    /* the --metric list, NULL if none */
+    const char *metrics; /* the --metric list, NULL if none */
     const char *path, *path2;
     const char *color;
     view_opts o;
@@ -130,12 +142,17 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
     return argv[++*i];
 }
 
-static const struct { const char *flag; int mode; } modes[] = {
-    { "--csv", MODE_CSV }, { "--csv-ids", MODE_CSV_IDS }, { "--check", MODE_CHECK },
-    { "--flat", MODE_FLAT }, { "--ranks", MODE_RANKS }, { "--mpi", MODE_MPI },
-    { "--hotspots", MODE_HOTSPOTS }, { "--diff", MODE_DIFF }, { "--header", MODE_HEADER },
-    { "--intervals", MODE_INTERVALS }, { "--json", MODE_JSON }, { "--folded", MODE_FOLDED },
-    { "--tree", MODE_TREE }, { "--timeline", MODE_TIMELINE },
+static const struct {
+    const char *flag;
+    int mode;
+} modes[] = {
+    { "--csv", MODE_CSV },           { "--csv-ids", MODE_CSV_IDS },
+    { "--check", MODE_CHECK },       { "--flat", MODE_FLAT },
+    { "--ranks", MODE_RANKS },       { "--mpi", MODE_MPI },
+    { "--hotspots", MODE_HOTSPOTS }, { "--diff", MODE_DIFF },
+    { "--header", MODE_HEADER },     { "--intervals", MODE_INTERVALS },
+    { "--json", MODE_JSON },         { "--folded", MODE_FOLDED },
+    { "--tree", MODE_TREE },         { "--timeline", MODE_TIMELINE },
 };
 
 /* Options with a value; returns 1 if s was one, -1 on error (status in *rc). */
@@ -248,7 +265,8 @@ static int parse_args(int argc, char **argv, args *a)
         return bad_usage("more than one file given: ", a->path2);
     if (a->o.phase && a->mode != MODE_TIMELINE && a->mode != MODE_HOTSPOTS && a->mode != MODE_HTML)
         return bad_usage("--phase restricts --timeline, --hotspots and --html (the timeline's data: "
-                         "the call tree has no time axis)", NULL);
+                         "the call tree has no time axis)",
+                         NULL);
     const char *nc = getenv("NO_COLOR");
     if (strcmp(a->color, "always") == 0)
         a->o.color = 1;
@@ -264,9 +282,9 @@ static int parse_args(int argc, char **argv, args *a)
         a->mode != MODE_HOTSPOTS)
         a->o.long_names = 1;
     if (a->mode != MODE_TREE && a->mode != MODE_FLAT && a->mode != MODE_RANKS && a->mode != MODE_MPI &&
-        a->mode != MODE_HOTSPOTS && a->mode != MODE_DIFF && a->mode != MODE_HEADER && a->mode != MODE_INTERVALS &&
-        a->mode != MODE_TIMELINE)
-        a->o.color = 0;     /* exports are data */
+        a->mode != MODE_HOTSPOTS && a->mode != MODE_DIFF && a->mode != MODE_HEADER &&
+        a->mode != MODE_INTERVALS && a->mode != MODE_TIMELINE)
+        a->o.color = 0; /* exports are data */
     return -1;
 }
 
@@ -302,8 +320,7 @@ static int resolve_metrics(cube_profile *p, const args *a, int **out, int *n)
          t = strtok_r(NULL, ",", &save)) {
         int m = find_metric_or_ratio(p, t);
         if (m < 0 || !p->metrics[m].loadable) {
-            fprintf(stderr, "hprof-view: %s: %s metric %s\n", a->path,
-                    m < 0 ? "no" : "cannot show", t);
+            fprintf(stderr, "hprof-view: %s: %s metric %s\n", a->path, m < 0 ? "no" : "cannot show", t);
             rc = 2;
         } else {
             idx[(*n)++] = m;
@@ -355,7 +372,7 @@ static int run_view(cube_profile *p, const args *a, const view_opts *o)
         return 1;
     }
     int rc = dispatch(p, a->mode, o, out);
-    if (rc == VIEW_BAD_FILE || rc == VIEW_BAD_USAGE) {  /* before any output: views load first */
+    if (rc == VIEW_BAD_FILE || rc == VIEW_BAD_USAGE) { /* before any output: views load first */
         fprintf(stderr, "hprof-view: %s: %s\n", rc == VIEW_BAD_FILE && o->err[0] == '@' ? o->path_b : a->path,
                 o->err[0] == '@' ? o->err + 1 : o->err);
         if (to_file)
@@ -366,7 +383,8 @@ static int run_view(cube_profile *p, const args *a, const view_opts *o)
     if (to_file && fclose(out) != 0)
         bad = 1;
     if (bad) {
-        fprintf(stderr, "hprof-view: cannot write output%s%s\n", to_file ? " to " : "", to_file ? o->out_path : "");
+        fprintf(stderr, "hprof-view: cannot write output%s%s\n", to_file ? " to " : "",
+                to_file ? o->out_path : "");
         return 1;
     }
     if (to_file)

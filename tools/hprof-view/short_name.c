@@ -166,7 +166,7 @@ const char **short_names_build(const cube_profile *p, int long_names)
         char **pick = long_names ? NULL : u0[r] ? &s0[r] : u1[r] ? &s1[r] : NULL;
         if (pick && strcmp(*pick, full) != 0) {
             names[r] = *pick;
-            *pick = NULL;           /* now owned by names */
+            *pick = NULL; /* now owned by names */
         } else {
             names[r] = full;
         }

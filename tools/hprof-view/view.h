@@ -16,35 +16,39 @@
 #define VIEW_MAX_HIDE 32
 
 typedef struct view_opts {
-    const char *path;       /* the file, for headings */
-    const int *metrics;     /* metric indexes chosen with --metric */
-    int nmetrics;           /* 0: the view's default set */
-    char *err;              /* why loading values failed */
+    const char *path;   /* the file, for headings */
+    const int *metrics; /* metric indexes chosen with --metric */
+    int nmetrics;       /* 0: the view's default set */
+    char *err;          /* why loading values failed */
     size_t errlen;
-    char *note;             /* a view's one line about what it left out (--html), "" if none */
+    char *note; /* a view's one line about what it left out (--html), "" if none */
     size_t notelen;
-    double threshold;       /* tree: fold nodes under this % of the total */
-    int max_depth;          /* tree: deepest level shown, -1 for all */
-    int rank;               /* -1: all ranks, else this MPI rank only */
-    const char *focus;      /* regex: only subtrees of matching regions */
-    const char *hide[VIEW_MAX_HIDE];    /* regexes: frames folded into callers */
+    double threshold;                /* tree: fold nodes under this % of the total */
+    int max_depth;                   /* tree: deepest level shown, -1 for all */
+    int rank;                        /* -1: all ranks, else this MPI rank only */
+    const char *focus;               /* regex: only subtrees of matching regions */
+    const char *hide[VIEW_MAX_HIDE]; /* regexes: frames folded into callers */
     int nhide;
-    int default_hide;       /* fold libc/libstdc++/... internals */
-    int long_names;         /* full C++ names (default: short, see short_name.h) */
-    const char *fold;       /* --fold: "libs" or a comma list of modules, NULL: none */
-    int color;              /* ANSI colours */
-    int top;                /* list length of ranks, mpi, hotspots, diff */
-    const char *out_path;   /* --html FILE */
-    const char *path_b;     /* --diff: the second file */
-    cube_profile *pb;       /* --diff: the second profile */
-    const char *phase;      /* --phase: an MPI_Pcontrol level (timeline views), NULL: all */
+    int default_hide;     /* fold libc/libstdc++/... internals */
+    int long_names;       /* full C++ names (default: short, see short_name.h) */
+    const char *fold;     /* --fold: "libs" or a comma list of modules, NULL: none */
+    int color;            /* ANSI colours */
+    int top;              /* list length of ranks, mpi, hotspots, diff */
+    const char *out_path; /* --html FILE */
+    const char *path_b;   /* --diff: the second file */
+    cube_profile *pb;     /* --diff: the second profile */
+    const char *phase;    /* --phase: an MPI_Pcontrol level (timeline views), NULL: all */
 } view_opts;
 
 /* Views return 0, VIEW_FAILED (output or memory error), VIEW_BAD_FILE
  * (the file's values could not be read; reason in o->err) or
  * VIEW_BAD_USAGE (an option does not fit the file; reason in o->err).
  * Each view loads the metrics it shows. */
-enum { VIEW_FAILED = -1, VIEW_BAD_FILE = -2, VIEW_BAD_USAGE = -3 };
+enum {
+    VIEW_FAILED = -1,
+    VIEW_BAD_FILE = -2,
+    VIEW_BAD_USAGE = -3
+};
 
 /* Call tree, one line per call path, with the header. */
 int view_tree(cube_profile *p, const view_opts *o, FILE *out);

@@ -26,7 +26,7 @@ typedef struct path_buf {
 static int append(path_buf *b, size_t *pos, const char *full, int sep)
 {
     char cut[VIEW_NAME_MAX + 64];
-    const char *name = view_cut_name(full, cut, sizeof cut);     /* bounded per row */
+    const char *name = view_cut_name(full, cut, sizeof cut); /* bounded per row */
     size_t len = strlen(name), need = *pos + len + 2;
     if (need > b->cap) {
         char *s = realloc(b->s, need * 2);
@@ -63,8 +63,8 @@ static const char *path_of(path_buf *b, const cube_profile *p, int c, int top)
     return rc ? NULL : b->s;
 }
 
-static void print_rows(FILE *out, const cube_profile *p, const int *ml, int nm,
-                       int c, const char *path, int ids)
+static void print_rows(FILE *out, const cube_profile *p, const int *ml, int nm, int c, const char *path,
+                       int ids)
 {
     for (int l = 0; l < p->nlocs; l++) {
         for (int k = 0; k < nm; k++) {
@@ -100,11 +100,12 @@ static int csv(cube_profile *p, const view_opts *o, FILE *out, int ids)
         return VIEW_FAILED;
     }
     fputs(ids ? "cnode,location,metric,exclusive,inclusive\n"
-              : "path,rank,thread,metric,exclusive,inclusive\n", out);
+              : "path,rank,thread,metric,exclusive,inclusive\n",
+          out);
     int top = p->nroots == 1 && vt_is_program_root(p, p->roots[0]);
     for (int c = 0; c < p->ncnodes && rc == 0; c++) {
         if (top && c == p->roots[0] && !ids)
-            continue;   /* holds nothing: its children start the paths */
+            continue; /* holds nothing: its children start the paths */
         const char *path = ids ? "" : path_of(&b, p, c, top);
         if (!path)
             rc = -1;

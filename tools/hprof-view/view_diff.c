@@ -17,9 +17,9 @@
  * caller's row and its region name, so matching costs one hash lookup per
  * call path however deep the trees are (never a path string per node). */
 typedef struct drow {
-    const char *name;           /* as printed (vnames.h) */
-    uint64_t hash;              /* of the whole name */
-    int parent, depth, head;    /* head: ancestor row at depth min(depth, VT_PATH_HEAD - 1) */
+    const char *name;        /* as printed (vnames.h) */
+    uint64_t hash;           /* of the whole name */
+    int parent, depth, head; /* head: ancestor row at depth min(depth, VT_PATH_HEAD - 1) */
     double ex[2], in[2];
     int present[2];
 } drow;
@@ -27,7 +27,7 @@ typedef struct drow {
 typedef struct merged {
     drow *rows;
     int n;
-    int *table;                 /* row indexes, -1 empty */
+    int *table; /* row indexes, -1 empty */
     size_t hsize;
 } merged;
 
@@ -65,7 +65,7 @@ static int collect(merged *g, vtree *t, int m, int s)
         int par = t->v[v].parent;
         int reg = t->v[v].region;
         drow *r = &g->rows[row[v] = row_of(g, par >= 0 ? row[par] : -1, vt_name(t, v),
-                                            reg >= 0 ? t->names.hash[reg] : 0)];
+                                           reg >= 0 ? t->names.hash[reg] : 0)];
         if (!t->v[v].in_focus)
             continue;
         r->ex[s] += t->vm[m].excl[v];
@@ -96,8 +96,8 @@ static void print_path(FILE *out, const merged *g, int k)
     }
     char marker[64];
     for (int i = 0; i < n; i++)
-        fprintf(out, "%s%s", i ? ";" : "", frames[i] < 0 ? vt_cut_marker(marker, sizeof marker, cut)
-                                                          : g->rows[frames[i]].name);
+        fprintf(out, "%s%s", i ? ";" : "",
+                frames[i] < 0 ? vt_cut_marker(marker, sizeof marker, cut) : g->rows[frames[i]].name);
 }
 
 static const drow *sort_rows;
@@ -139,7 +139,7 @@ int view_diff(cube_profile *p, const view_opts *o, FILE *out)
     merged g = { 0 };
     int *order = NULL;
     if (rc == 0 && rcb != 0) {
-        if (rcb == VIEW_BAD_USAGE) {    /* say which file */
+        if (rcb == VIEW_BAD_USAGE) { /* say which file */
             char tmp[512];
             snprintf(tmp, sizeof tmp, "%s", o->err);
             snprintf(o->err, o->errlen, "@%s", tmp);

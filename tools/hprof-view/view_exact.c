@@ -48,7 +48,8 @@ static const char *base_name(const char *path)
     return b ? b + 1 : path;
 }
 
-static void totals_of(const vtree *t, int m, const char *name, const char *module, double *visits, double *time)
+static void totals_of(const vtree *t, int m, const char *name, const char *module, double *visits,
+                      double *time)
 {
     int vis = view_metric(t->p, "visits");
     *visits = *time = 0;
@@ -91,8 +92,8 @@ static void auto_lines(const cube_profile *p, FILE *out)
             fprintf(out, "%-10s HPROF_SELECT=auto: %s\n", "auto", val);
         else if (strncmp(k, "hprof::auto::dropped::", 22) == 0 &&
                  sscanf(val, "%d %lf %lf %255s %n", &ranks, &rate, &cost, module, &at) == 4 && at)
-            fprintf(out, "%-10s dropped %s (%s): %.3g visits/s, %.1f%% of the run; %d ranks\n", "", val + at, module,
-                    rate, cost * 100, ranks);
+            fprintf(out, "%-10s dropped %s (%s): %.3g visits/s, %.1f%% of the run; %d ranks\n", "", val + at,
+                    module, rate, cost * 100, ranks);
     }
 }
 
@@ -106,7 +107,8 @@ int view_exact_lines(vtree *t, FILE *out)
         double since_min, since_max;
         char until[32], module[256];
         if (!k || !val || strncmp(k, "hprof::exact::", 14) != 0 ||
-            sscanf(val, "%d %lf %lf %31s %255s %n", &ranks, &since_min, &since_max, until, module, &at) < 5 || !at)
+            sscanf(val, "%d %lf %lf %31s %255s %n", &ranks, &since_min, &since_max, until, module, &at) < 5 ||
+            !at)
             continue;
         if (m < 0 && (m = view_exact_load(t)) < 0)
             return 0;
@@ -118,8 +120,8 @@ int view_exact_lines(vtree *t, FILE *out)
             snprintf(since, sizeof since, "%.3f s", since_min);
         else
             snprintf(since, sizeof since, "%.3f-%.3f s", since_min, since_max);
-        fprintf(out, "%-10s %s%s%s (%s): %.0f visits, %s a visit; %d ranks, from %s%s%s\n", shown++ ? "" : "exact",
-                view_c(t->o, C_BOLD), name, view_c(t->o, C_RESET), module, visits,
+        fprintf(out, "%-10s %s%s%s (%s): %.0f visits, %s a visit; %d ranks, from %s%s%s\n",
+                shown++ ? "" : "exact", view_c(t->o, C_BOLD), name, view_c(t->o, C_RESET), module, visits,
                 duration(per, sizeof per, visits > 0 ? time / visits : 0), ranks, since,
                 strcmp(until, "-") ? " to " : "", strcmp(until, "-") ? until : "");
     }

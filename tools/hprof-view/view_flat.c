@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct flat_row { int group; double self, total, calls; int lower_bound; } flat_row;
+typedef struct flat_row {
+    int group;
+    double self, total, calls;
+    int lower_bound;
+} flat_row;
 
 static const vtree *sort_t;
 
@@ -74,7 +78,7 @@ static int mark_outer(const vtree *t, const int *group, int ng, char *outer)
     while (sp > 0) {
         int e = stack[--sp], v = e >= 0 ? e : -1 - e;
         int g = t->v[v].region >= 0 ? group[v] : -1, counts = g >= 0 && t->v[v].in_focus;
-        if (e < 0) {                    /* leaving v */
+        if (e < 0) { /* leaving v */
             if (counts)
                 on_path[g]--;
             continue;
@@ -124,7 +128,7 @@ int view_flat(cube_profile *p, const view_opts *o, FILE *out)
             total += t.vm[m].excl[v];
             if (outer[v])
                 rows[g].total += t.vm[m].incl[v];
-            if (entries && !t.v[v].is_mpi) {   /* a function: entries seen, a lower bound */
+            if (entries && !t.v[v].is_mpi) { /* a function: entries seen, a lower bound */
                 rows[g].calls += entries[v];
                 rows[g].lower_bound = 1;
             } else if (visits >= 0) {
@@ -156,8 +160,7 @@ int view_flat(cube_profile *p, const view_opts *o, FILE *out)
             }
             fprintf(out, "%6.2f%% %12s %12s %12s %10s %12s %12s  %s%s%s\n", view_share(r->self, total),
                     view_fmt(a, sizeof a, mt, cum), view_fmt(b, sizeof b, mt, r->self),
-                    view_fmt(c, sizeof c, mt, r->total), n,
-                    r->calls > 0 ? d : "-", r->calls > 0 ? e : "-",
+                    view_fmt(c, sizeof c, mt, r->total), n, r->calls > 0 ? d : "-", r->calls > 0 ? e : "-",
                     t.v[first[r->group]].is_mpi ? view_c(o, C_MAGENTA) : "", vt_name(&t, first[r->group]),
                     view_c(o, C_RESET));
         }

@@ -52,7 +52,7 @@ int view_folded(cube_profile *p, const view_opts *o, FILE *out)
             if (!t.v[v].in_focus)
                 continue;
             double x = llround(t.vm[m].excl[v] * scale);
-            if (x <= 0 || !isfinite(x))    /* flame graphs take positive counts */
+            if (x <= 0 || !isfinite(x)) /* flame graphs take positive counts */
                 continue;
             put_path(out, &t, v);
             fprintf(out, " %.0f\n", x);

@@ -29,7 +29,7 @@ static int split_line(vtree *t, FILE *out, int width)
     cube_profile *p = t->p;
     int tm = view_metric(p, "time"), comp = view_metric(p, "comp_time"), mpi = view_metric(p, "mpi_time");
     if (tm < 0 || (comp < 0 && mpi < 0))
-        return 0;           /* not an hprof profile: nothing to split */
+        return 0; /* not an hprof profile: nothing to split */
     int rc = vt_metric(t, tm);
     if (rc == 0 && comp >= 0)
         rc = vt_metric(t, comp);
@@ -47,8 +47,8 @@ static int split_line(vtree *t, FILE *out, int width)
         if (parts[i] < 0)
             continue;
         double v = vt_total(t, parts[i]);
-        k += (size_t)snprintf(line + k, sizeof line - k, ",%c%s %.4f s (%.1f%%)", i ? ' ' : VIEW_NBSP, names[i], v,
-                              view_share(v, total));
+        k += (size_t)snprintf(line + k, sizeof line - k, ",%c%s %.4f s (%.1f%%)", i ? ' ' : VIEW_NBSP,
+                              names[i], v, view_share(v, total));
     }
     static const char *const roots[] = { "(unwind failed)", "(not unwound)" };
     static const char *const shown[] = { "(unwind\001failed)\001", "(not\001unwound)\001" };
@@ -82,15 +82,17 @@ int vt_header_width(vtree *t, FILE *out, int width)
         if (p->locs[l].thread + 1 > maxthreads)
             maxthreads = p->locs[l].thread + 1;
     char first[128];
-    snprintf(first, sizeof first, "%d processes, %d locations, %d call paths", p->nprocs, p->nlocs, p->ncnodes);
+    snprintf(first, sizeof first, "%d processes, %d locations, %d call paths", p->nprocs, p->nlocs,
+             p->ncnodes);
     fprintf(out, "%s%s%s:", view_c(o, C_BOLD), o->path, view_c(o, C_RESET));
     view_print_wrapped(out, " ", 4, first, width > 0 ? width - (int)strlen(o->path) - 1 : 1 << 30, "", "");
     const char *ver = cube_attr_get(p, "hprof::version");
     if (ver) {
         attr_line(p, out, "command", "hprof::command");
-        fprintf(out, "%-10s %d ranks, %d threads in all (up to %d per rank)\n", "ranks", p->nprocs,
-                p->nlocs, maxthreads);
-        const char *hz = cube_attr_get(p, "hprof::sampling_hz"), *clk = cube_attr_get(p, "hprof::sampling_clock");
+        fprintf(out, "%-10s %d ranks, %d threads in all (up to %d per rank)\n", "ranks", p->nprocs, p->nlocs,
+                maxthreads);
+        const char *hz = cube_attr_get(p, "hprof::sampling_hz"),
+                   *clk = cube_attr_get(p, "hprof::sampling_clock");
         if (hz) {
             if (strcmp(hz, "0") == 0)
                 fprintf(out, "%-10s off\n", "sampling");
@@ -101,8 +103,8 @@ int vt_header_width(vtree *t, FILE *out, int width)
                 const char *mpi = cube_attr_get(p, "hprof::samples_in_mpi");
                 const char *drop = cube_attr_get(p, "hprof::samples_dropped");
                 const char *fail = cube_attr_get(p, "hprof::samples_unwind_failed");
-                fprintf(out, "; samples: %s counted, %s in MPI, %s dropped, %s failed to unwind",
-                        cnt, mpi ? mpi : "?", drop ? drop : "?", fail ? fail : "?");
+                fprintf(out, "; samples: %s counted, %s in MPI, %s dropped, %s failed to unwind", cnt,
+                        mpi ? mpi : "?", drop ? drop : "?", fail ? fail : "?");
             }
             if (strcmp(hz, "0") != 0)
                 fputc('\n', out);
@@ -111,12 +113,12 @@ int vt_header_width(vtree *t, FILE *out, int width)
         fprintf(out, "%-10s hprof %s\n", "version", ver);
     } else {
         const char *creator = cube_attr_get(p, "Creator");
-        if (!creator)               /* cubelib's tools (cube_cut, cube_remap2, ...) name only themselves so */
+        if (!creator) /* cubelib's tools (cube_cut, cube_remap2, ...) name only themselves so */
             creator = cube_attr_get(p, "CUBE Library version");
         fprintf(out, "%-10s %s (CUBE %s)\n", "written by", creator ? creator : "unknown tool",
                 p->version ? p->version : "?");
-        fprintf(out, "%-10s %d ranks, %d threads in all (up to %d per rank)\n", "ranks", p->nprocs,
-                p->nlocs, maxthreads);
+        fprintf(out, "%-10s %d ranks, %d threads in all (up to %d per rank)\n", "ranks", p->nprocs, p->nlocs,
+                maxthreads);
     }
     if (o->rank >= 0)
         fprintf(out, "%-10s rank %d only\n", "showing", o->rank);
@@ -172,7 +174,8 @@ int view_intervals(cube_profile *p, const view_opts *o, FILE *out)
     const char *s = cube_attr_get(p, "hprof::interval_histogram");
     double h[NHIST];
     if (!s || parse_hist(s, h) < 0) {
-        snprintf(o->err, o->errlen, "--intervals: the profile has no interval histogram (hprof::interval_histogram)");
+        snprintf(o->err, o->errlen,
+                 "--intervals: the profile has no interval histogram (hprof::interval_histogram)");
         return VIEW_BAD_USAGE;
     }
     const char *hz = cube_attr_get(p, "hprof::sampling_hz");

@@ -26,7 +26,11 @@
 
 #define MAX_FINDINGS 64
 
-typedef struct finding { double score; char text[2048]; char see[512]; } finding;
+typedef struct finding {
+    double score;
+    char text[2048];
+    char see[512];
+} finding;
 
 typedef struct hot {
     vtree *t;
@@ -35,7 +39,7 @@ typedef struct hot {
     double total;
     finding f[MAX_FINDINGS];
     int n;
-    int columns;            /* lines fit this width: paths are elided */
+    int columns; /* lines fit this width: paths are elided */
     char pbuf[1024];
 } hot;
 
@@ -124,9 +128,9 @@ static void mpi_findings(hot *h, int *top, int *waited)
         rank_stats_of(t, h->tm, v, 1, &st);
         char a[32], b[32], c[32];
         add(h, s, "hprof-view --mpi",
-            "MPI: %s takes %.1f%% of the time (%s over all ranks; per rank %s on rank %d to %s on rank %d)", path(h, v),
-            s, fmt_time(h, a, sizeof a, x), fmt_time(h, b, sizeof b, st.min), rank_no(h, st.min_rank),
-            fmt_time(h, c, sizeof c, st.max), rank_no(h, st.max_rank));
+            "MPI: %s takes %.1f%% of the time (%s over all ranks; per rank %s on rank %d to %s on rank %d)",
+            path(h, v), s, fmt_time(h, a, sizeof a, x), fmt_time(h, b, sizeof b, st.min),
+            rank_no(h, st.min_rank), fmt_time(h, c, sizeof c, st.max), rank_no(h, st.max_rank));
     }
 }
 
@@ -189,7 +193,8 @@ static void waiting_finding(hot *h, int mpi_v)
         "waiting: ranks wait in %s for rank %d (%s there, the mean rank %s); rank %d meanwhile spends %s "
         "(%s more than the other ranks' mean) in %s",
         vt_name(t, mpi_v), rank_no(h, w), fmt_time(h, a, sizeof a, st.min), fmt_time(h, b, sizeof b, st.mean),
-        rank_no(h, w), fmt_time(h, c, sizeof c, best_val), fmt_time(h, d, sizeof d, best_excess), path(h, best));
+        rank_no(h, w), fmt_time(h, c, sizeof c, best_val), fmt_time(h, d, sizeof d, best_excess),
+        path(h, best));
 }
 
 static void unwind_findings(hot *h)
@@ -226,8 +231,8 @@ static void computation_finding(hot *h, int *top)
         double s = view_share(t->vm[h->tm].excl[v], h->total);
         char a[32];
         add(h, s, "hprof-view --flat",
-            "computation: the heaviest non-MPI call path is %s with %.1f%% of the time (%s exclusive)", path(h, v), s,
-            fmt_time(h, a, sizeof a, t->vm[h->tm].excl[v]));
+            "computation: the heaviest non-MPI call path is %s with %.1f%% of the time (%s exclusive)",
+            path(h, v), s, fmt_time(h, a, sizeof a, t->vm[h->tm].excl[v]));
         return;
     }
 }
@@ -253,9 +258,11 @@ static void timeline_findings(hot *h, const timeline *tl)
             add(h, score, see, "%s, rank %d spends %.1fx the mean of the other ranks in computation under %s",
                 from, s[i].rank, s[i].path_ratio, name);
         else if (s[i].path >= 0)
-            add(h, score, see, "%s, rank %d computes under %s while the other ranks do not", from, s[i].rank, name);
+            add(h, score, see, "%s, rank %d computes under %s while the other ranks do not", from, s[i].rank,
+                name);
         else
-            add(h, score, see, "%s, rank %d computes %.1fx the mean of the other ranks", from, s[i].rank, s[i].ratio);
+            add(h, score, see, "%s, rank %d computes %.1fx the mean of the other ranks", from, s[i].rank,
+                s[i].ratio);
     }
 }
 
@@ -274,7 +281,8 @@ int view_hotspots(cube_profile *p, const view_opts *o, FILE *out)
     if (got == -2)
         return VIEW_BAD_USAGE;
     if (o->phase && got <= 0) {
-        snprintf(o->err, o->errlen, "--phase: this profile has no timeline%s", got < 0 ? " that can be read" : "");
+        snprintf(o->err, o->errlen, "--phase: this profile has no timeline%s",
+                 got < 0 ? " that can be read" : "");
         return VIEW_BAD_USAGE;
     }
     int rc = vt_build(&t, p, o);
@@ -304,7 +312,8 @@ int view_hotspots(cube_profile *p, const view_opts *o, FILE *out)
         qsort(h.f, (size_t)h.n, sizeof *h.f, by_score);
         char title[256], head[64];
         snprintf(head, sizeof head, "%shotspots%s ", view_c(o, C_BOLD), view_c(o, C_RESET));
-        snprintf(title, sizeof title, "(by %s, ranked by the share of the total they concern)", p->metrics[h.tm].uniq_name);
+        snprintf(title, sizeof title, "(by %s, ranked by the share of the total they concern)",
+                 p->metrics[h.tm].uniq_name);
         fputc('\n', out);
         view_print_wrapped(out, head, 0, title, h.columns, "", "");
         int n = h.n < o->top ? h.n : o->top;
@@ -313,7 +322,8 @@ int view_hotspots(cube_profile *p, const view_opts *o, FILE *out)
             snprintf(num, sizeof num, "%2d. ", i + 1);
             view_print_wrapped(out, num, 4, h.f[i].text, h.columns, i == 0 ? view_c(o, C_BOLD) : "",
                                i == 0 ? view_c(o, C_RESET) : "");
-            view_print_wrapped(out, "    see: ", 9, h.f[i].see, h.columns, view_c(o, C_CYAN), view_c(o, C_RESET));
+            view_print_wrapped(out, "    see: ", 9, h.f[i].see, h.columns, view_c(o, C_CYAN),
+                               view_c(o, C_RESET));
         }
         if (n == 0)
             fprintf(out, "(no findings: the profile holds no %s)\n", p->metrics[h.tm].uniq_name);

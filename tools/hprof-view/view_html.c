@@ -30,8 +30,8 @@ static int choose_metrics(const cube_profile *p, const view_opts *o, int *ml)
         ml[n++] = o->metrics[i];
     if (n)
         return n;
-    static const char *const pref[] = { "time", "mpi_time", "comp_time", "visits", "bytes_sent",
-                                        "bytes_received", "samples" };
+    static const char *const pref[] = { "time",       "mpi_time",       "comp_time", "visits",
+                                        "bytes_sent", "bytes_received", "samples" };
     for (size_t i = 0; i < sizeof pref / sizeof pref[0]; i++)
         if (view_metric(p, pref[i]) >= 0)
             ml[n++] = view_metric(p, pref[i]);
@@ -79,7 +79,7 @@ static void number_array(FILE *out, const double *v, size_t n)
         if (v[i] == 0)
             fputc('0', out);
         else if (!isfinite(v[i]))
-            fputs("null", out);     /* a ratio over nothing */
+            fputs("null", out); /* a ratio over nothing */
         else
             fprintf(out, "%.9g", v[i]);
     }
@@ -178,7 +178,8 @@ static void print_nodes(vtree *t, const html_nodes *h, FILE *out)
     for (int k = 0; k < h->n; k++) {
         fputs(k ? "," : "", out);
         if (h->vnode[k] < 0)
-            snprintf(name, sizeof name, "[%d more call path%s]", h->members[k], h->members[k] == 1 ? "" : "s");
+            snprintf(name, sizeof name, "[%d more call path%s]", h->members[k],
+                     h->members[k] == 1 ? "" : "s");
         view_print_json_string(out, h->vnode[k] < 0 ? name : vt_name(t, h->vnode[k]));
     }
     fputs("],\n\"parent\": [", out);
@@ -190,7 +191,7 @@ static void print_nodes(vtree *t, const html_nodes *h, FILE *out)
         fputs(k ? "," : "", out);
         view_print_json_string(out, h->vnode[k] < 0 ? "" : vt_site(t, h->vnode[k], site, sizeof site));
     }
-    fputs("],\n\"lib\": [", out);    /* for the page's "fold libraries" */
+    fputs("],\n\"lib\": [", out); /* for the page's "fold libraries" */
     for (int k = 0; k < h->n; k++) {
         int v = h->vnode[k];
         const char *lib = v < 0 || t->v[v].label ? NULL : library_of_region(t->p, t->v[v].region);

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct weighed { double key; int v; } weighed;
+typedef struct weighed {
+    double key;
+    int v;
+} weighed;
 
 /* Heaviest first; equal weights in tree order, so callers come first. */
 static int by_weight(const void *a, const void *b)
@@ -62,7 +65,7 @@ static int choose(html_nodes *h, const vtree *t, const int *ml, int nm, char *sh
         for (a = w[i].v; a >= 0 && !shown[a] && kept + need < h->cap; a = t->v[a].parent)
             need++;
         if (a >= 0 && !shown[a])
-            break;                  /* no room for it and its callers */
+            break; /* no room for it and its callers */
         for (a = w[i].v; a >= 0 && !shown[a]; a = t->v[a].parent)
             shown[a] = 1;
         kept += need;
@@ -74,7 +77,7 @@ static int choose(html_nodes *h, const vtree *t, const int *ml, int nm, char *sh
 static inline void combine(double *acc, double v, int aggr, int first)
 {
     if (aggr == CUBE_AGGR_RATIO)
-        *acc = NAN;         /* its operands are not on the page */
+        *acc = NAN; /* its operands are not on the page */
     else if (first)
         *acc = v;
     else if (aggr == CUBE_AGGR_SUM)
@@ -117,8 +120,8 @@ static int group_values(html_nodes *h, const vtree *t, const int *ml, const int 
  * caller's first callee left out appears, its group. */
 static int lay_out(html_nodes *h, const vtree *t, const char *shown, int *direct)
 {
-    int *page = malloc(sizeof *page * ((size_t)t->nv + 1));     /* [vnode]: shown as, or folded under */
-    int *slot = malloc(sizeof *slot * ((size_t)t->nv + 2));     /* [caller + 1]: its group's node */
+    int *page = malloc(sizeof *page * ((size_t)t->nv + 1)); /* [vnode]: shown as, or folded under */
+    int *slot = malloc(sizeof *slot * ((size_t)t->nv + 2)); /* [caller + 1]: its group's node */
     if (!page || !slot) {
         free(page), free(slot);
         return VIEW_FAILED;
@@ -147,7 +150,7 @@ static int lay_out(html_nodes *h, const vtree *t, const char *shown, int *direct
             direct[v] = -1 - h->vnode[*s];
             h->members[*s]++;
         } else {
-            page[v] = page[par];    /* deeper: inside its folded caller's value */
+            page[v] = page[par]; /* deeper: inside its folded caller's value */
             h->members[page[v]]++;
         }
     }
@@ -161,7 +164,7 @@ int html_nodes_choose(html_nodes *h, const vtree *t, const int *ml, int nm)
     h->nm = nm;
     h->nprocs = t->p->nprocs > 0 ? t->p->nprocs : 1;
     double per_node = (double)(nm > 0 ? nm : 1) * (2.0 + h->nprocs);
-    double cap = HTML_MAX_VALUES / (2 * per_node);   /* a group beside every path at most */
+    double cap = HTML_MAX_VALUES / (2 * per_node); /* a group beside every path at most */
     h->cap = cap > HTML_MAX_PATHS ? HTML_MAX_PATHS : cap < HTML_MIN_PATHS ? HTML_MIN_PATHS : (int)cap;
     size_t n = (size_t)t->nv + 1;
     char *shown = calloc(n, 1);
@@ -200,7 +203,8 @@ double html_node_proc_value(const html_nodes *h, const vtree *t, const int *ml, 
 {
     int v = h->vnode[k];
     if (v < 0)
-        return h->gprocs[((size_t)mk * (size_t)h->ngroups + (size_t)(-1 - v)) * (size_t)h->nprocs + (size_t)proc];
+        return h
+            ->gprocs[((size_t)mk * (size_t)h->ngroups + (size_t)(-1 - v)) * (size_t)h->nprocs + (size_t)proc];
     return vt_proc_value(t, ml[mk], v, proc, 1);
 }
 
@@ -208,7 +212,8 @@ const char *html_nodes_note(const html_nodes *h, char *buf, size_t len)
 {
     if (h->ngroups == 0)
         return NULL;
-    snprintf(buf, len, "page: %d of %d call paths shown; the other %d (each under %g%% of every summed metric's total, "
+    snprintf(buf, len,
+             "page: %d of %d call paths shown; the other %d (each under %g%% of every summed metric's total, "
              "or past the page's %d) folded into %d '[N more call paths]' nodes",
              h->shown, h->visible, h->visible - h->shown, 100 * HTML_MIN_SHARE, h->cap, h->ngroups);
     return buf;

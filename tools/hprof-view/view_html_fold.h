@@ -21,21 +21,21 @@
 #define HTML_ALL_PATHS 2000
 #define HTML_MIN_SHARE 1e-4
 #define HTML_MAX_PATHS 20000
-#define HTML_MIN_PATHS 100          /* kept whatever the number of ranks */
+#define HTML_MIN_PATHS 100 /* kept whatever the number of ranks */
 #define HTML_MAX_VALUES 4000000.0
 
 typedef struct html_nodes {
-    int n;                  /* nodes of the page */
-    int *vnode;             /* [node]: its view node; a folded group: -1 - its group */
-    int *parent;            /* [node]: page index of its caller, -1 for a root */
-    int *members;           /* [node]: call paths a folded group stands for */
+    int n;        /* nodes of the page */
+    int *vnode;   /* [node]: its view node; a folded group: -1 - its group */
+    int *parent;  /* [node]: page index of its caller, -1 for a root */
+    int *members; /* [node]: call paths a folded group stands for */
     int ngroups;
     int nm, nprocs;
-    double *gincl;          /* [metric k][group]: a group's combined inclusive value */
-    double *gprocs;         /* [metric k][group][proc] */
-    int shown;              /* view nodes shown as themselves */
-    int visible;            /* view nodes the page could show (--focus) */
-    int cap;                /* the most it may show */
+    double *gincl;  /* [metric k][group]: a group's combined inclusive value */
+    double *gprocs; /* [metric k][group][proc] */
+    int shown;      /* view nodes shown as themselves */
+    int visible;    /* view nodes the page could show (--focus) */
+    int cap;        /* the most it may show */
 } html_nodes;
 
 /* Chooses the page's nodes for the metrics ml[0..nm) (loaded with

@@ -177,7 +177,9 @@ int view_json(cube_profile *p, const view_opts *o, FILE *out)
         for (int r = 0; r < p->nroots; r++) {
             double v = cube_value_all_locs(p, ml[k], p->roots[r], 1);
             int a = p->metrics[ml[k]].aggr;
-            t = r == 0 || a == CUBE_AGGR_SUM ? (r == 0 ? v : t + v) : a == CUBE_AGGR_MIN ? (v < t ? v : t) : (v > t ? v : t);
+            t = r == 0 || a == CUBE_AGGR_SUM ? (r == 0 ? v : t + v)
+                : a == CUBE_AGGR_MIN         ? (v < t ? v : t)
+                                             : (v > t ? v : t);
         }
         fputs(": ", out);
         view_print_json_number(out, t, p->metrics[ml[k]].is_integer);
@@ -188,7 +190,7 @@ int view_json(cube_profile *p, const view_opts *o, FILE *out)
         fprintf(out, "    {\"index\": %d, \"id\": %d", c, n->id);
         key_int(out, "parent", n->parent, 1);
         key_int(out, "region", n->region, 1);
-        char cut[VIEW_NAME_MAX + 64];    /* regions[] holds the whole name */
+        char cut[VIEW_NAME_MAX + 64]; /* regions[] holds the whole name */
         key_str(out, "name", view_cut_name(cube_cnode_name(p, c), cut, sizeof cut), 1);
         key_int(out, "depth", n->depth, 0);
         key_str(out, "file", n->mod && n->mod[0] ? n->mod : NULL, 1);

@@ -65,8 +65,8 @@ static void per_rank(const vtree *t, const view_opts *o, int tm, int mpi, FILE *
     }
     fprintf(out, "%6s %12.6f %12.6f %6.2f%%\n", "*", sapp, smpi, view_share(smpi, sapp));
     if (n > 1)
-        fprintf(out, "MPI%% lowest on rank %d (%.2f%%), highest on rank %d (%.2f%%)\n", p->procs[lo_r].rank, lo,
-                p->procs[hi_r].rank, hi);
+        fprintf(out, "MPI%% lowest on rank %d (%.2f%%), highest on rank %d (%.2f%%)\n", p->procs[lo_r].rank,
+                lo, p->procs[hi_r].rank, hi);
     (void)shown;
 }
 
@@ -90,7 +90,7 @@ static void site_label(const vtree *t, int v, int up, int sites, char *buf)
     if (k < LABEL_LEN)
         k += (size_t)snprintf(buf + k, LABEL_LEN - k, "%s", vt_name(t, v));
     if (k < LABEL_LEN && vt_site(t, v, site, sizeof site)[0]) {
-        const char *slash = strrchr(site, '/');     /* the file name is enough here */
+        const char *slash = strrchr(site, '/'); /* the file name is enough here */
         snprintf(buf + k, LABEL_LEN - k, " (%s)", slash ? slash + 1 : site);
     }
 }
@@ -145,21 +145,22 @@ static void top_by_time(const vtree *t, const view_opts *o, int tm, int visits, 
         return;
     row_labels(t, top, n, labels);
     fprintf(out, "\n%stop %d MPI call sites by time%s\n", view_c(o, C_BOLD), n, view_c(o, C_RESET));
-    fprintf(out, "%3s %12s %7s %7s %10s %11s %6s %6s %5s  %s\n", "#", "time", "app%", "MPI%", "calls", "time/call",
-            "imbal", "max@", "site", "caller > call (call site)");
+    fprintf(out, "%3s %12s %7s %7s %10s %11s %6s %6s %5s  %s\n", "#", "time", "app%", "MPI%", "calls",
+            "time/call", "imbal", "max@", "site", "caller > call (call site)");
     for (int i = 0; i < n; i++) {
         int v = top[i];
         double tv = t->vm[tm].incl[v], calls = visits >= 0 ? t->vm[visits].excl[v] : 0;
         rank_stats s;
         rank_stats_of(t, tm, v, 1, &s);
         char a[32];
-        fprintf(out, "%3d %12.6f %6.2f%% %6.2f%% %10.0f %11s %5.1f%% %6d %5d  %s\n", i + 1, tv, view_share(tv, app),
-                view_share(tv, mpi_total), calls,
+        fprintf(out, "%3d %12.6f %6.2f%% %6.2f%% %10.0f %11s %5.1f%% %6d %5d  %s\n", i + 1, tv,
+                view_share(tv, app), view_share(tv, mpi_total), calls,
                 calls > 0 ? view_fmt(a, sizeof a, &p->metrics[tm], tv / calls) : "-", 100 * s.imbalance,
                 p->procs[s.max_rank].rank, t->v[v].site_id, labels + (size_t)i * LABEL_LEN);
     }
     if (n > 0)
-        fprintf(out, "(site: the call tree of one call site: hprof-view --focus site:%d FILE)\n", t->v[top[0]].site_id);
+        fprintf(out, "(site: the call tree of one call site: hprof-view --focus site:%d FILE)\n",
+                t->v[top[0]].site_id);
     free(labels);
 }
 
@@ -178,8 +179,8 @@ static void top_by_bytes(const vtree *t, const view_opts *o, int sent, int visit
         free(labels);
         return;
     }
-    fprintf(out, "%3s %14s %7s %10s %12s %5s  %s\n", "#", "bytes sent", "sent%", "calls", "bytes/call", "site",
-            "caller > call (call site)");
+    fprintf(out, "%3s %14s %7s %10s %12s %5s  %s\n", "#", "bytes sent", "sent%", "calls", "bytes/call",
+            "site", "caller > call (call site)");
     for (int i = 0; i < n; i++) {
         int v = top[i];
         double b = t->vm[sent].excl[v], calls = visits >= 0 ? t->vm[visits].excl[v] : 0;
@@ -213,7 +214,7 @@ static int message_sizes(const vtree *t, const view_opts *o, int sent, int recv,
     msg_row *rows = calloc((size_t)p->nregions + 1, sizeof *rows);
     if (!rows)
         return VIEW_FAILED;
-    int nrows = 0, *slot = malloc(sizeof *slot * ((size_t)p->nregions + 1));  /* name class -> row */
+    int nrows = 0, *slot = malloc(sizeof *slot * ((size_t)p->nregions + 1)); /* name class -> row */
     if (!slot) {
         free(rows);
         return VIEW_FAILED;
@@ -232,7 +233,8 @@ static int message_sizes(const vtree *t, const view_opts *o, int sent, int recv,
         r->recv += rv;
         for (int i = 0; i < p->nprocs; i++) {
             double c = vt_proc_value(t, visits, v, i, 0);
-            double b = (sent >= 0 ? vt_proc_value(t, sent, v, i, 0) : 0) + (recv >= 0 ? vt_proc_value(t, recv, v, i, 0) : 0);
+            double b = (sent >= 0 ? vt_proc_value(t, sent, v, i, 0) : 0) +
+                       (recv >= 0 ? vt_proc_value(t, recv, v, i, 0) : 0);
             if (c <= 0 || b <= 0)
                 continue;
             double avg = b / c;
@@ -244,7 +246,8 @@ static int message_sizes(const vtree *t, const view_opts *o, int sent, int recv,
         }
     }
     qsort(rows, (size_t)nrows, sizeof *rows, by_sent);
-    fprintf(out, "\n%smessage sizes per MPI function%s (bytes per call; min/max: over call sites and ranks)\n",
+    fprintf(out,
+            "\n%smessage sizes per MPI function%s (bytes per call; min/max: over call sites and ranks)\n",
             view_c(o, C_BOLD), view_c(o, C_RESET));
     fprintf(out, "%-24s %10s %14s %14s %12s %12s %12s\n", "function", "calls", "bytes sent", "bytes recvd",
             "mean", "min", "max");

@@ -37,7 +37,7 @@ void print_strip(const vtree *t, const view_opts *o, int m, int v, int inclusive
     int n = p->nprocs, cols = n > 64 ? 64 : n;
     fputc('[', out);
     for (int c = 0; c < cols; c++) {
-        double x = 0;   /* the largest of the ranks in this column */
+        double x = 0; /* the largest of the ranks in this column */
         for (int i = c * n / cols; i < (c + 1) * n / cols; i++) {
             double y = vt_proc_value(t, m, v, i, inclusive);
             x = i == c * n / cols || y > x ? y : x;
@@ -124,8 +124,8 @@ int view_ranks(cube_profile *p, const view_opts *o, FILE *out)
         fprintf(out, "\n%sranks%s: %s over %d ranks; strip: one column per rank%s, ' .:-=+*#%%@' = 0..max\n",
                 view_c(o, C_BOLD), view_c(o, C_RESET), mt->uniq_name, p->nprocs,
                 p->nprocs > 64 ? " group (their largest value)" : "");
-        fprintf(out, "%6s %11s %6s %11s %11s %6s %6s  %s\n", "%", "min", "rank", "mean", "max", "rank", "imbal",
-                "strip / call path");
+        fprintf(out, "%6s %11s %6s %11s %11s %6s %6s  %s\n", "%", "min", "rank", "mean", "max", "rank",
+                "imbal", "strip / call path");
         /* the whole run: the roots */
         for (int r = 0; r < t.nroots; r++)
             if (t.v[t.roots[r]].in_focus && t.vm[m].incl[t.roots[r]] != 0) {

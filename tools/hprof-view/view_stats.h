@@ -9,8 +9,8 @@
 
 typedef struct rank_stats {
     double min, mean, max, sum;
-    int min_rank, max_rank;     /* process indexes */
-    double imbalance;           /* (max - mean) / max, 0 if max <= 0 */
+    int min_rank, max_rank; /* process indexes */
+    double imbalance;       /* (max - mean) / max, 0 if max <= 0 */
 } rank_stats;
 
 void rank_stats_of(const vtree *t, int m, int v, int inclusive, rank_stats *s);

@@ -12,15 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ROWS 32            /* strips; more ranks are grouped */
+#define MAX_ROWS 32 /* strips; more ranks are grouped */
 #define MAX_COLS 64
-#define SMALL_PATH 0.001       /* paths with less of the time shown are not drawn */
+#define SMALL_PATH 0.001 /* paths with less of the time shown are not drawn */
 
 /* A column's MPI share: blank where nothing was measured (idle), '_'
  * where the ranks only computed, then rising with the share. */
 static void put_cell(FILE *out, const view_opts *o, double share)
 {
-    static const char *const blocks[] = { "_", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588" };
+    static const char *const blocks[] = { "_",      "\u2581", "\u2582", "\u2583", "\u2584",
+                                          "\u2585", "\u2586", "\u2587", "\u2588" };
     static const char ascii[] = "_.:-=+*#%@";
     if (share < 0) {
         fputc(' ', out);
@@ -65,8 +66,8 @@ static void print_phases(const timeline *tl, int cols, FILE *out)
     line[cols] = '\0';
     for (int i = 0; i < tl->nphases; i++) {
         if (tl->phase[i].rank != 0)
-            continue;           /* rank 0's marks stand for all */
-        long b = vtl_bucket(tl, tl->phase[i].t) - tl->b0;   /* as --phase rounds */
+            continue;                                     /* rank 0's marks stand for all */
+        long b = vtl_bucket(tl, tl->phase[i].t) - tl->b0; /* as --phase rounds */
         long c = (long)floor((double)b * cols / (tl->b1 - tl->b0));
         if (c >= 0 && c < cols)
             line[c] = (char)('0' + (tl->phase[i].level % 10 + 10) % 10);
@@ -77,9 +78,11 @@ static void print_phases(const timeline *tl, int cols, FILE *out)
         if (tl->phase[i].rank == 0 && tl->phase[i].t > last)
             last = tl->phase[i].t;
     if (tl->phases_dropped > 0)
-        fprintf(out, "%-13s(%.0f MPI_Pcontrol marks on %d rank%s not kept, past the first %d a rank: rank 0's "
-                "phases end at %.3f s)\n", "", tl->phases_dropped, tl->dropped_ranks,
-                tl->dropped_ranks == 1 ? "" : "s", VTL_RUNTIME_PHASES, last);
+        fprintf(out,
+                "%-13s(%.0f MPI_Pcontrol marks on %d rank%s not kept, past the first %d a rank: rank 0's "
+                "phases end at %.3f s)\n",
+                "", tl->phases_dropped, tl->dropped_ranks, tl->dropped_ranks == 1 ? "" : "s",
+                VTL_RUNTIME_PHASES, last);
     free(line);
 }
 
@@ -89,7 +92,8 @@ static void print_paths(const cube_profile *p, const timeline *tl, const view_op
 {
     if (tl->npaths == 0)
         return;
-    double total = vtl_sum(tl, 0, tl->nranks, VTL_MPI, tl->b0, tl->b1) + vtl_sum(tl, 0, tl->nranks, VTL_COMP, tl->b0, tl->b1);
+    double total = vtl_sum(tl, 0, tl->nranks, VTL_MPI, tl->b0, tl->b1) +
+                   vtl_sum(tl, 0, tl->nranks, VTL_COMP, tl->b0, tl->b1);
     fprintf(out, "heaviest call paths: share of all ranks' time per column, time shown, path\n");
     int small = 0;
     for (int k = 0; k < tl->npaths; k++) {
@@ -104,7 +108,8 @@ static void print_paths(const cube_profile *p, const timeline *tl, const view_op
         for (int c = 0; c < cols; c++) {
             int b0, b1;
             vtl_column(tl, c, cols, &b0, &b1);
-            double all = vtl_sum(tl, 0, tl->nranks, VTL_MPI, b0, b1) + vtl_sum(tl, 0, tl->nranks, VTL_COMP, b0, b1);
+            double all =
+                vtl_sum(tl, 0, tl->nranks, VTL_MPI, b0, b1) + vtl_sum(tl, 0, tl->nranks, VTL_COMP, b0, b1);
             put_cell(out, o, all > 0 ? vtl_path_sum(tl, k, 0, tl->nranks, VTL_BOTH, b0, b1) / all : -1);
         }
         fprintf(out, "| %8.3f s %5.1f%%  %s\n", mine * 1e-9, total > 0 ? 100 * mine / total : 0,
@@ -124,13 +129,14 @@ static void print_findings(const cube_profile *p, const timeline *tl, FILE *out)
     int n = vtl_slow_stretches(tl, p, s, 8);
     for (int i = 0; i < n; i++) {
         char name[160];
-        fprintf(out, "  from %.3f s to %.3f s, rank %d computes %.1fx the mean of the other ranks", s[i].b0 * tl->width,
-                s[i].b1 * tl->width, s[i].rank, s[i].ratio);
+        fprintf(out, "  from %.3f s to %.3f s, rank %d computes %.1fx the mean of the other ranks",
+                s[i].b0 * tl->width, s[i].b1 * tl->width, s[i].rank, s[i].ratio);
         if (s[i].path >= 0 && isfinite(s[i].path_ratio))
             fprintf(out, ", under %s (%.1fx there)", vtl_path_label(p, tl, s[i].path, name, sizeof name),
                     s[i].path_ratio);
         else if (s[i].path >= 0)
-            fprintf(out, ", under %s (the others: none there)", vtl_path_label(p, tl, s[i].path, name, sizeof name));
+            fprintf(out, ", under %s (the others: none there)",
+                    vtl_path_label(p, tl, s[i].path, name, sizeof name));
         fputc('\n', out);
     }
     n += vtl_share_jumps(tl, out, 8);
@@ -144,9 +150,10 @@ int view_timeline(cube_profile *p, const view_opts *o, FILE *out)
     int got = vtl_load(p, o, &tl);
     if (got <= 0) {
         if (got != -2)
-            snprintf(o->err, o->errlen, got == 0 ? "--timeline: this profile has no timeline (written with "
-                     "HPROF_TIME_BUCKETS=0, by an hprof before 0.2, or by another tool)"
-                     : "--timeline: the member hprof.timeline is malformed or too large");
+            snprintf(o->err, o->errlen,
+                     got == 0 ? "--timeline: this profile has no timeline (written with "
+                                "HPROF_TIME_BUCKETS=0, by an hprof before 0.2, or by another tool)"
+                              : "--timeline: the member hprof.timeline is malformed or too large");
         return VIEW_BAD_USAGE;
     }
     int shown = tl.b1 - tl.b0, cols = shown < MAX_COLS ? shown : MAX_COLS;

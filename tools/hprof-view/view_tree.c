@@ -25,7 +25,7 @@
 typedef struct column {
     int metric;
     int inclusive;
-    int percent;        /* print share of the metric's total instead */
+    int percent; /* print share of the metric's total instead */
 } column;
 
 typedef struct tree_ctx {
@@ -34,12 +34,12 @@ typedef struct tree_ctx {
     FILE *out;
     column *cols;
     int ncols;
-    double *totals;     /* [metric] */
-    int key;            /* metric the order and threshold use, -1 none */
-    int max_depth;      /* --depth, else TREE_MAX_DEPTH */
-    int visits;             /* the visits metric, -1 if absent */
-    double *entries;        /* [vnode] function_entries_seen, NULL if absent (view_visits.h) */
-    int exact;              /* the exact_time metric, -1 if absent (view_exact.h) */
+    double *totals;  /* [metric] */
+    int key;         /* metric the order and threshold use, -1 none */
+    int max_depth;   /* --depth, else TREE_MAX_DEPTH */
+    int visits;      /* the visits metric, -1 if absent */
+    double *entries; /* [vnode] function_entries_seen, NULL if absent (view_visits.h) */
+    int exact;       /* the exact_time metric, -1 if absent (view_exact.h) */
 } tree_ctx;
 
 static int add_metric_cols(column *cols, int n, int m, int with_percent)
@@ -64,7 +64,7 @@ static int default_columns(const cube_profile *p, column *cols)
         if (m >= 0)
             cols[n++] = (column){ m, 0, 0 };
     }
-    for (int m = 0; n == 0 && m < p->nmetrics; m++)   /* not an hprof profile */
+    for (int m = 0; n == 0 && m < p->nmetrics; m++) /* not an hprof profile */
         if (p->metrics[m].loadable)
             n = add_metric_cols(cols, n, m, 1);
     return n;
@@ -116,7 +116,7 @@ static void print_cell(const tree_ctx *x, const column *col, int v)
     if (col->metric == x->visits && !col->inclusive && !col->percent && x->entries && !x->t->v[v].is_mpi &&
         val == 0 && view_lower_bound(lb, sizeof lb, x->entries[v])) {
         fprintf(x->out, "%14s ", lb);
-        return;     /* a function: the entries seen, a lower bound */
+        return; /* a function: the entries seen, a lower bound */
     }
     if (col->percent) {
         double s = view_share(val, x->totals[col->metric]);
@@ -173,7 +173,8 @@ static void print_more(const tree_ctx *x, int depth, int n, double sum)
             fprintf(x->out, "%*s ", c->percent ? 7 : 14, "");
     }
     indent(x->out, depth);
-    fprintf(x->out, "%s[%d more under %g%%]%s\n", view_c(x->o, C_DIM), n, x->o->threshold, view_c(x->o, C_RESET));
+    fprintf(x->out, "%s[%d more under %g%%]%s\n", view_c(x->o, C_DIM), n, x->o->threshold,
+            view_c(x->o, C_RESET));
 }
 
 static int count_visible_children(const vtree *t, int v)
@@ -186,7 +187,10 @@ static int count_visible_children(const vtree *t, int v)
 
 /* Depth-first with an explicit stack (call trees can be very deep). An
  * entry >= 0 prints a node; -1 - k prints the "more" line recorded at k. */
-typedef struct more { int depth, n; double sum; } more;
+typedef struct more {
+    int depth, n;
+    double sum;
+} more;
 
 typedef struct walker {
     int *stack, sp;
@@ -266,7 +270,8 @@ static int walk(tree_ctx *x)
 int view_tree(cube_profile *p, const view_opts *o, FILE *out)
 {
     vtree t;
-    tree_ctx x = { &t, o, out, NULL, 0, NULL, -1, o->max_depth >= 0 ? o->max_depth : TREE_MAX_DEPTH, -1, NULL, -1 };
+    tree_ctx x = { &t, o,    out, NULL, 0, NULL, -1, o->max_depth >= 0 ? o->max_depth : TREE_MAX_DEPTH,
+                   -1, NULL, -1 };
     int rc = vt_build(&t, p, o);
     x.cols = malloc(sizeof *x.cols * (size_t)(3 * (p->nmetrics + o->nmetrics) + 4));
     x.totals = calloc((size_t)p->nmetrics + 1, sizeof *x.totals);

@@ -104,8 +104,8 @@ int view_check(cube_profile *p, const view_opts *o, FILE *out)
     int *list = view_metric_list(p, o, &n, &rc);
     if (!list)
         return rc;
-    fprintf(out, "%s: ok: %d call paths, %d locations, %d of %d metrics loaded\n",
-            o->path, p->ncnodes, p->nlocs, n, p->nmetrics);
+    fprintf(out, "%s: ok: %d call paths, %d locations, %d of %d metrics loaded\n", o->path, p->ncnodes,
+            p->nlocs, n, p->nmetrics);
     free(list);
     return 0;
 }
@@ -120,7 +120,7 @@ void view_print_json_string(FILE *out, const char *s)
         case '\n': fputs("\\n", out); break;
         case '\r': fputs("\\r", out); break;
         case '\t': fputs("\\t", out); break;
-        case '<': fputs("\\u003c", out); break;   /* safe inside an HTML <script> */
+        case '<': fputs("\\u003c", out); break; /* safe inside an HTML <script> */
         default:
             if (*c < 0x20 || *c == 0x7f)
                 fprintf(out, "\\u%04x", *c);
@@ -202,7 +202,7 @@ int view_region_is_mpi(const cube_profile *p, int region)
         return 0;
     const cube_region *r = &p->regions[region];
     if (r->role && strcmp(r->role, "artificial") == 0)
-        return 0;       /* Score-P's PARALLEL and the like */
+        return 0; /* Score-P's PARALLEL and the like */
     if (r->paradigm && strcmp(r->paradigm, "mpi") == 0)
         return 1;
     return r->name && strncmp(r->name, "MPI_", 4) == 0 && (!r->paradigm || !r->paradigm[0]);

@@ -15,7 +15,7 @@ double *view_entries(vtree *t)
     for (int c = 0; e && c < p->ncnodes; c++) {
         int v = t->map[c];
         if (v < 0 || p->cnodes[c].region != t->v[v].region)
-            continue;       /* the program root (no vnode), or a hidden frame folded into v */
+            continue; /* the program root (no vnode), or a hidden frame folded into v */
         for (size_t l = 0; l < nl; l++)
             if (t->locsel[l])
                 e[v] += p->metrics[m].excl[(size_t)c * nl + l];

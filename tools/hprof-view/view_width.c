@@ -36,7 +36,8 @@ static void put(char *buf, size_t len, size_t *k, const char *s, size_t n)
 static int program_anchor(const vtree *t, const int *chain, int n)
 {
     for (int i = 1; i < n - 1; i++)
-        if (!t->v[chain[i]].is_mpi && !t->v[chain[i]].label && !library_of_region(t->p, t->v[chain[i]].region))
+        if (!t->v[chain[i]].is_mpi && !t->v[chain[i]].label &&
+            !library_of_region(t->p, t->v[chain[i]].region))
             return i;
     return -1;
 }
@@ -49,9 +50,9 @@ const char *view_path_fit(const vtree *t, int v, size_t max, char *buf, size_t l
     buf[0] = '\0';
     int a = v;
     for (; a >= 0 && n < 512; a = t->v[a].parent)
-        chain[n++] = a;       /* chain[0] is v, chain[n - 1] the root */
+        chain[n++] = a; /* chain[0] is v, chain[n - 1] the root */
     for (; a >= 0; a = t->v[a].parent)
-        chain[n - 1] = a;     /* deeper than 512: the root still comes first */
+        chain[n - 1] = a; /* deeper than 512: the root still comes first */
     /* frames by priority: the root, the last frame, the program's deepest
      * frame, then the frames above the last one, deepest first */
     int order[512], no = 0, anchor = program_anchor(t, chain, n);
@@ -70,7 +71,7 @@ const char *view_path_fit(const vtree *t, int v, size_t max, char *buf, size_t l
         memset(keep, 1, (size_t)n);
     for (int j = 0; j < no && whole > max; j++) {
         int i = order[j];
-        size_t add = strlen(vt_name(t, chain[i])) + 3 + 6;   /* " > " and room for a "... > " */
+        size_t add = strlen(vt_name(t, chain[i])) + 3 + 6; /* " > " and room for a "... > " */
         if (j > 1 && used + add > max)
             continue;
         keep[i] = 1;
@@ -84,7 +85,7 @@ const char *view_path_fit(const vtree *t, int v, size_t max, char *buf, size_t l
         }
         const char *nm = vt_name(t, chain[i]);
         size_t l = strlen(nm), room = max > k + 3 ? max - k : 3;
-        if (l > room) {             /* a name longer than the line */
+        if (l > room) { /* a name longer than the line */
             put(buf, len, &k, nm, room - 3);
             put(buf, len, &k, "...", 3);
             break;

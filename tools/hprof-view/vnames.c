@@ -17,7 +17,7 @@ const char *view_cut_name(const char *name, char *buf, size_t len)
         return name;
     size_t keep = VIEW_NAME_MAX;
     while (keep > 0 && ((unsigned char)name[keep] & 0xc0) == 0x80)
-        keep--;         /* never half a UTF-8 character */
+        keep--; /* never half a UTF-8 character */
     snprintf(buf, len, "%.*s...[+%zu bytes]", (int)keep, name, strlen(name + keep));
     return buf;
 }

@@ -19,10 +19,10 @@
 #define VIEW_NAME_MAX 1024
 
 typedef struct vnames {
-    const char **shown;     /* [region]: the name as printed */
-    char *owned;            /* [region]: shown[r] was allocated here */
-    int *id;                /* [region]: name class (a region index) */
-    uint64_t *hash;         /* [region]: hash of the whole name */
+    const char **shown; /* [region]: the name as printed */
+    char *owned;        /* [region]: shown[r] was allocated here */
+    int *id;            /* [region]: name class (a region index) */
+    uint64_t *hash;     /* [region]: hash of the whole name */
     int n;
 } vnames;
 

@@ -15,7 +15,10 @@
 #define MAX_PHASES 4096
 #define F_NFIELDS 5
 
-static double *at(const timeline *tl, int r, int f) { return tl->v + ((size_t)r * F_NFIELDS + f) * tl->nb; }
+static double *at(const timeline *tl, int r, int f)
+{
+    return tl->v + ((size_t)r * F_NFIELDS + f) * tl->nb;
+}
 static double *path_at(const timeline *tl, int k, int r, int f)
 {
     return tl->pv + (((size_t)k * tl->nranks + r) * 2 + f) * tl->nb;
@@ -23,7 +26,8 @@ static double *path_at(const timeline *tl, int k, int r, int f)
 
 static int field_index(const char *name)
 {
-    static const char *const names[F_NFIELDS] = { "mpi_ns", "comp_ns", "visits", "bytes_sent", "bytes_received" };
+    static const char *const names[F_NFIELDS] = { "mpi_ns", "comp_ns", "visits", "bytes_sent",
+                                                  "bytes_received" };
     for (int f = 0; f < F_NFIELDS; f++)
         if (strcmp(name, names[f]) == 0)
             return f;
@@ -53,7 +57,7 @@ static int parse_rank_line(timeline *tl, char *p)
         return -1;
     int f = field_index(name);
     if (f < 0)
-        return 0;                   /* a field of a later version */
+        return 0; /* a field of a later version */
     return parse_values(at(tl, (int)r, f), tl->nb, end + n);
 }
 
@@ -105,7 +109,7 @@ static int parse_runs(double *dst, int n, char *p)
             if (end == p + 1 || v != 0 || run < 1 || run > n - b)
                 return -1;
             p = end;
-            b += (int)run;      /* dst is zeroed */
+            b += (int)run; /* dst is zeroed */
         } else {
             dst[b++] = v;
         }
@@ -172,7 +176,10 @@ static int parse(timeline *tl, const cube_profile *p, char *text, size_t textlen
     for (char *s = strtok(text, "\n"); s; s = strtok(NULL, "\n")) {
         if (nlines == cap) {
             char **l = realloc(lines, sizeof *l * (size_t)(cap = cap ? cap * 2 : 64));
-            if (!l) { free(lines); return -1; }
+            if (!l) {
+                free(lines);
+                return -1;
+            }
             lines = l;
         }
         lines[nlines++] = s;
@@ -205,7 +212,7 @@ int vtl_bucket(const timeline *tl, double t)
 {
     double b = t / tl->width;
     if (!(b > 0))
-        return 0;                   /* also NaN */
+        return 0; /* also NaN */
     return b >= tl->nb ? tl->nb : (int)lround(b);
 }
 
@@ -238,16 +245,20 @@ static int restrict_phase(timeline *tl, const char *spec, char *err, size_t errl
             t1 = tl->phase[i].t, end = 1;
     }
     if (!start) {
-        int n = snprintf(err, errlen, "--phase %ld: rank %d never called MPI_Pcontrol(%ld) (levels marked:%s)",
-                         level, who, level, seen[0] ? seen : " none");
+        int n =
+            snprintf(err, errlen, "--phase %ld: rank %d never called MPI_Pcontrol(%ld) (levels marked:%s)",
+                     level, who, level, seen[0] ? seen : " none");
         if (tl->phases_dropped > 0 && n >= 0 && (size_t)n < errlen)
-            snprintf(err + n, errlen - (size_t)n, " in the %d marks a rank that hprof keeps: %.0f more were not kept",
-                     VTL_RUNTIME_PHASES, tl->phases_dropped);
+            snprintf(err + n, errlen - (size_t)n,
+                     " in the %d marks a rank that hprof keeps: %.0f more were not kept", VTL_RUNTIME_PHASES,
+                     tl->phases_dropped);
         return -1;
     }
     if (!(t0 <= tl->nb * tl->width)) {
-        snprintf(err, errlen, "--phase %ld: rank %d's MPI_Pcontrol(%ld) at %.6g s is past the time line's end "
-                 "(%.6g s): the member hprof.timeline is damaged", level, who, level, t0, tl->nb * tl->width);
+        snprintf(err, errlen,
+                 "--phase %ld: rank %d's MPI_Pcontrol(%ld) at %.6g s is past the time line's end "
+                 "(%.6g s): the member hprof.timeline is damaged",
+                 level, who, level, t0, tl->nb * tl->width);
         return -1;
     }
     tl->phased = 1;
@@ -337,7 +348,7 @@ const char *vtl_path_name(const cube_profile *p, int cnode, char *buf, size_t le
     const char *names[64];
     int n = 0;
     for (int c = cnode; c >= 0 && p->cnodes[c].parent >= 0 && n < 64; c = p->cnodes[c].parent)
-        names[n++] = cube_cnode_name(p, c);   /* the program's root is left out */
+        names[n++] = cube_cnode_name(p, c); /* the program's root is left out */
     if (cnode < 0 || n == 0) {
         snprintf(buf, len, "?");
         return buf;

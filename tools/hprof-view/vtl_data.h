@@ -13,23 +13,30 @@
 #define VTL_MEMBER "hprof.timeline"
 #define VTL_MAX_PATHS 1024
 
-enum { VTL_MPI, VTL_COMP, VTL_BOTH };
+enum {
+    VTL_MPI,
+    VTL_COMP,
+    VTL_BOTH
+};
 
 typedef struct timeline {
-    double width;              /* bucket width in seconds */
+    double width; /* bucket width in seconds */
     int nb, nranks;
-    double *v;                 /* [rank][field][bucket] */
-    struct { int rank, level; double t; } *phase;
+    double *v; /* [rank][field][bucket] */
+    struct {
+        int rank, level;
+        double t;
+    } * phase;
     int nphases;
-    double phases_dropped;     /* marks the runtime could not keep (phases_dropped lines) */
-    int dropped_ranks;         /* ranks that lost some */
-    int npaths;                /* the heaviest call paths over time */
-    int *path_cnode;           /* [path]: cnode index in the profile, -1: unknown */
-    double *pv;                /* [path][rank][VTL_MPI/VTL_COMP][bucket], ns */
-    double spilled;            /* ns the runtime could give no path */
-    int b0, b1;                /* the buckets the views show: [b0, b1) */
-    int phased;                /* restricted to one phase (--phase) */
-    int level;                 /* the MPI_Pcontrol level of --phase */
+    double phases_dropped; /* marks the runtime could not keep (phases_dropped lines) */
+    int dropped_ranks;     /* ranks that lost some */
+    int npaths;            /* the heaviest call paths over time */
+    int *path_cnode;       /* [path]: cnode index in the profile, -1: unknown */
+    double *pv;            /* [path][rank][VTL_MPI/VTL_COMP][bucket], ns */
+    double spilled;        /* ns the runtime could give no path */
+    int b0, b1;            /* the buckets the views show: [b0, b1) */
+    int phased;            /* restricted to one phase (--phase) */
+    int level;             /* the MPI_Pcontrol level of --phase */
 } timeline;
 
 /* hprof keeps this many MPI_Pcontrol marks a rank (core/timeline.h). */

@@ -8,9 +8,9 @@
 
 #include <math.h>
 
-#define SLOW_RATIO 1.5         /* "computes much longer": 1.5x the others' mean */
-#define MIN_RUN 3              /* buckets, at least */
-#define EXPLAINS 0.75          /* a deeper path with this share of the best excess names it */
+#define SLOW_RATIO 1.5 /* "computes much longer": 1.5x the others' mean */
+#define MIN_RUN 3      /* buckets, at least */
+#define EXPLAINS 0.75  /* a deeper path with this share of the best excess names it */
 
 /* A stretch survives a gap (a busy machine makes them) of up to a quarter
  * of its length so far: a long imbalance is not cut in two, short noise
@@ -44,7 +44,10 @@ static int dense_start(const timeline *tl, int r, int start, int last, int windo
     return start;
 }
 
-static double others_mean(double all, double mine, int nranks) { return (all - mine) / (nranks - 1); }
+static double others_mean(double all, double mine, int nranks)
+{
+    return (all - mine) / (nranks - 1);
+}
 
 /* The chosen path that explains the stretch: of the paths whose
  * computation on the rank exceeds the others' mean there by at least
@@ -57,7 +60,8 @@ static void explain(const timeline *tl, const cube_profile *p, vtl_stretch *s)
         for (int k = 0; k < tl->npaths; k++) {
             int c = tl->path_cnode[k];
             double mine = vtl_path_sum(tl, k, s->rank, s->rank + 1, VTL_COMP, s->b0, s->b1);
-            double mean = others_mean(vtl_path_sum(tl, k, 0, tl->nranks, VTL_COMP, s->b0, s->b1), mine, tl->nranks);
+            double mean =
+                others_mean(vtl_path_sum(tl, k, 0, tl->nranks, VTL_COMP, s->b0, s->b1), mine, tl->nranks);
             double excess = mine - mean;
             if (c < 0 || !(mine > SLOW_RATIO * mean) || excess <= 0)
                 continue;
@@ -78,8 +82,9 @@ static int make_stretch(const timeline *tl, const cube_profile *p, int r, int st
     double others = others_mean(vtl_sum(tl, 0, tl->nranks, VTL_COMP, start, last + 1), mine, tl->nranks);
     if (last - start + 1 < min_run || !(mine > SLOW_RATIO * others))
         return 0;
-    *s = (vtl_stretch){ r, start, last + 1, others > 0 ? mine / others : INFINITY, -1, 0,
-                        (mine - others) * 1e-9 };
+    *s = (vtl_stretch){
+        r, start, last + 1, others > 0 ? mine / others : INFINITY, -1, 0, (mine - others) * 1e-9
+    };
     explain(tl, p, s);
     return 1;
 }
@@ -117,7 +122,7 @@ int vtl_share_jumps(const timeline *tl, FILE *out, int budget)
             fprintf(out, "  at %.3f s, the MPI share of all ranks goes from %.0f%% to %.0f%%\n",
                     b * tl->width, 100 * s0, 100 * s1);
             found++;
-            b += w;     /* one finding per jump */
+            b += w; /* one finding per jump */
         }
     }
     return found;

@@ -12,11 +12,11 @@
 
 /* A stretch where a rank computes much longer than the others. */
 typedef struct vtl_stretch {
-    int rank, b0, b1;          /* buckets [b0, b1) */
-    double ratio;              /* the rank's computation / the others' mean */
-    int path;                  /* the path that explains it best, -1: none */
-    double path_ratio;         /* the same ratio on that path */
-    double excess;             /* seconds above the others' mean */
+    int rank, b0, b1;  /* buckets [b0, b1) */
+    double ratio;      /* the rank's computation / the others' mean */
+    int path;          /* the path that explains it best, -1: none */
+    double path_ratio; /* the same ratio on that path */
+    double excess;     /* seconds above the others' mean */
 } vtl_stretch;
 
 int vtl_slow_stretches(const timeline *tl, const cube_profile *p, vtl_stretch *out, int max);

@@ -71,7 +71,9 @@ static int classify_regions(vtree *t, char *cls)
                 cls[r] = 1;
         /* the object: hprof::module, or the file where hprof wrote the
          * object for want of a source file (a library without debug info) */
-        const char *obj = g->module && g->module[0] ? g->module : g->mod && strstr(g->mod, ".so") ? g->mod : NULL;
+        const char *obj = g->module && g->module[0]         ? g->module
+                          : g->mod && strstr(g->mod, ".so") ? g->mod
+                                                            : NULL;
         if (!cls[r] && o->default_hide && !view_region_is_mpi(p, r)) {
             if (obj)
                 cls[r] = regexec(&dmod, obj, 0, NULL, 0) == 0 ? 2 : 0;
@@ -118,8 +120,7 @@ int vt_is_program_root(const cube_profile *p, int c)
 {
     const char *creator = cube_attr_get(p, "Creator");
     const cube_cnode *n = &p->cnodes[c];
-    if (n->parent >= 0 || p->nroots != 1 || n->region < 0 || !creator ||
-        strncmp(creator, "hprof", 5) != 0)
+    if (n->parent >= 0 || p->nroots != 1 || n->region < 0 || !creator || strncmp(creator, "hprof", 5) != 0)
         return 0;
     const cube_region *r = &p->regions[n->region];
     return r->paradigm && strcmp(r->paradigm, "measurement") == 0 && r->role &&
@@ -192,7 +193,7 @@ static int build_nodes(vtree *t, const char *cls)
     size_t hsize = 16;
     while (hsize < (size_t)p->ncnodes * 2)
         hsize *= 2;
-    int *table = malloc(sizeof *table * hsize);    /* vnode indexes, -1 empty */
+    int *table = malloc(sizeof *table * hsize); /* vnode indexes, -1 empty */
     int *last_child = malloc(sizeof *last_child * (size_t)(p->ncnodes + 1));
     if (!table || !last_child) {
         free(table), free(last_child);
@@ -213,7 +214,7 @@ static int build_nodes(vtree *t, const char *cls)
         int region = p->cnodes[c].region;
         const char *label = t->fold_label && region >= 0 ? t->fold_label[region] : NULL;
         if (label && vparent >= 0 && t->v[vparent].label && strcmp(t->v[vparent].label, label) == 0) {
-            t->map[c] = vparent;    /* one more frame of the library its caller is in */
+            t->map[c] = vparent; /* one more frame of the library its caller is in */
             continue;
         }
         size_t h = (size_t)site_hash(t, vparent, c, label) & (hsize - 1);
@@ -221,7 +222,8 @@ static int build_nodes(vtree *t, const char *cls)
         for (; table[h] >= 0; h = (h + 1) & (hsize - 1)) {
             int v = table[h];
             const char *vl = t->v[v].label;
-            if (t->v[v].parent == vparent && (label ? vl && strcmp(vl, label) == 0 : !vl && same_site(t, t->v[v].cnode, c))) {
+            if (t->v[v].parent == vparent &&
+                (label ? vl && strcmp(vl, label) == 0 : !vl && same_site(t, t->v[v].cnode, c))) {
                 found = v;
                 break;
             }
@@ -256,7 +258,7 @@ static int focus_site(vtree *t, const char *spec)
     for (int v = 0; v < t->nv && number; v++)
         if (t->v[v].site_id == id) {
             t->v[v].in_focus = t->v[v].visible = 1;
-            for (int d = v + 1; d < t->nv; d++)     /* descendants come after v */
+            for (int d = v + 1; d < t->nv; d++) /* descendants come after v */
                 if (t->v[d].parent >= 0 && t->v[t->v[d].parent].in_focus)
                     t->v[d].in_focus = t->v[d].visible = 1;
             for (int a = t->v[v].parent; a >= 0; a = t->v[a].parent)
@@ -289,11 +291,11 @@ static int apply_focus(vtree *t)
         regfree(&re);
         return VIEW_FAILED;
     }
-    for (int r = 0; r < p->nregions; r++)   /* the file's name or the short one */
+    for (int r = 0; r < p->nregions; r++) /* the file's name or the short one */
         match[r] = regexec(&re, p->regions[r].name ? p->regions[r].name : "?", 0, NULL, 0) == 0 ||
                    (t->short_names && t->short_names[r] && regexec(&re, t->short_names[r], 0, NULL, 0) == 0);
     int unnamed = regexec(&re, "?", 0, NULL, 0) == 0;
-    for (int v = 0; v < t->nv; v++) {      /* parents come first */
+    for (int v = 0; v < t->nv; v++) { /* parents come first */
         vnode *n = &t->v[v];
         if ((n->parent >= 0 && t->v[n->parent].in_focus) || (n->region >= 0 ? match[n->region] : unnamed) ||
             (n->label && regexec(&re, n->label, 0, NULL, 0) == 0)) {
@@ -354,7 +356,7 @@ int vt_build(vtree *t, cube_profile *p, const view_opts *o)
         rc = classify_regions(t, cls);
     if (rc == 0)
         rc = build_nodes(t, cls);
-    for (int v = 0; rc == 0 && v < t->nv; v++) {   /* parents come first */
+    for (int v = 0; rc == 0 && v < t->nv; v++) { /* parents come first */
         int par = t->v[v].parent;
         t->v[v].mpi_caller = par >= 0 && (t->v[par].mpi_caller || t->v[par].is_mpi);
     }
@@ -389,7 +391,10 @@ static inline void combine(double *acc, double v, int aggr, int first)
 }
 
 /* A ratio combines as the ratio of its operands' combined values. */
-static double ratio(double a, double b) { return b != 0 ? a / b : NAN; }
+static double ratio(double a, double b)
+{
+    return b != 0 ? a / b : NAN;
+}
 
 static int vt_ratio(vtree *t, int m, int locs)
 {
@@ -423,12 +428,12 @@ static int vt_ratio(vtree *t, int m, int locs)
 typedef struct accum {
     vtree *t;
     int aggr;
-    int incl_sum;       /* rows hold inclusive sums: a vnode takes its topmost cnodes' */
+    int incl_sum; /* rows hold inclusive sums: a vnode takes its topmost cnodes' */
     const int *col;
     int ncols;
-    double *dst;        /* [vnode * ncols + column] */
-    char *seen;         /* same shape: a value arrived */
-    char *cseen;        /* [cnode]: its row arrived */
+    double *dst; /* [vnode * ncols + column] */
+    char *seen;  /* same shape: a value arrived */
+    char *cseen; /* [cnode]: its row arrived */
 } accum;
 
 static void accum_row(void *ctx, int c, const double *row)
@@ -438,9 +443,9 @@ static void accum_row(void *ctx, int c, const double *row)
     int v = t->map[c], par = t->p->cnodes[c].parent;
     a->cseen[c] = 1;
     if (v < 0)
-        return;         /* hprof's program root: no values of its own */
+        return; /* hprof's program root: no values of its own */
     if (a->incl_sum && par >= 0 && t->map[par] == v)
-        return;         /* folded into v: inside its caller's inclusive value */
+        return; /* folded into v: inside its caller's inclusive value */
     size_t base = (size_t)v * (size_t)a->ncols;
     for (int l = 0; l < t->p->nlocs; l++) {
         int k = a->col[l];
@@ -479,8 +484,14 @@ static int accumulate(vtree *t, int m, const int *col, int ncols, double **ex, d
     cube_profile *p = t->p;
     const cube_metric *mt = &p->metrics[m];
     size_t cells = (size_t)t->nv * (size_t)ncols + 1;
-    accum a = { t, mt->aggr, mt->kind == CUBE_KIND_INCLUSIVE && mt->aggr == CUBE_AGGR_SUM, col, ncols,
-                calloc(cells, sizeof(double)), calloc(cells, 1), calloc((size_t)p->ncnodes + 1, 1) };
+    accum a = { t,
+                mt->aggr,
+                mt->kind == CUBE_KIND_INCLUSIVE && mt->aggr == CUBE_AGGR_SUM,
+                col,
+                ncols,
+                calloc(cells, sizeof(double)),
+                calloc(cells, 1),
+                calloc((size_t)p->ncnodes + 1, 1) };
     *in = malloc(sizeof **in * cells);
     int rc = a.dst && a.seen && a.cseen && *in ? 0 : VIEW_FAILED;
     if (rc == 0 && cube_scan_metric(p, m, accum_row, &a, t->o->err, t->o->errlen) < 0)
@@ -488,7 +499,7 @@ static int accumulate(vtree *t, int m, const int *col, int ncols, double **ex, d
     if (rc == 0) {
         accum_finish(&a);
         memcpy(*in, a.dst, sizeof **in * cells);
-        for (int v = t->nv - 1; v >= 0; v--) {   /* children come after parents */
+        for (int v = t->nv - 1; v >= 0; v--) { /* children come after parents */
             int par = t->v[v].parent;
             for (int k = 0; par >= 0 && k < ncols; k++)
                 combine(&(*in)[(size_t)par * ncols + k], (*in)[(size_t)v * ncols + k], mt->aggr, 0);
@@ -513,7 +524,7 @@ int vt_metric(vtree *t, int m)
     int *col = malloc(sizeof *col * ((size_t)t->p->nlocs + 1));
     if (!col)
         return VIEW_FAILED;
-    for (int l = 0; l < t->p->nlocs; l++)   /* the selected locations, combined */
+    for (int l = 0; l < t->p->nlocs; l++) /* the selected locations, combined */
         col[l] = t->locsel[l] ? 0 : -1;
     int rc = accumulate(t, m, col, 1, &vm->excl, &vm->incl);
     free(col);
@@ -559,7 +570,8 @@ double vt_proc_value(const vtree *t, int m, int v, int proc, int inclusive)
 {
     const cube_metric *mt = &t->p->metrics[m];
     if (mt->aggr == CUBE_AGGR_RATIO)
-        return ratio(vt_proc_value(t, mt->num, v, proc, inclusive), vt_proc_value(t, mt->den, v, proc, inclusive));
+        return ratio(vt_proc_value(t, mt->num, v, proc, inclusive),
+                     vt_proc_value(t, mt->den, v, proc, inclusive));
     const double *a = inclusive ? t->vm[m].lincl : t->vm[m].lexcl;
     return a ? a[(size_t)v * (size_t)t->p->nprocs + (size_t)proc] : 0;
 }
@@ -598,7 +610,8 @@ const char *vt_path(const vtree *t, int v, const char *sep, char **buf, size_t *
     char marker[64];
     size_t need = 1, seplen = strlen(sep);
     for (int i = 0; i < n; i++)
-        need += strlen(frames[i] < 0 ? vt_cut_marker(marker, sizeof marker, cut) : vt_name(t, frames[i])) + seplen;
+        need += strlen(frames[i] < 0 ? vt_cut_marker(marker, sizeof marker, cut) : vt_name(t, frames[i])) +
+                seplen;
     if (need > *cap) {
         char *b = realloc(*buf, need * 2);
         if (!b)
@@ -629,7 +642,7 @@ const char *vt_site(const vtree *t, int v, char *buf, size_t len)
     else if (n->line > 0)
         snprintf(buf, len, "line %ld", n->line);
     else if (n->mod && site_mod(t->p, t->v[v].cnode))
-        snprintf(buf, len, "%s", n->mod);   /* hprof: the return address where no line is known */
+        snprintf(buf, len, "%s", n->mod); /* hprof: the return address where no line is known */
     else
         buf[0] = '\0';
     return buf;

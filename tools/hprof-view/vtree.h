@@ -26,22 +26,22 @@
 #include "tools/hprof-view/vnames.h"
 
 typedef struct vnode {
-    int region;             /* region index, -1 if none */
-    int cnode;              /* the first cnode folded into this node */
+    int region; /* region index, -1 if none */
+    int cnode;  /* the first cnode folded into this node */
     int parent, first_child, next_sibling;
     int depth;
-    int in_focus;           /* inside a focused subtree (all, without --focus) */
-    int visible;            /* in focus, or a caller of a focused node */
-    int is_mpi;             /* an MPI function */
-    int mpi_caller;         /* some caller (ancestor) is an MPI function */
-    int head;               /* ancestor at depth min(depth, VT_PATH_HEAD - 1) */
-    const char *label;      /* --fold: "[libstdc++.so.6]" for a folded run of frames, else NULL */
-    int site_id;            /* MPI call sites: 1, 2, ... in tree order (--focus site:N), else 0 */
+    int in_focus;      /* inside a focused subtree (all, without --focus) */
+    int visible;       /* in focus, or a caller of a focused node */
+    int is_mpi;        /* an MPI function */
+    int mpi_caller;    /* some caller (ancestor) is an MPI function */
+    int head;          /* ancestor at depth min(depth, VT_PATH_HEAD - 1) */
+    const char *label; /* --fold: "[libstdc++.so.6]" for a folded run of frames, else NULL */
+    int site_id;       /* MPI call sites: 1, 2, ... in tree order (--focus site:N), else 0 */
 } vnode;
 
 typedef struct vmetric {
-    double *excl, *incl;    /* [vnode], over the selected locations */
-    double *lexcl, *lincl;  /* [vnode * nprocs], all ranks; NULL until asked */
+    double *excl, *incl;   /* [vnode], over the selected locations */
+    double *lexcl, *lincl; /* [vnode * nprocs], all ranks; NULL until asked */
 } vmetric;
 
 typedef struct vtree {
@@ -51,13 +51,13 @@ typedef struct vtree {
     int nv;
     int *roots;
     int nroots;
-    int *map;               /* cnode -> vnode */
-    char *locsel;           /* [loc]: 1 if selected by --rank */
-    vmetric *vm;            /* [metric] */
-    int focused;            /* --focus given */
-    vnames names;           /* printed names (full, cut), name classes */
+    int *map;                 /* cnode -> vnode */
+    char *locsel;             /* [loc]: 1 if selected by --rank */
+    vmetric *vm;              /* [metric] */
+    int focused;              /* --focus given */
+    vnames names;             /* printed names (full, cut), name classes */
     const char **short_names; /* [region]: the name views print (short_name.h) */
-    char **fold_label;      /* [region]: "[module]" when --fold folds its frames, else NULL */
+    char **fold_label;        /* [region]: "[module]" when --fold folds its frames, else NULL */
 } vtree;
 
 /* 0, VIEW_FAILED, or VIEW_BAD_USAGE with the reason in o->err (bad regex,

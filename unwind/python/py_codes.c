@@ -9,7 +9,7 @@
 #include "core/cct.h"
 #include "unwind/python/py_lines.h"
 
-#define SLOTS  (2 * PY_CODES_MAX) /* a power of two: at most half full, probes stay short */
+#define SLOTS (2 * PY_CODES_MAX) /* a power of two: at most half full, probes stay short */
 #define PROBES 512
 #define NAMES_ROOM ((size_t)PY_CODES_MAX * (PY_CODES_NAME_MAX + 1 + PY_CODES_FILE_MAX + 1))
 
@@ -17,11 +17,15 @@ _Static_assert((SLOTS & (SLOTS - 1)) == 0, "slots: a power of two");
 _Static_assert(PY_CODES_LEFT_OUT >= SLOTS && PY_CODES_LEFT_OUT <= CCT_KEY_PY_ENTRY_MAX,
                "entry ids and the marker must fit the keys");
 
-enum { FREE, CLAIMED, READY };
+enum {
+    FREE,
+    CLAIMED,
+    READY
+};
 
 typedef struct code_entry {
-    uint64_t code;                  /* 0: free; claimed by compare-and-swap */
-    py_code_print print;            /* written by the claimer before READY */
+    uint64_t code;       /* 0: free; claimed by compare-and-swap */
+    py_code_print print; /* written by the claimer before READY */
     uint32_t state;
     uint32_t lines_len;
     const char *qualname, *filename;
@@ -45,7 +49,8 @@ int py_codes_init(void)
 {
     if (codes)
         return 0;
-    void *t = reserve(SLOTS * sizeof(code_entry)), *n = reserve(NAMES_ROOM), *l = reserve(PY_CODES_LINES_ROOM);
+    void *t = reserve(SLOTS * sizeof(code_entry)), *n = reserve(NAMES_ROOM),
+         *l = reserve(PY_CODES_LINES_ROOM);
     if (!t || !n || !l) {
         if (t)
             munmap(t, SLOTS * sizeof(code_entry));
@@ -116,7 +121,8 @@ uint32_t py_codes_lookup(const py_code_print *p, int *fresh)
             if (take_one() != 0)
                 return PY_CODES_NONE;
             uint64_t expected = 0;
-            if (__atomic_compare_exchange_n(&e->code, &expected, p->code, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            if (__atomic_compare_exchange_n(&e->code, &expected, p->code, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
                 e->print = *p;
                 __atomic_store_n(&e->state, CLAIMED, __ATOMIC_RELEASE);
                 *fresh = 1;

@@ -24,23 +24,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PY_CODES_MAX        16384u
-#define PY_CODES_NAME_MAX   255   /* bytes of UTF-8 kept of a qualified name */
-#define PY_CODES_FILE_MAX   511   /* of a file name (its end) */
-#define PY_CODES_LINES_MAX  16384 /* of one line table (lines past it: the first line) */
+#define PY_CODES_MAX 16384u
+#define PY_CODES_NAME_MAX 255    /* bytes of UTF-8 kept of a qualified name */
+#define PY_CODES_FILE_MAX 511    /* of a file name (its end) */
+#define PY_CODES_LINES_MAX 16384 /* of one line table (lines past it: the first line) */
 #define PY_CODES_LINES_ROOM (16u << 20)
 
-#define PY_CODES_NONE     UINT32_MAX
+#define PY_CODES_NONE UINT32_MAX
 #define PY_CODES_LEFT_OUT (2 * PY_CODES_MAX) /* not an entry: the frames left out of a deep chain */
 
 typedef struct py_code_print {
     uint64_t code, qualname, filename, linetable; /* addresses */
     uint64_t digest;
     int32_t firstline;
-    uint32_t units;                               /* instructions, in code units */
-    uint32_t qualname_len, filename_len;          /* characters */
-    uint32_t qualname_state, filename_state;      /* their kind and form (py_ident.c) */
-    uint64_t linetable_len;                       /* bytes */
+    uint32_t units;                          /* instructions, in code units */
+    uint32_t qualname_len, filename_len;     /* characters */
+    uint32_t qualname_state, filename_state; /* their kind and form (py_ident.c) */
+    uint64_t linetable_len;                  /* bytes */
 } py_code_print;
 
 /* Reserves the table; 0, or -1 (then every lookup gives PY_CODES_NONE).

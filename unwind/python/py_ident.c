@@ -10,8 +10,8 @@
 
 _Static_assert(sizeof(py_code_print) == 72, "a print has no padding: prints are compared whole");
 
-#define LINES_DIGESTED 64 /* first bytes of a line table in the print */
-#define STR_KIND_FORM  0x7Cu /* a str's state bits read: kind 2..4, compact 5, ascii 6 (not interned) */
+#define LINES_DIGESTED 64   /* first bytes of a line table in the print */
+#define STR_KIND_FORM 0x7Cu /* a str's state bits read: kind 2..4, compact 5, ascii 6 (not interned) */
 
 static uint64_t code_type, unicode_type, bytes_type;
 
@@ -42,9 +42,9 @@ static uint32_t get32(const unsigned char *b, int off)
  * of UTF-8 (a char takes 1 byte in an ASCII string, up to 4 in others),
  * its end when keep_tail (a file name). */
 typedef struct str_part {
-    uint32_t len, form;     /* characters in all; STR_KIND_FORM bits */
+    uint32_t len, form; /* characters in all; STR_KIND_FORM bits */
     int kind, ascii;
-    uint64_t at, bytes;     /* the characters kept: [obj + at, + bytes) */
+    uint64_t at, bytes; /* the characters kept: [obj + at, + bytes) */
 } str_part;
 
 static int str_part_of(uint64_t len, uint32_t state, size_t max, int keep_tail, str_part *s)
@@ -162,8 +162,9 @@ static char *copy_name(const str_part *s, const unsigned char *chars)
         return NULL;
     size_t o = 0;
     for (uint64_t i = 0; i < n; i++) {
-        uint32_t c = s->kind == 1 ? chars[i] : s->kind == 2 ? (uint32_t)(chars[2 * i] | chars[2 * i + 1] << 8)
-                                                            : get32(chars, (int)(4 * i));
+        uint32_t c = s->kind == 1   ? chars[i]
+                     : s->kind == 2 ? (uint32_t)(chars[2 * i] | chars[2 * i + 1] << 8)
+                                    : get32(chars, (int)(4 * i));
         if (c < 0x80) {
             out[o++] = (char)c;
         } else if (c < 0x800) {
@@ -216,7 +217,7 @@ static unsigned cache_index(uint64_t code)
 
 /* One code object's reads, expected to look as its entry's print says. */
 typedef struct check {
-    int at[5];          /* reads in the batch: code, qualname, filename (header, characters), line table */
+    int at[5]; /* reads in the batch: code, qualname, filename (header, characters), line table */
     unsigned char *c, *q, *fh, *f, *l;
     str_part qs, fs;
 } check;
@@ -242,7 +243,8 @@ static int add_check(py_batch *b, unsigned char *room, const py_code_print *e, c
     }
     k->at[0] = py_batch_add(b, k->c, e->code + OB_TYPE, CO_END - OB_TYPE);
     k->at[1] = py_batch_add(b, k->q, e->qualname + OB_TYPE, (k->qs.at - OB_TYPE) + k->qs.bytes);
-    k->at[2] = py_batch_add(b, k->fh, e->filename + OB_TYPE, one ? (k->fs.at - OB_TYPE) + k->fs.bytes : fhead);
+    k->at[2] =
+        py_batch_add(b, k->fh, e->filename + OB_TYPE, one ? (k->fs.at - OB_TYPE) + k->fs.bytes : fhead);
     k->at[3] = one || !k->fs.bytes ? k->at[2] : py_batch_add(b, k->f, e->filename + k->fs.at, k->fs.bytes);
     k->at[4] = py_batch_add(b, k->l, e->linetable + OB_TYPE, (BYTES_DATA - OB_TYPE) + nl);
     for (int i = 0; i < 5; i++)
@@ -260,10 +262,10 @@ static int check_holds(const py_batch *b, const check *k, const py_code_print *e
             return 0;
     code_read r;
     str_part qs, fs;
-    if (str_header(k->q, PY_CODES_NAME_MAX, 0, &qs) != 0 || str_header(k->fh, PY_CODES_FILE_MAX, 1, &fs) != 0 ||
-        qs.len != e->qualname_len || qs.form != e->qualname_state || fs.len != e->filename_len ||
-        fs.form != e->filename_state || get64(k->l, 0) != bytes_type ||
-        get64(k->l, BYTES_SIZE - OB_TYPE) != e->linetable_len)
+    if (str_header(k->q, PY_CODES_NAME_MAX, 0, &qs) != 0 ||
+        str_header(k->fh, PY_CODES_FILE_MAX, 1, &fs) != 0 || qs.len != e->qualname_len ||
+        qs.form != e->qualname_state || fs.len != e->filename_len || fs.form != e->filename_state ||
+        get64(k->l, 0) != bytes_type || get64(k->l, BYTES_SIZE - OB_TYPE) != e->linetable_len)
         return 0;
     r.q = qs;
     r.f = fs;
@@ -287,7 +289,8 @@ static void ident_some(py_ident_work *w, const uint64_t *codes, int n, uint32_t 
     for (int i = 0; i < n; i++) {
         unsigned slot = cache_index(codes[i]);
         e[i] = w->code[slot] == codes[i] ? py_codes_print(w->id[slot]) : NULL;
-        if (e[i] && add_check(&w->batch, w->room + (size_t)i * (sizeof w->room / PY_IDENT_BATCH), e[i], &k[i]) != 0)
+        if (e[i] &&
+            add_check(&w->batch, w->room + (size_t)i * (sizeof w->room / PY_IDENT_BATCH), e[i], &k[i]) != 0)
             e[i] = NULL;
     }
     py_batch_run(&w->batch, 1);
@@ -313,8 +316,9 @@ static int str_same(uint64_t obj, uint32_t len, uint32_t state, size_t max, int 
 {
     const unsigned char *o = (const unsigned char *)(uintptr_t)obj;
     str_part s;
-    if (!copy || str_part_of(len, state, max, keep_tail, &s) != 0 || !s.ascii || get64(o, OB_TYPE) != unicode_type ||
-        get64(o, STR_LENGTH) != len || (get32(o, STR_STATE) & STR_KIND_FORM) != state)
+    if (!copy || str_part_of(len, state, max, keep_tail, &s) != 0 || !s.ascii ||
+        get64(o, OB_TYPE) != unicode_type || get64(o, STR_LENGTH) != len ||
+        (get32(o, STR_STATE) & STR_KIND_FORM) != state)
         return 0;
     return memcmp(o + s.at, copy, s.bytes) == 0;
 }
@@ -323,7 +327,8 @@ static int lines_same(uint64_t obj, uint64_t len, const uint8_t *copy, uint32_t 
 {
     const unsigned char *o = (const unsigned char *)(uintptr_t)obj;
     size_t n = lines_digested(len);
-    return get64(o, OB_TYPE) == bytes_type && get64(o, BYTES_SIZE) == len && (n == 0 || (copy && copy_len >= n)) &&
+    return get64(o, OB_TYPE) == bytes_type && get64(o, BYTES_SIZE) == len &&
+           (n == 0 || (copy && copy_len >= n)) &&
            memcmp(o + BYTES_DATA, copy ? copy : (const uint8_t *)"", n) == 0;
 }
 

@@ -31,10 +31,10 @@ void py_ident_init(uint64_t code_type, uint64_t unicode_type, uint64_t bytes_typ
 uint32_t py_ident_code(uint64_t code, int safe);
 
 /* Safe reads of many code objects at once: a thread's cache and room. */
-#define PY_IDENT_CACHE 1024  /* a power of two */
-#define PY_IDENT_BATCH 100   /* code objects checked by one system call (5 reads each) */
+#define PY_IDENT_CACHE 1024 /* a power of two */
+#define PY_IDENT_BATCH 100  /* code objects checked by one system call (5 reads each) */
 typedef struct py_ident_work {
-    int new_left;        /* code objects this walk may still read piece by piece */
+    int new_left; /* code objects this walk may still read piece by piece */
     uint64_t code[PY_IDENT_CACHE];
     uint32_t id[PY_IDENT_CACHE];
     py_batch batch;

@@ -39,9 +39,9 @@ static int skip_rest(const uint8_t *t, size_t len, size_t *i, int code)
         if (read_varint(t, len, i, &ignored) != 0)
             return -1;
     if (code < 10)
-        *i += 1;                /* short form: one byte of columns */
+        *i += 1; /* short form: one byte of columns */
     else if (code < 13)
-        *i += 2;                /* one-line form: start and end column */
+        *i += 2; /* one-line form: start and end column */
     return *i <= len ? 0 : -1;
 }
 

@@ -70,8 +70,14 @@ static void sort_reads(py_batch *b)
     }
 }
 
-static uint64_t start_of(const struct iovec *v) { return (uint64_t)(uintptr_t)v->iov_base; }
-static uint64_t end_of(const struct iovec *v) { return start_of(v) + v->iov_len; }
+static uint64_t start_of(const struct iovec *v)
+{
+    return (uint64_t)(uintptr_t)v->iov_base;
+}
+static uint64_t end_of(const struct iovec *v)
+{
+    return start_of(v) + v->iov_len;
+}
 
 /* Read i goes into the pieces: joined to the last one when it starts at
  * or after its end, on the same page or the next (the bytes between go to
@@ -105,7 +111,8 @@ static void plan(py_batch *b)
     for (int k = 0; k < b->n; k++) {
         int i = b->order[k], p = k ? b->order[k - 1] : -1;
         b->same_as[i] = (uint16_t)i;
-        if (p >= 0 && b->remote[p].iov_base == b->remote[i].iov_base && b->remote[p].iov_len == b->remote[i].iov_len)
+        if (p >= 0 && b->remote[p].iov_base == b->remote[i].iov_base &&
+            b->remote[p].iov_len == b->remote[i].iov_len)
             b->same_as[i] = b->same_as[p];
         else
             add_to_pieces(b, i);
@@ -146,7 +153,8 @@ void py_batch_run(py_batch *b, int safe)
         if (b->same_as[i] != i)
             continue;
         int d = done[b->piece[i]];
-        b->ok[i] = d == 1 || (d == 2 && py_read(b->local[i].iov_base, start_of(&b->remote[i]), b->local[i].iov_len, 1) == 0);
+        b->ok[i] = d == 1 || (d == 2 && py_read(b->local[i].iov_base, start_of(&b->remote[i]),
+                                                b->local[i].iov_len, 1) == 0);
     }
     for (int i = 0; i < b->n; i++) {
         int s = b->same_as[i];

@@ -47,7 +47,10 @@ typedef struct py_batch {
     unsigned char gap[8192];
 } py_batch;
 
-static inline void py_batch_start(py_batch *b) { b->n = 0; }
+static inline void py_batch_start(py_batch *b)
+{
+    b->n = 0;
+}
 /* The read's index, or -1 when the batch is full or src implausible. */
 int py_batch_add(py_batch *b, void *dst, uint64_t src, size_t len);
 /* Runs every read added; ok[i] says which succeeded. Safe reads: reads
@@ -65,9 +68,9 @@ void py_batch_run(py_batch *b, int safe);
 typedef struct py_blocks {
     int reads_left;
     uint64_t top;
-    int last;                          /* the buffer read most recently */
-    uint64_t base[2];                  /* the address of each buffer's first byte */
-    uint64_t lo[2], hi[2];             /* what it holds: [lo, hi) */
+    int last;              /* the buffer read most recently */
+    uint64_t base[2];      /* the address of each buffer's first byte */
+    uint64_t lo[2], hi[2]; /* what it holds: [lo, hi) */
     unsigned char buf[2][PY_BLOCK_BYTES];
 } py_blocks;
 

@@ -18,8 +18,8 @@
 #include "unwind/python/py_layout.h"
 #include "unwind/python/py_read.h"
 
-#define FRAMES_MAX (1 << 20) /* an MPI call's chain: a longer one is a loop */
-#define TOP_KEPT   (PY_KEYS_MAX / 2) /* innermost frames kept of a long chain, at most */
+#define FRAMES_MAX (1 << 20)       /* an MPI call's chain: a longer one is a loop */
+#define TOP_KEPT (PY_KEYS_MAX / 2) /* innermost frames kept of a long chain, at most */
 #define SEEN_SLOTS (2 * PY_KEYS_MAX)
 
 int py_runtime_on, py_runtime_samples_on;
@@ -235,10 +235,13 @@ void py_runtime_finish(void)
     hprof_verbose(1, "Python: %u code objects met on call paths", py_codes_count());
     if (py_codes_full())
         hprof_say("Python: the table of code objects met is full (%u): functions met after that keep the "
-                  "interpreter's C frames in their call paths", PY_CODES_MAX);
+                  "interpreter's C frames in their call paths",
+                  PY_CODES_MAX);
     if (py_codes_lines_full())
-        hprof_say("Python: the %u MiB for copies of line tables are used up: call sites in functions met after "
-                  "that show the function's first line", PY_CODES_LINES_ROOM >> 20);
+        hprof_say(
+            "Python: the %u MiB for copies of line tables are used up: call sites in functions met after "
+            "that show the function's first line",
+            PY_CODES_LINES_ROOM >> 20);
 }
 
 /* ---- finding CPython ----------------------------------------------------------- */
@@ -293,8 +296,10 @@ void py_runtime_init(int enabled)
     }
     if (!version || (*version >> 16) != 0x030B) {
         const char *v = version_text ? version_text() : "?"; /* "3.12.1 (main, ...)" */
-        hprof_verbose(1, "Python %.*s: call paths keep the interpreter's C frames (Python functions are named "
-                         "with CPython 3.11 only)", (int)strcspn(v, " "), v);
+        hprof_verbose(1,
+                      "Python %.*s: call paths keep the interpreter's C frames (Python functions are named "
+                      "with CPython 3.11 only)",
+                      (int)strcspn(v, " "), v);
         return;
     }
     void *eval = hprof_dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
@@ -305,14 +310,16 @@ void py_runtime_init(int enabled)
     uint64_t at = (uint64_t)(uintptr_t)eval;
     if (!eval || !this_thread_state || !code_type || !unicode_type || !bytes_type ||
         !dl_iterate_phdr(find_object, &at) || py_codes_init() != 0) {
-        hprof_verbose(1, "Python 3.11: its symbols were not all found; call paths keep the interpreter's C frames");
+        hprof_verbose(
+            1, "Python 3.11: its symbols were not all found; call paths keep the interpreter's C frames");
         return;
     }
     find_eval(eval);
     py_ident_init(code_type, unicode_type, bytes_type);
     py_runtime_samples_on = py_read_init() == 0;
     if (!py_runtime_samples_on)
-        hprof_verbose(1, "Python 3.11: process_vm_readv is refused here: samples keep the interpreter's C frames");
+        hprof_verbose(
+            1, "Python 3.11: process_vm_readv is refused here: samples keep the interpreter's C frames");
     py_codes_set_interpreter(interp_lo, interp_hi);
     py_runtime_on = 1;
     hprof_verbose(1, "Python 3.11: call paths name Python functions");

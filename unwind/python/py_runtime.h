@@ -32,11 +32,11 @@
 
 #include <stdint.h>
 
-#define PY_ACTS_MAX    64
-#define PY_KEYS_MAX    512    /* Python frames on one path */
-#define PY_WALK_FRAMES 8192   /* frames one sample reads at most */
-#define PY_WALK_READS  64     /* system calls for them (16 KiB each) */
-#define PY_WALK_NEW    16     /* code objects new to the thread it reads (8 system calls each) */
+#define PY_ACTS_MAX 64
+#define PY_KEYS_MAX 512     /* Python frames on one path */
+#define PY_WALK_FRAMES 8192 /* frames one sample reads at most */
+#define PY_WALK_READS 64    /* system calls for them (16 KiB each) */
+#define PY_WALK_NEW 16      /* code objects new to the thread it reads (8 system calls each) */
 
 /* Set once by py_runtime_init: Python frames are read (on) in MPI calls,
  * and in signal handlers (samples_on: process_vm_readv works here). */

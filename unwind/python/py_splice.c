@@ -97,7 +97,7 @@ uint32_t py_path_add(cct *tree, uint32_t parent, const uint64_t *ips, int from, 
         return tree_path_add(tree, parent, ips, from, nodes);
     uint32_t node = parent;
     py_step *memo = py_thread_steps(p->pt, tree);
-    int q = 0; /* Python steps taken */
+    int q = 0;           /* Python steps taken */
     int r = p->nact - 1; /* replaced frames, the outermost first */
     while (r >= 0 && p->frame[r] > from)
         r--;

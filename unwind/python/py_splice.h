@@ -30,10 +30,10 @@
 #define PY_PATH_KEYS PY_KEYS_MAX
 
 typedef struct py_path {
-    py_thread *pt;                               /* whose walk (its record of the last path) */
-    int nact;                                    /* frames replaced */
-    int frame[PY_ACTS_MAX];                      /* their index in the walk, ascending */
-    int first[PY_ACTS_MAX], count[PY_ACTS_MAX];  /* their keys in keys[], outermost first */
+    py_thread *pt;                              /* whose walk (its record of the last path) */
+    int nact;                                   /* frames replaced */
+    int frame[PY_ACTS_MAX];                     /* their index in the walk, ascending */
+    int first[PY_ACTS_MAX], count[PY_ACTS_MAX]; /* their keys in keys[], outermost first */
     int nkeys;
     uint64_t keys[PY_PATH_KEYS];
 } py_path;

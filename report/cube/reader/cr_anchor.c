@@ -21,9 +21,20 @@
 #define MAX_TEXT (16u << 20)
 #define CHUNK (1u << 20)
 
-enum owner { O_OTHER, O_CUBE, O_METRIC, O_REGION, O_CNODE, O_SYSNODE, O_LGROUP, O_LOC };
+enum owner {
+    O_OTHER,
+    O_CUBE,
+    O_METRIC,
+    O_REGION,
+    O_CNODE,
+    O_SYSNODE,
+    O_LGROUP,
+    O_LOC
+};
 
-typedef struct frame { int kind, idx; } frame;
+typedef struct frame {
+    int kind, idx;
+} frame;
 
 typedef struct ctx {
     cube_profile *p;
@@ -34,7 +45,7 @@ typedef struct ctx {
     char *text;
     size_t tlen, tcap;
     int collecting;
-    int *loc_count;             /* locations seen per process */
+    int *loc_count; /* locations seen per process */
     int cap_loc_count;
     char msg[200];
 } ctx;
@@ -97,8 +108,10 @@ static int parent_kind(const ctx *c)
     return c->depth > 0 ? c->stack[c->depth - 1].kind : O_OTHER;
 }
 
-#define GROW(c, arr, n, cap) \
-    (cr_grow((void **)&(arr), (n), &(cap), sizeof *(arr), MAX_ITEMS) == 0 ? 0 : (fail((c), "too many definitions or out of memory"), -1))
+#define GROW(c, arr, n, cap)                                              \
+    (cr_grow((void **)&(arr), (n), &(cap), sizeof *(arr), MAX_ITEMS) == 0 \
+         ? 0                                                              \
+         : (fail((c), "too many definitions or out of memory"), -1))
 
 static int start_metric(ctx *c, const XML_Char **atts)
 {
@@ -200,7 +213,7 @@ static int start_location(ctx *c, const XML_Char **atts)
 static void start_attr(ctx *c, const XML_Char **atts)
 {
     cube_profile *p = c->p;
-    if (parent_kind(c) == O_REGION) {   /* hprof names a region's ELF object */
+    if (parent_kind(c) == O_REGION) { /* hprof names a region's ELF object */
         const char *k = attr(atts, "key"), *v = attr(atts, "value");
         int r = c->stack[c->depth - 1].idx;
         if (r >= 0 && k && v && strcmp(k, "hprof::module") == 0) {
@@ -210,7 +223,7 @@ static void start_attr(ctx *c, const XML_Char **atts)
         return;
     }
     if (parent_kind(c) != O_CUBE)
-        return;                 /* attributes of cnodes etc. are not kept */
+        return; /* attributes of cnodes etc. are not kept */
     if (GROW(c, p->attrs, p->nattrs, c->cap_attrs) < 0)
         return;
     const char *k = attr(atts, "key"), *v = attr(atts, "value");
@@ -305,22 +318,34 @@ static int text_int(ctx *c)
 
 static void metric_field(ctx *c, cube_metric *m, const char *el)
 {
-    if (strcmp(el, "uniq_name") == 0) take(c, &m->uniq_name);
-    else if (strcmp(el, "disp_name") == 0) take(c, &m->disp_name);
-    else if (strcmp(el, "dtype") == 0) take(c, &m->dtype);
-    else if (strcmp(el, "uom") == 0) take(c, &m->uom);
-    else if (strcmp(el, "descr") == 0) take(c, &m->descr);
-    else if (strcmp(el, "url") == 0) take(c, &m->url);
+    if (strcmp(el, "uniq_name") == 0)
+        take(c, &m->uniq_name);
+    else if (strcmp(el, "disp_name") == 0)
+        take(c, &m->disp_name);
+    else if (strcmp(el, "dtype") == 0)
+        take(c, &m->dtype);
+    else if (strcmp(el, "uom") == 0)
+        take(c, &m->uom);
+    else if (strcmp(el, "descr") == 0)
+        take(c, &m->descr);
+    else if (strcmp(el, "url") == 0)
+        take(c, &m->url);
 }
 
 static void region_field(ctx *c, cube_region *r, const char *el)
 {
-    if (strcmp(el, "name") == 0) take(c, &r->name);
-    else if (strcmp(el, "mangled_name") == 0) take(c, &r->mangled_name);
-    else if (strcmp(el, "paradigm") == 0) take(c, &r->paradigm);
-    else if (strcmp(el, "role") == 0) take(c, &r->role);
-    else if (strcmp(el, "descr") == 0) take(c, &r->descr);
-    else if (strcmp(el, "url") == 0) take(c, &r->url);
+    if (strcmp(el, "name") == 0)
+        take(c, &r->name);
+    else if (strcmp(el, "mangled_name") == 0)
+        take(c, &r->mangled_name);
+    else if (strcmp(el, "paradigm") == 0)
+        take(c, &r->paradigm);
+    else if (strcmp(el, "role") == 0)
+        take(c, &r->role);
+    else if (strcmp(el, "descr") == 0)
+        take(c, &r->descr);
+    else if (strcmp(el, "url") == 0)
+        take(c, &r->url);
 }
 
 /* A text element closed: hand its text to the object that owns it. */
@@ -333,19 +358,24 @@ static void assign_text(ctx *c, const char *el, frame owner)
     case O_METRIC: metric_field(c, &p->metrics[owner.idx], el); break;
     case O_REGION: region_field(c, &p->regions[owner.idx], el); break;
     case O_SYSNODE:
-        if (strcmp(el, "name") == 0) take(c, &p->sysnodes[owner.idx].name);
-        else if (strcmp(el, "class") == 0) take(c, &p->sysnodes[owner.idx].klass);
+        if (strcmp(el, "name") == 0)
+            take(c, &p->sysnodes[owner.idx].name);
+        else if (strcmp(el, "class") == 0)
+            take(c, &p->sysnodes[owner.idx].klass);
         break;
     case O_LGROUP:
-        if (strcmp(el, "name") == 0) take(c, &p->procs[owner.idx].name);
-        else if (strcmp(el, "rank") == 0) p->procs[owner.idx].rank = text_int(c);
+        if (strcmp(el, "name") == 0)
+            take(c, &p->procs[owner.idx].name);
+        else if (strcmp(el, "rank") == 0)
+            p->procs[owner.idx].rank = text_int(c);
         break;
     case O_LOC:
-        if (strcmp(el, "name") == 0) take(c, &p->locs[owner.idx].name);
-        else if (strcmp(el, "rank") == 0) p->locs[owner.idx].rank = text_int(c);
+        if (strcmp(el, "name") == 0)
+            take(c, &p->locs[owner.idx].name);
+        else if (strcmp(el, "rank") == 0)
+            p->locs[owner.idx].rank = text_int(c);
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -397,7 +427,7 @@ static int cmp_pair(const void *a, const void *b)
 /* Turns each cnode's calleeId into a region index. */
 static int resolve_regions(cube_profile *p, char *err, size_t errlen)
 {
-    int (*map)[2] = malloc(sizeof *map * (size_t)(p->nregions ? p->nregions : 1));
+    int(*map)[2] = malloc(sizeof *map * (size_t)(p->nregions ? p->nregions : 1));
     if (!map)
         return cr_err(err, errlen, "out of memory");
     for (int i = 0; i < p->nregions; i++)
@@ -406,10 +436,10 @@ static int resolve_regions(cube_profile *p, char *err, size_t errlen)
     int rc = 0;
     for (int i = 0; i < p->ncnodes && rc == 0; i++) {
         int key[2] = { p->cnodes[i].region, 0 };
-        int (*hit)[2] = bsearch(key, map, (size_t)p->nregions, sizeof *map, cmp_pair);
+        int(*hit)[2] = bsearch(key, map, (size_t)p->nregions, sizeof *map, cmp_pair);
         if (!hit)
-            rc = cr_err(err, errlen, "anchor.xml: cnode %d calls unknown region %d",
-                        p->cnodes[i].id, p->cnodes[i].region);
+            rc = cr_err(err, errlen, "anchor.xml: cnode %d calls unknown region %d", p->cnodes[i].id,
+                        p->cnodes[i].region);
         else
             p->cnodes[i].region = (*hit)[1];
     }
@@ -462,7 +492,7 @@ static int order_locations(cube_profile *p, char *err, size_t errlen)
         else
             seen[id] = 1, sorted[id] = p->locs[i];
     }
-    if (ok) {       /* strings move with the shallow copies */
+    if (ok) { /* strings move with the shallow copies */
         free(p->locs);
         p->locs = sorted;
     } else {
@@ -472,8 +502,7 @@ static int order_locations(cube_profile *p, char *err, size_t errlen)
     return 0;
 }
 
-int cr_anchor_parse(cube_profile *p, const char *xml, size_t len,
-                    char *err, size_t errlen)
+int cr_anchor_parse(cube_profile *p, const char *xml, size_t len, char *err, size_t errlen)
 {
     ctx c;
     memset(&c, 0, sizeof c);

@@ -9,7 +9,6 @@
 #include "report/cube/reader/cube_model.h"
 
 /* Fills p's definitions from the XML text. Returns 0, or -1 with a reason. */
-int cr_anchor_parse(cube_profile *p, const char *xml, size_t len,
-                    char *err, size_t errlen);
+int cr_anchor_parse(cube_profile *p, const char *xml, size_t len, char *err, size_t errlen);
 
 #endif

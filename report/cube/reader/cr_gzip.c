@@ -24,8 +24,8 @@ static int grow_out(unsigned char **out, size_t *cap, size_t limit)
     return 0;
 }
 
-unsigned char *cr_gunzip(const unsigned char *b, size_t len, size_t limit,
-                         size_t *outlen, char *err, size_t errlen)
+unsigned char *cr_gunzip(const unsigned char *b, size_t len, size_t limit, size_t *outlen, char *err,
+                         size_t errlen)
 {
     z_stream z;
     memset(&z, 0, sizeof z);
@@ -52,15 +52,16 @@ unsigned char *cr_gunzip(const unsigned char *b, size_t len, size_t limit,
         in_off += in_chunk - z.avail_in;
         done += out_chunk - z.avail_out;
         if (rc == Z_BUF_ERROR && done == cap)
-            rc = Z_OK;          /* only the output was full */
+            rc = Z_OK; /* only the output was full */
         else if (rc == Z_OK && in_off == len && z.avail_out > 0)
-            rc = Z_DATA_ERROR;  /* input ended before the stream did */
+            rc = Z_DATA_ERROR; /* input ended before the stream did */
     }
     inflateEnd(&z);
     if (rc != Z_STREAM_END) {
         free(out);
-        cr_err(err, errlen, rc == Z_BUF_ERROR && done == cap ? "gzip data expands past the size limit"
-                                                              : "corrupt or truncated gzip data");
+        cr_err(err, errlen,
+               rc == Z_BUF_ERROR && done == cap ? "gzip data expands past the size limit"
+                                                : "corrupt or truncated gzip data");
         return NULL;
     }
     *outlen = done;

@@ -9,7 +9,7 @@
 
 int cr_is_gzip(const unsigned char *b, size_t len);
 /* Returns a malloc'd buffer with *outlen bytes, or NULL with a reason. */
-unsigned char *cr_gunzip(const unsigned char *b, size_t len, size_t limit,
-                         size_t *outlen, char *err, size_t errlen);
+unsigned char *cr_gunzip(const unsigned char *b, size_t len, size_t limit, size_t *outlen, char *err,
+                         size_t errlen);
 
 #endif

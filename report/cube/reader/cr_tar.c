@@ -25,7 +25,7 @@ static int parse_number(const unsigned char *f, size_t len, uint64_t *out)
     uint64_t v = 0;
     if (f[0] & 0x80) {
         if (f[0] != 0x80)
-            return -1;          /* negative or > 2^88: refuse */
+            return -1; /* negative or > 2^88: refuse */
         for (size_t i = 1; i < len; i++) {
             if (v >> 56)
                 return -1;
@@ -79,7 +79,7 @@ static void member_name(const unsigned char *h, char *out, size_t outlen)
     memcpy(name, h, 100);
     name[100] = '\0';
     prefix[0] = '\0';
-    if (memcmp(h + 257, "ustar\0", 6) == 0) {   /* POSIX: prefix field */
+    if (memcmp(h + 257, "ustar\0", 6) == 0) { /* POSIX: prefix field */
         memcpy(prefix, h + 345, 155);
         prefix[155] = '\0';
     }
@@ -105,8 +105,7 @@ static int is_regular(unsigned char type)
     return type == '0' || type == '\0' || type == '7';
 }
 
-int cr_tar_scan(cr_archive *a, const unsigned char *buf, size_t len,
-                char *err, size_t errlen)
+int cr_tar_scan(cr_archive *a, const unsigned char *buf, size_t len, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
     size_t off = 0;
@@ -128,9 +127,8 @@ int cr_tar_scan(cr_archive *a, const unsigned char *buf, size_t len,
             continue;
         }
         if (memcmp(h + 257, "ustar", 5) != 0)
-            return off == 0
-                ? cr_err(err, errlen, "not a CUBE4 file (no tar header)")
-                : cr_err(err, errlen, "corrupt archive: bad tar header at offset %zu", off);
+            return off == 0 ? cr_err(err, errlen, "not a CUBE4 file (no tar header)")
+                            : cr_err(err, errlen, "corrupt archive: bad tar header at offset %zu", off);
         if (!checksum_ok(h, &a->checksum_bug))
             return cr_err(err, errlen, "corrupt archive: bad tar header checksum at offset %zu", off);
         uint64_t size;
@@ -143,7 +141,7 @@ int cr_tar_scan(cr_archive *a, const unsigned char *buf, size_t len,
         if (is_regular(h[156]) && add_member(a, h, data, (size_t)size) < 0)
             return cr_err(err, errlen, "too many archive members or out of memory");
         size_t padded = ((size_t)size + BLOCK - 1) / BLOCK * BLOCK;
-        if (padded > len - data)    /* last member without padding: stop */
+        if (padded > len - data) /* last member without padding: stop */
             return cr_err(err, errlen, "truncated archive (no end-of-archive marker)");
         off = data + padded;
     }
@@ -153,7 +151,7 @@ const cr_member *cr_tar_find(const cr_archive *a, const char *name)
 {
     for (int i = 0; i < a->n; i++) {
         const char *n = a->m[i].name;
-        if (n[0] == '.' && n[1] == '/')     /* archives made with "tar -C dir ." */
+        if (n[0] == '.' && n[1] == '/') /* archives made with "tar -C dir ." */
             n += 2;
         if (strcmp(n, name) == 0)
             return &a->m[i];

@@ -12,18 +12,17 @@
 
 typedef struct cr_member {
     char name[256];
-    size_t off, size;           /* data position and length in the buffer */
+    size_t off, size; /* data position and length in the buffer */
 } cr_member;
 
 typedef struct cr_archive {
     cr_member *m;
     int n, cap;
-    int checksum_bug;           /* headers carried the Cube 4.8 checksum */
+    int checksum_bug; /* headers carried the Cube 4.8 checksum */
 } cr_archive;
 
 /* Lists every regular-file member. Returns 0, or -1 with a reason. */
-int cr_tar_scan(cr_archive *a, const unsigned char *buf, size_t len,
-                char *err, size_t errlen);
+int cr_tar_scan(cr_archive *a, const unsigned char *buf, size_t len, char *err, size_t errlen);
 const cr_member *cr_tar_find(const cr_archive *a, const char *name);
 void cr_tar_free(cr_archive *a);
 

@@ -91,7 +91,7 @@ double *cr_alloc_values(size_t n)
     void *p = NULL;
     if (posix_memalign(&p, huge, bytes) != 0)
         return NULL;
-    madvise(p, bytes & ~(huge - 1), MADV_HUGEPAGE);    /* a hint: failure is fine */
+    madvise(p, bytes & ~(huge - 1), MADV_HUGEPAGE); /* a hint: failure is fine */
     memset(p, 0, bytes);
     return p;
 }

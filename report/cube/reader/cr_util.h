@@ -9,8 +9,7 @@
 #include <stdint.h>
 
 /* Formats a one-line message into err (newlines replaced). Returns -1. */
-int cr_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int cr_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Makes room for one more element in *arr (count *n, capacity *cap).
  * Returns 0, or -1 when out of memory or past max elements. */

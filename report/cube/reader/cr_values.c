@@ -9,25 +9,46 @@
 #include <zlib.h>
 
 
-enum vt { V_I8, V_U8, V_I16, V_U16, V_I32, V_U32, V_I64, V_U64, V_F64 };
+enum vt {
+    V_I8,
+    V_U8,
+    V_I16,
+    V_U16,
+    V_I32,
+    V_U32,
+    V_I64,
+    V_U64,
+    V_F64
+};
 
 static const struct dtype_info {
     const char *name;
     int type, size, aggr;
 } dtypes[] = {
-    { "INT8", V_I8, 1, CUBE_AGGR_SUM },     { "UINT8", V_U8, 1, CUBE_AGGR_SUM },
-    { "CHAR", V_I8, 1, CUBE_AGGR_SUM },     { "INT16", V_I16, 2, CUBE_AGGR_SUM },
-    { "UINT16", V_U16, 2, CUBE_AGGR_SUM },  { "INT32", V_I32, 4, CUBE_AGGR_SUM },
-    { "UINT32", V_U32, 4, CUBE_AGGR_SUM },  { "INT64", V_I64, 8, CUBE_AGGR_SUM },
-    { "UINT64", V_U64, 8, CUBE_AGGR_SUM },  { "DOUBLE", V_F64, 8, CUBE_AGGR_SUM },
-    { "MINDOUBLE", V_F64, 8, CUBE_AGGR_MIN }, { "MAXDOUBLE", V_F64, 8, CUBE_AGGR_MAX },
+    { "INT8", V_I8, 1, CUBE_AGGR_SUM },
+    { "UINT8", V_U8, 1, CUBE_AGGR_SUM },
+    { "CHAR", V_I8, 1, CUBE_AGGR_SUM },
+    { "INT16", V_I16, 2, CUBE_AGGR_SUM },
+    { "UINT16", V_U16, 2, CUBE_AGGR_SUM },
+    { "INT32", V_I32, 4, CUBE_AGGR_SUM },
+    { "UINT32", V_U32, 4, CUBE_AGGR_SUM },
+    { "INT64", V_I64, 8, CUBE_AGGR_SUM },
+    { "UINT64", V_U64, 8, CUBE_AGGR_SUM },
+    { "DOUBLE", V_F64, 8, CUBE_AGGR_SUM },
+    { "MINDOUBLE", V_F64, 8, CUBE_AGGR_MIN },
+    { "MAXDOUBLE", V_F64, 8, CUBE_AGGR_MAX },
     /* the older names cubelib still reads and writes (cube_remap2 takes
      * them from Score-P's remapping.spec: INTEGER, FLOAT) */
-    { "FLOAT", V_F64, 8, CUBE_AGGR_SUM },   { "INTEGER", V_I64, 8, CUBE_AGGR_SUM },
-    { "SIGNED INTEGER", V_I64, 8, CUBE_AGGR_SUM }, { "UNSIGNED INTEGER", V_U64, 8, CUBE_AGGR_SUM },
-    { "INT", V_I32, 4, CUBE_AGGR_SUM },     { "SIGNED INT", V_I32, 4, CUBE_AGGR_SUM },
-    { "UNSIGNED INT", V_U32, 4, CUBE_AGGR_SUM }, { "SHORT INT", V_I16, 2, CUBE_AGGR_SUM },
-    { "SIGNED SHORT INT", V_I16, 2, CUBE_AGGR_SUM }, { "UNSIGNED SHORT INT", V_U16, 2, CUBE_AGGR_SUM },
+    { "FLOAT", V_F64, 8, CUBE_AGGR_SUM },
+    { "INTEGER", V_I64, 8, CUBE_AGGR_SUM },
+    { "SIGNED INTEGER", V_I64, 8, CUBE_AGGR_SUM },
+    { "UNSIGNED INTEGER", V_U64, 8, CUBE_AGGR_SUM },
+    { "INT", V_I32, 4, CUBE_AGGR_SUM },
+    { "SIGNED INT", V_I32, 4, CUBE_AGGR_SUM },
+    { "UNSIGNED INT", V_U32, 4, CUBE_AGGR_SUM },
+    { "SHORT INT", V_I16, 2, CUBE_AGGR_SUM },
+    { "SIGNED SHORT INT", V_I16, 2, CUBE_AGGR_SUM },
+    { "UNSIGNED SHORT INT", V_U16, 2, CUBE_AGGR_SUM },
 };
 
 static const struct dtype_info *find_dtype(const char *name)
@@ -81,8 +102,8 @@ typedef struct index_info {
     const unsigned char *cids;
 } index_info;
 
-static int parse_index(const cube_profile *p, const cube_metric *m, const unsigned char *b,
-                       size_t len, index_info *ix, char *err, size_t errlen)
+static int parse_index(const cube_profile *p, const cube_metric *m, const unsigned char *b, size_t len,
+                       index_info *ix, char *err, size_t errlen)
 {
     if (len < 18 || memcmp(b, "CUBEX.INDEX", 11) != 0)
         return cr_err(err, errlen, "%d.index: not a CUBE index", m->id);
@@ -92,14 +113,14 @@ static int parse_index(const cube_profile *p, const cube_metric *m, const unsign
         return cr_err(err, errlen, "%d.index: bad byte-order marker", m->id);
     ix->swap = endian != 1;
     unsigned format = b[17];
-    if (format == 3) {                  /* dense: every cnode, in order */
+    if (format == 3) { /* dense: every cnode, in order */
         ix->rows = (size_t)p->ncnodes;
         ix->cids = NULL;
         return 0;
     }
     if (format != 1)
         return cr_err(err, errlen, "%d.index: unsupported index format %u", m->id, format);
-    if (len == 18) {                    /* cubelib's tools: no rows, no count */
+    if (len == 18) { /* cubelib's tools: no rows, no count */
         ix->rows = 0;
         ix->cids = NULL;
         return 0;
@@ -108,8 +129,8 @@ static int parse_index(const cube_profile *p, const cube_metric *m, const unsign
         return cr_err(err, errlen, "%d.index: truncated", m->id);
     uint32_t n = cr_get32(b + 18, ix->swap);
     if (n > (uint32_t)p->ncnodes || len - 22 != (size_t)n * 4)
-        return cr_err(err, errlen, "%d.index: %u entries do not match its size or the %d cnodes",
-                      m->id, n, p->ncnodes);
+        return cr_err(err, errlen, "%d.index: %u entries do not match its size or the %d cnodes", m->id, n,
+                      p->ncnodes);
     /* a row listed twice would be counted twice by views that add rows up */
     unsigned char *seen = calloc((size_t)p->ncnodes / 8 + 1, 1);
     if (!seen)
@@ -153,12 +174,12 @@ static void put_row(const row_sink *s, size_t r, const unsigned char *src)
     s->fn(s->ctx, s->seq[pos], s->row);
 }
 
-static int read_plain(const row_sink *s, const unsigned char *b, size_t len, size_t rowbytes,
-                      int id, char *err, size_t errlen)
+static int read_plain(const row_sink *s, const unsigned char *b, size_t len, size_t rowbytes, int id,
+                      char *err, size_t errlen)
 {
     if ((len - 10) / rowbytes != s->ix->rows || (len - 10) % rowbytes)
-        return cr_err(err, errlen, "%d.data: size %zu does not match %zu rows of %zu bytes",
-                      id, len, s->ix->rows, rowbytes);
+        return cr_err(err, errlen, "%d.data: size %zu does not match %zu rows of %zu bytes", id, len,
+                      s->ix->rows, rowbytes);
     for (size_t r = 0; s->fn && r < s->ix->rows; r++)
         put_row(s, r, b + 10 + r * rowbytes);
     return 0;
@@ -187,7 +208,8 @@ static int inflate_rows(const row_sink *s, const unsigned char *src, size_t srcl
         if ((zrc != Z_OK && zrc != Z_STREAM_END) || got != rowbytes)
             rc = cr_err(err, errlen, "%d.data: corrupt compressed block", id);
         else if (r >= s->ix->rows || (done[r / 8] & (1u << (r % 8))))
-            rc = cr_err(err, errlen, "%d.data: a compressed block overlaps another or ends past the rows", id);
+            rc =
+                cr_err(err, errlen, "%d.data: a compressed block overlaps another or ends past the rows", id);
         else {
             done[r / 8] |= (unsigned char)(1u << (r % 8));
             put_row(s, r, row);
@@ -202,26 +224,27 @@ static int inflate_rows(const row_sink *s, const unsigned char *src, size_t srcl
  * or more whole rows (cubelib and hprof write one stream a row; hprof's
  * files of 2026 before November blocks of about 256 KiB). The table, not the
  * physical order, places each block. */
-static int read_zlib(const row_sink *s, const unsigned char *b, size_t len, size_t rowbytes,
-                     int id, char *err, size_t errlen)
+static int read_zlib(const row_sink *s, const unsigned char *b, size_t len, size_t rowbytes, int id,
+                     char *err, size_t errlen)
 {
     int swap = s->ix->swap;
     if (len < 19)
         return cr_err(err, errlen, "%d.data: truncated", id);
     uint64_t n = cr_get64(b + 11, swap);
     if (n > s->ix->rows || n > (len - 19) / 24 || (n == 0 && s->ix->rows))
-        return cr_err(err, errlen, "%d.data: %llu compressed blocks for the %zu rows of its index",
-                      id, (unsigned long long)n, s->ix->rows);
+        return cr_err(err, errlen, "%d.data: %llu compressed blocks for the %zu rows of its index", id,
+                      (unsigned long long)n, s->ix->rows);
     const unsigned char *seg = b + 19 + 24 * n;
     size_t seglen = len - 19 - 24 * n, rows = s->ix->rows;
     /* zlib expands at most CR_ZLIB_MAX_RATIO times: more rows than the
      * compressed bytes can make (rows sharing one block) are a lie */
     if ((double)rows * (double)rowbytes > (double)seglen * CR_ZLIB_MAX_RATIO)
-        return cr_err(err, errlen, "%d.data: %zu rows of %zu bytes cannot come from %zu compressed bytes "
-                      "(zlib expands at most %d times): corrupt or forged file", id,
-                      rows, rowbytes, seglen, CR_ZLIB_MAX_RATIO);
+        return cr_err(err, errlen,
+                      "%d.data: %zu rows of %zu bytes cannot come from %zu compressed bytes "
+                      "(zlib expands at most %d times): corrupt or forged file",
+                      id, rows, rowbytes, seglen, CR_ZLIB_MAX_RATIO);
     if (!s->fn)
-        return 0;       /* sizes checked, rows not read */
+        return 0; /* sizes checked, rows not read */
     unsigned char *row = malloc(rowbytes), *done = calloc(rows / 8 + 1, 1);
     int rc = row && done ? 0 : cr_err(err, errlen, "out of memory");
     for (uint64_t k = 0; k < n && rc == 0; k++) {
@@ -230,15 +253,14 @@ static int read_zlib(const row_sink *s, const unsigned char *b, size_t len, size
         if (ustart % rowbytes || ustart / rowbytes >= rows || cstart > seglen || csize > seglen - cstart)
             rc = cr_err(err, errlen, "%d.data: bad compressed block table", id);
         else
-            rc = inflate_rows(s, seg + cstart, (size_t)csize, (size_t)(ustart / rowbytes), row, done, id,
-                              err, errlen);
+            rc = inflate_rows(s, seg + cstart, (size_t)csize, (size_t)(ustart / rowbytes), row, done, id, err,
+                              errlen);
     }
     free(row), free(done);
     return rc;
 }
 
-static int read_data(const row_sink *s, const unsigned char *b, size_t len, int id,
-                     char *err, size_t errlen)
+static int read_data(const row_sink *s, const unsigned char *b, size_t len, int id, char *err, size_t errlen)
 {
     size_t rowbytes = (size_t)s->p->nlocs * (size_t)s->d->size;
     if (rowbytes == 0)
@@ -266,14 +288,13 @@ int cr_has_values(const cr_archive *a, const cube_metric *m)
     return cr_tar_find(a, iname) || cr_tar_find(a, dname);
 }
 
-int cr_scan_values(const cube_profile *p, const cube_metric *m, const cr_archive *a,
-                   const unsigned char *buf, const int *seq, cube_row_fn fn, void *ctx,
-                   char *err, size_t errlen)
+int cr_scan_values(const cube_profile *p, const cube_metric *m, const cr_archive *a, const unsigned char *buf,
+                   const int *seq, cube_row_fn fn, void *ctx, char *err, size_t errlen)
 {
     char iname[40], dname[40];
     member_names(m, iname, dname, sizeof iname);
     const cr_member *im = cr_tar_find(a, iname), *dm = cr_tar_find(a, dname);
-    if (!im && !dm)                     /* Cube omits all-zero metrics */
+    if (!im && !dm) /* Cube omits all-zero metrics */
         return 0;
     if (!im || !dm)
         return cr_err(err, errlen, "metric %s: %s missing", m->uniq_name ? m->uniq_name : "?",
@@ -290,7 +311,10 @@ int cr_scan_values(const cube_profile *p, const cube_metric *m, const cr_archive
     return rc;
 }
 
-typedef struct store { double *dst; size_t nlocs; } store;
+typedef struct store {
+    double *dst;
+    size_t nlocs;
+} store;
 
 static void store_row(void *ctx, int cnode, const double *row)
 {
@@ -298,8 +322,8 @@ static void store_row(void *ctx, int cnode, const double *row)
     memcpy(s->dst + (size_t)cnode * s->nlocs, row, sizeof *row * s->nlocs);
 }
 
-int cr_load_values(const cube_profile *p, cube_metric *m, const cr_archive *a,
-                   const unsigned char *buf, const int *seq, double *vals, char *err, size_t errlen)
+int cr_load_values(const cube_profile *p, cube_metric *m, const cr_archive *a, const unsigned char *buf,
+                   const int *seq, double *vals, char *err, size_t errlen)
 {
     store s = { vals, (size_t)p->nlocs };
     if (cr_scan_values(p, m, a, buf, seq, store_row, &s, err, errlen) < 0)

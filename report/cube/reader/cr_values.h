@@ -26,13 +26,12 @@ int cr_has_values(const cr_archive *a, const cube_metric *m);
  * cnode index); rows the file leaves out are zero and not passed. Memory:
  * one row. fn NULL: only the index and the sizes are checked (nothing is
  * inflated). Returns 0, or -1 with a reason when the data is bad. */
-int cr_scan_values(const cube_profile *p, const cube_metric *m, const cr_archive *a,
-                   const unsigned char *buf, const int *seq, cube_row_fn fn, void *ctx,
-                   char *err, size_t errlen);
+int cr_scan_values(const cube_profile *p, const cube_metric *m, const cr_archive *a, const unsigned char *buf,
+                   const int *seq, cube_row_fn fn, void *ctx, char *err, size_t errlen);
 
 /* Reads the metric's values into vals (cnodes x locations, zeroed), which
  * becomes m->excl or m->incl. Returns 0 (m->loaded set) or -1 with a reason. */
-int cr_load_values(const cube_profile *p, cube_metric *m, const cr_archive *a,
-                   const unsigned char *buf, const int *seq, double *vals, char *err, size_t errlen);
+int cr_load_values(const cube_profile *p, cube_metric *m, const cr_archive *a, const unsigned char *buf,
+                   const int *seq, double *vals, char *err, size_t errlen);
 
 #endif

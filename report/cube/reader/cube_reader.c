@@ -22,9 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_GUNZIP ((size_t)1 << 32)    /* whole-file or anchor gzip limit */
-#define MAX_CELLS ((size_t)1 << 28)     /* cnodes x locations per metric */
-#define MIN_BUDGET ((size_t)256 << 20)  /* bytes of values always allowed */
+#define MAX_GUNZIP ((size_t)1 << 32)   /* whole-file or anchor gzip limit */
+#define MAX_CELLS ((size_t)1 << 28)    /* cnodes x locations per metric */
+#define MIN_BUDGET ((size_t)256 << 20) /* bytes of values always allowed */
 #define MAX_NOTES 1000
 #define MAX_LOAD_THREADS 8
 
@@ -37,8 +37,8 @@ typedef struct cube_source {
     const unsigned char *buf;
     size_t len;
     cr_archive archive;
-    int *ident, *wide;          /* row position -> cnode, per metric kind */
-    size_t budget, used;        /* doubles that may be / are held in memory */
+    int *ident, *wide;   /* row position -> cnode, per metric kind */
+    size_t budget, used; /* doubles that may be / are held in memory */
 } source;
 
 static int map_file(const char *path, source *s, char *err, size_t errlen)
@@ -69,7 +69,7 @@ static int map_file(const char *path, source *s, char *err, size_t errlen)
     /* what the file can honestly hold: zlib expands at most 1032 times */
     size_t honest = s->maplen > MAX_GUNZIP / CR_ZLIB_MAX_RATIO ? MAX_GUNZIP : s->maplen * CR_ZLIB_MAX_RATIO;
     s->budget = (honest > MIN_BUDGET ? honest : MIN_BUDGET) / sizeof(double);
-    if (rc == 0 && cr_is_gzip(s->buf, s->len)) {   /* a .cubex.gz */
+    if (rc == 0 && cr_is_gzip(s->buf, s->len)) { /* a .cubex.gz */
         s->heap = cr_gunzip(s->buf, s->len, honest, &s->len, err, errlen);
         if (!s->heap)
             rc = -1;
@@ -109,8 +109,8 @@ static void add_note(cube_profile *p, const char *fmt, const char *a1, const cha
     p->notes[p->nnotes++] = s;
 }
 
-static int parse_anchor(cube_profile *p, const cr_archive *a, const unsigned char *buf,
-                        char *err, size_t errlen)
+static int parse_anchor(cube_profile *p, const cr_archive *a, const unsigned char *buf, char *err,
+                        size_t errlen)
 {
     const cr_member *m = cr_tar_find(a, "anchor.xml");
     if (!m)
@@ -152,9 +152,10 @@ static void note_skipped(cube_profile *p, int kind, const char *what, const char
             continue;
         n++;
         const char *name = m->uniq_name ? m->uniq_name : "?";
-        int w = kind == CUBE_KIND_DERIVED ? snprintf(names + used, sizeof names - used, "%s%s", listed ? ", " : "", name)
-                : snprintf(names + used, sizeof names - used, "%s%s (%s)", listed ? ", " : "", name,
-                           m->dtype ? m->dtype : "?");
+        int w = kind == CUBE_KIND_DERIVED
+                    ? snprintf(names + used, sizeof names - used, "%s%s", listed ? ", " : "", name)
+                    : snprintf(names + used, sizeof names - used, "%s%s (%s)", listed ? ", " : "", name,
+                               m->dtype ? m->dtype : "?");
         if (w > 0 && used + (size_t)w < sizeof names - 24)
             used += (size_t)w, listed++;
         else
@@ -279,7 +280,7 @@ int cube_load_metric(cube_profile *p, int metric, char *err, size_t errlen)
     source *s = p->src;
     if (m->loaded || !m->loadable)
         return 0;
-    if (!cr_has_values(&s->archive, m)) {    /* all zero */
+    if (!cr_has_values(&s->archive, m)) { /* all zero */
         m->loaded = 1;
         return 0;
     }
@@ -316,10 +317,11 @@ int cube_reserve_values(cube_profile *p, size_t n, char *err, size_t errlen)
     if (used <= s->budget && used >= n)
         return 0;
     __atomic_sub_fetch(&s->used, n, __ATOMIC_RELAXED);
-    return cr_err(err, errlen, "too large to hold in memory: %d call paths x %d locations need %zu MB more, "
-                  "over the %zu MB a file of %zu bytes can honestly hold (%d times its size, at least %zu MB)",
-                  p->ncnodes, p->nlocs, (n >> 17) + 1, s->budget >> 17, s->maplen, CR_ZLIB_MAX_RATIO,
-                  MIN_BUDGET >> 20);
+    return cr_err(
+        err, errlen,
+        "too large to hold in memory: %d call paths x %d locations need %zu MB more, "
+        "over the %zu MB a file of %zu bytes can honestly hold (%d times its size, at least %zu MB)",
+        p->ncnodes, p->nlocs, (n >> 17) + 1, s->budget >> 17, s->maplen, CR_ZLIB_MAX_RATIO, MIN_BUDGET >> 20);
 }
 
 int cube_scan_metric(cube_profile *p, int metric, cube_row_fn fn, void *ctx, char *err, size_t errlen)
@@ -377,7 +379,7 @@ int cube_load_all(cube_profile *p, char *err, size_t errlen)
     pthread_t t[MAX_LOAD_THREADS];
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int n = ncpu < 1 ? 1 : ncpu > MAX_LOAD_THREADS ? MAX_LOAD_THREADS : (int)ncpu, started = 0;
-    for (; started < n - 1; started++)  /* this thread is one of the workers */
+    for (; started < n - 1; started++) /* this thread is one of the workers */
         if (pthread_create(&t[started], NULL, load_worker, &j) != 0)
             break;
     load_worker(&j);

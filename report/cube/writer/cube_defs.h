@@ -9,13 +9,13 @@
 #define HPROF_CUBE_DEFS_H
 
 typedef struct cube_metric_def {
-    const char *uniq_name;   /* "time", "visits", ... */
+    const char *uniq_name; /* "time", "visits", ... */
     const char *disp_name;
-    const char *dtype;       /* "UINT64", "DOUBLE", "MINDOUBLE", "MAXDOUBLE" */
-    const char *uom;         /* "sec", "occ", "bytes" */
+    const char *dtype; /* "UINT64", "DOUBLE", "MINDOUBLE", "MAXDOUBLE" */
+    const char *uom;   /* "sec", "occ", "bytes" */
     const char *descr;
-    int inclusive;           /* 0: rows hold exclusive values (type="EXCLUSIVE"); 1: inclusive */
-    int parent;              /* parent metric index, -1 for a root metric */
+    int inclusive; /* 0: rows hold exclusive values (type="EXCLUSIVE"); 1: inclusive */
+    int parent;    /* parent metric index, -1 for a root metric */
 } cube_metric_def;
 
 typedef struct cube_region_def {
@@ -38,20 +38,26 @@ typedef struct cube_cnode_def {
 
 typedef struct cube_process_def {
     int rank;
-    int node;        /* index into the node (host) names */
-    int nthreads;    /* locations of this process: threads 0..nthreads-1 */
+    int node;                        /* index into the node (host) names */
+    int nthreads;                    /* locations of this process: threads 0..nthreads-1 */
     const char *const *thread_names; /* nthreads names, or NULL for "Master thread 0", "Thread i" */
 } cube_process_def;
 
 typedef struct cube_defs {
-    const cube_metric_def *metrics;  int nmetrics;
-    const cube_region_def *regions;  int nregions;
-    const cube_cnode_def  *cnodes;   int ncnodes;
-    const char *machine;                           /* machine name */
-    const char *const *nodes;        int nnodes;   /* host names */
-    const cube_process_def *procs;   int nprocs;   /* in rank order */
-    const char *const *attr_keys;                  /* extra <attr> pairs, may be NULL */
-    const char *const *attr_values;  int nattrs;
+    const cube_metric_def *metrics;
+    int nmetrics;
+    const cube_region_def *regions;
+    int nregions;
+    const cube_cnode_def *cnodes;
+    int ncnodes;
+    const char *machine; /* machine name */
+    const char *const *nodes;
+    int nnodes; /* host names */
+    const cube_process_def *procs;
+    int nprocs;                   /* in rank order */
+    const char *const *attr_keys; /* extra <attr> pairs, may be NULL */
+    const char *const *attr_values;
+    int nattrs;
 } cube_defs;
 
 #endif

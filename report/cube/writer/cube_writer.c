@@ -28,8 +28,19 @@
 #include <string.h>
 #include <time.h>
 
-enum state { ST_CREATED, ST_DEFINED, ST_IN_METRIC, ST_FAILED };
-enum dtype { DT_UINT64, DT_INT64, DT_DOUBLE, DT_MIN, DT_MAX };
+enum state {
+    ST_CREATED,
+    ST_DEFINED,
+    ST_IN_METRIC,
+    ST_FAILED
+};
+enum dtype {
+    DT_UINT64,
+    DT_INT64,
+    DT_DOUBLE,
+    DT_MIN,
+    DT_MAX
+};
 
 typedef struct wmetric {
     int file_id;
@@ -40,19 +51,19 @@ typedef struct wmetric {
 
 struct cube_writer {
     cw_tmpfile file;
-    char *err;                  /* the caller's buffer */
+    char *err; /* the caller's buffer */
     size_t errlen;
-    char msg[256];              /* the current error */
+    char msg[256]; /* the current error */
     int state;
     long long mtime;
     int ncnodes, nlocs, nmetrics;
     wmetric *metrics;
-    int compress;               /* ZCUBEX (1) or CUBEX (0) data */
+    int compress;                /* ZCUBEX (1) or CUBEX (0) data */
     int *pre_cnode, *wide_cnode; /* row -> cnode per metric kind */
-    int cur, next_row;          /* the metric being written */
-    cw_rows rows;               /* its members */
-    unsigned char *row;         /* one row, encoded */
-    cw_out out;                 /* last: holds the 64 KiB buffer */
+    int cur, next_row;           /* the metric being written */
+    cw_rows rows;                /* its members */
+    unsigned char *row;          /* one row, encoded */
+    cw_out out;                  /* last: holds the 64 KiB buffer */
 };
 
 /* Records the error, removes the temporary file, refuses further calls. */
@@ -150,8 +161,8 @@ static const char *check_metrics(const cube_defs *d)
 
 static const char *check_defs(const cube_defs *d, long long *nlocs)
 {
-    if (d->nmetrics < 0 || d->nregions < 0 || d->ncnodes < 0 || d->nnodes < 0 ||
-        d->nprocs < 1 || d->nattrs < 0)
+    if (d->nmetrics < 0 || d->nregions < 0 || d->ncnodes < 0 || d->nnodes < 0 || d->nprocs < 1 ||
+        d->nattrs < 0)
         return "bad definition counts (at least one process is needed)";
     if ((d->nmetrics && !d->metrics) || (d->nregions && !d->regions) || (d->ncnodes && !d->cnodes) ||
         (d->nnodes && !d->nodes) || !d->procs || (d->nattrs && (!d->attr_keys || !d->attr_values)))
@@ -297,8 +308,8 @@ int cube_writer_metric_begin(cube_writer *w, int metric)
 
 int cube_writer_row_cnode(const cube_writer *w, int metric, int row)
 {
-    if (w->state == ST_CREATED || w->state == ST_FAILED || metric < 0 || metric >= w->nmetrics ||
-        row < 0 || row >= w->ncnodes)
+    if (w->state == ST_CREATED || w->state == ST_FAILED || metric < 0 || metric >= w->nmetrics || row < 0 ||
+        row >= w->ncnodes)
         return -1;
     return w->metrics[metric].inclusive ? w->wide_cnode[row] : w->pre_cnode[row];
 }
@@ -314,8 +325,10 @@ static int encode_row(unsigned char *dst, const double *v, int n, int dtype)
             uint64_t u = !(x > 0) ? 0 : x >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)floor(x + 0.5);
             memcpy(dst, &u, 8);
         } else if (dtype == DT_INT64) {
-            int64_t s = isnan(x) ? 0 : x >= 9223372036854775807.0 ? INT64_MAX
-                      : x <= -9223372036854775808.0 ? INT64_MIN : (int64_t)llround(x);
+            int64_t s = isnan(x)                      ? 0
+                        : x >= 9223372036854775807.0  ? INT64_MAX
+                        : x <= -9223372036854775808.0 ? INT64_MIN
+                                                      : (int64_t)llround(x);
             memcpy(dst, &s, 8);
         } else {
             memcpy(dst, &x, 8);
@@ -376,7 +389,8 @@ int cube_writer_metric_end(cube_writer *w)
 int cube_writer_add_member(cube_writer *w, const char *name, const void *data, size_t len)
 {
     if (w->state != ST_DEFINED)
-        return w->state == ST_FAILED ? -1 : fail(w, "cube writer: add_member inside a metric or before define");
+        return w->state == ST_FAILED ? -1
+                                     : fail(w, "cube writer: add_member inside a metric or before define");
     cw_member m;
     cw_tar_begin(&w->out, &m, name, w->mtime);
     cw_out_write(&w->out, data, len);
@@ -407,7 +421,7 @@ int cube_writer_commit(cube_writer *w, char *err, size_t errlen)
         if (check_out(w) == 0 && cw_tmp_commit(&w->file, w->msg, sizeof w->msg) < 0)
             fail(w, NULL);
     } else if (err && errlen) {
-        snprintf(err, errlen, "%s", w->msg);   /* the earlier failure */
+        snprintf(err, errlen, "%s", w->msg); /* the earlier failure */
     }
     int rc = w->state == ST_FAILED ? -1 : 0;
     destroy(w);

@@ -60,7 +60,10 @@ static char *decimal(char *buf, long long v)
     return p;
 }
 
-static void put_str(cw_out *o, const char *s, size_t n) { cw_out_write(o, s, n); }
+static void put_str(cw_out *o, const char *s, size_t n)
+{
+    cw_out_write(o, s, n);
+}
 #define PUT(o, lit) put_str(o, lit, sizeof lit - 1)
 
 static void put_num(cw_out *o, long long v)
@@ -122,15 +125,17 @@ static void write_region(cw_out *o, const cube_region_def *r, int id)
     cw_xml_elem(o, "role", r->role ? r->role : "function");
     cw_xml_elem(o, "url", "");
     cw_xml_elem(o, "descr", or_empty(r->descr));
-    if (r->file && r->module && r->module[0])   /* the ELF object, when mod is the source */
+    if (r->file && r->module && r->module[0]) /* the ELF object, when mod is the source */
         write_attr(o, "hprof::module", r->module);
     cw_out_printf(o, "</region>\n");
 }
 
 static void write_process(cw_out *o, const cube_process_def *p, int id, int first_loc)
 {
-    cw_out_printf(o, "<locationgroup Id=\"%d\">\n<name>MPI Rank %d</name>\n"
-                     "<rank>%d</rank>\n<type>process</type>\n", id, p->rank, p->rank);
+    cw_out_printf(o,
+                  "<locationgroup Id=\"%d\">\n<name>MPI Rank %d</name>\n"
+                  "<rank>%d</rank>\n<type>process</type>\n",
+                  id, p->rank, p->rank);
     for (int t = 0; t < p->nthreads; t++) {
         char name[64];
         snprintf(name, sizeof name, "%s %d", t == 0 ? "Master thread" : "Thread", t);
@@ -152,7 +157,7 @@ static int write_system(cw_out *o, const cube_defs *d)
         cw_out_printf(o, "<systemtreenode Id=\"%d\">\n", n + 1);
         cw_xml_elem(o, "name", or_empty(d->nodes[n]));
         cw_out_printf(o, "<class>node</class>\n");
-        int loc = 0;    /* first location id of process p */
+        int loc = 0; /* first location id of process p */
         for (int p = 0; p < d->nprocs; loc += d->procs[p].nthreads, p++)
             if (d->procs[p].node == n)
                 write_process(o, &d->procs[p], p, loc);
@@ -161,8 +166,7 @@ static int write_system(cw_out *o, const cube_defs *d)
     return cw_out_printf(o, "</systemtreenode>\n</system>\n");
 }
 
-int cw_anchor_write(cw_out *o, const cube_defs *d, const cw_forest *metrics,
-                    const cw_forest *cnodes)
+int cw_anchor_write(cw_out *o, const cube_defs *d, const cw_forest *metrics, const cw_forest *cnodes)
 {
     write_head(o, d);
     cw_out_printf(o, "<metrics>\n");

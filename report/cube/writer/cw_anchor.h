@@ -13,7 +13,6 @@
 
 /* metrics / cnodes: the forests of the definitions; a metric's and a
  * cnode's id in the file is its preorder position. */
-int cw_anchor_write(cw_out *o, const cube_defs *d, const cw_forest *metrics,
-                    const cw_forest *cnodes);
+int cw_anchor_write(cw_out *o, const cube_defs *d, const cw_forest *metrics, const cw_forest *cnodes);
 
 #endif

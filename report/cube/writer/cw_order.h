@@ -11,9 +11,9 @@
 typedef struct cw_forest {
     int n;
     int *first_child, *next_sibling, *depth;
-    int *pre;           /* preorder: position -> node */
-    int *pre_pos;       /* node -> preorder position */
-    int *wide_pos;      /* node -> wide position (NULL unless asked for) */
+    int *pre;      /* preorder: position -> node */
+    int *pre_pos;  /* node -> preorder position */
+    int *wide_pos; /* node -> wide position (NULL unless asked for) */
 } cw_forest;
 
 /* parent[i] < i or -1. Returns 0, or -1 when out of memory. */

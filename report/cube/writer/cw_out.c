@@ -58,7 +58,7 @@ int cw_out_write(cw_out *o, const void *p, size_t n)
     if (n > CW_OUT_BUF - o->used) {
         if (cw_out_flush(o) < 0)
             return -1;
-        if (n >= CW_OUT_BUF)    /* large blocks go straight out */
+        if (n >= CW_OUT_BUF) /* large blocks go straight out */
             return write_all(o, p, n, 0, 0);
     }
     memcpy(o->buf + o->used, p, n);

@@ -14,7 +14,7 @@
 typedef struct cw_out {
     int fd;
     int failed;
-    long long pos;              /* file offset after everything written */
+    long long pos; /* file offset after everything written */
     size_t used;
     char *err;
     size_t errlen;

@@ -20,7 +20,7 @@ static int is_present(const cw_rows *r, int row)
     if (!r->present)
         return 1;
     if (r->none_present)
-        return row == 0;    /* row 0 stands for the metric */
+        return row == 0; /* row 0 stands for the metric */
     return (r->present[row / 8] >> (row % 8)) & 1;
 }
 
@@ -33,7 +33,7 @@ static int write_index(cw_rows *r, int file_id, long long mtime)
     memcpy(head, "CUBEX.INDEX", 11);
     memcpy(head + 11, &one, 4);
     memcpy(head + 15, &version, 2);
-    head[17] = 1;                           /* sparse format: the rows listed */
+    head[17] = 1; /* sparse format: the rows listed */
     memcpy(head + 18, &n, 4);
     cw_member m;
     snprintf(name, sizeof name, "%d.index", file_id);
@@ -92,13 +92,13 @@ static int start_data(cw_rows *r, int file_id, long long mtime)
     cw_out_write(r->out, "ZCUBEX.DATA", 11);
     cw_out_write(r->out, &n, 8);
     r->table_off = r->out->pos;
-    cw_out_zeros(r->out, (size_t)n * 24);  /* the table, patched at the end */
+    cw_out_zeros(r->out, (size_t)n * 24); /* the table, patched at the end */
     r->seg_start = r->out->pos;
     return 0;
 }
 
-int cw_rows_begin(cw_rows *r, cw_out *out, char *msg, size_t msglen, int file_id, long long mtime,
-                  int nrows, int nlocs, int compress, const unsigned char *present, int npresent)
+int cw_rows_begin(cw_rows *r, cw_out *out, char *msg, size_t msglen, int file_id, long long mtime, int nrows,
+                  int nlocs, int compress, const unsigned char *present, int npresent)
 {
     memset(r, 0, sizeof *r);
     r->out = out;

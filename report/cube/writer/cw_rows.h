@@ -22,34 +22,34 @@
 #include "report/cube/writer/cw_out.h"
 #include "report/cube/writer/cw_tar.h"
 
-#define CW_ZROW_MIN_BYTES 256   /* 32 locations */
+#define CW_ZROW_MIN_BYTES 256 /* 32 locations */
 
 typedef struct cw_rows {
     cw_out *out;
-    char *msg;                  /* the writer's error buffer */
+    char *msg; /* the writer's error buffer */
     size_t msglen;
-    int nrows, next;            /* rows of the metric; the next to come */
+    int nrows, next; /* rows of the metric; the next to come */
     size_t rowbytes;
-    const unsigned char *present;   /* bit r: row r stored; NULL: all */
-    int none_present;           /* present, with no bit set: row 0 stored */
-    int nstored, stored;        /* rows the member holds; stored so far */
-    int zrows;                  /* stored as zlib streams */
+    const unsigned char *present; /* bit r: row r stored; NULL: all */
+    int none_present;             /* present, with no bit set: row 0 stored */
+    int nstored, stored;          /* rows the member holds; stored so far */
+    int zrows;                    /* stored as zlib streams */
     cw_member data;
     long long table_off, seg_start;
-    uint64_t *table;            /* 3 per stored row */
+    uint64_t *table;                     /* 3 per stored row */
     unsigned char *zbuf, *prev, *prev_z; /* a stream; the last row and its stream */
     size_t zcap, prev_zlen;
-    unsigned char *zero_z;      /* a row of zeros, compressed once */
+    unsigned char *zero_z; /* a row of zeros, compressed once */
     size_t zero_zlen;
-    z_stream z;                 /* reset for every row */
+    z_stream z; /* reset for every row */
     int z_ready;
 } cw_rows;
 
 /* Writes the index and the data member's head. present: NULL for every
  * row, else a bitmap of nrows bits with npresent set. compress: zlib
  * streams wanted, where rows are long enough. 0 or -1 (msg says why). */
-int cw_rows_begin(cw_rows *r, cw_out *out, char *msg, size_t msglen, int file_id, long long mtime,
-                  int nrows, int nlocs, int compress, const unsigned char *present, int npresent);
+int cw_rows_begin(cw_rows *r, cw_out *out, char *msg, size_t msglen, int file_id, long long mtime, int nrows,
+                  int nlocs, int compress, const unsigned char *present, int npresent);
 /* The next row, encoded (nlocs x 8 bytes); nonzero: a bit of it is set. */
 int cw_rows_put(cw_rows *r, const unsigned char *row, int nonzero);
 /* After the last row: the table, the member's end. Frees what begin took. */

@@ -34,9 +34,9 @@ static void make_header(unsigned char *h, const cw_member *m, uint64_t size)
     put_number(h + 124, 12, size);
     put_number(h + 136, 12, (uint64_t)(m->mtime > 0 ? m->mtime : 0));
     h[156] = '0';
-    memcpy(h + 257, "ustar", 6);        /* magic "ustar\0", version "00" */
+    memcpy(h + 257, "ustar", 6); /* magic "ustar\0", version "00" */
     memcpy(h + 263, "00", 2);
-    memset(h + 148, ' ', 8);            /* checksum counts its field as spaces */
+    memset(h + 148, ' ', 8); /* checksum counts its field as spaces */
     unsigned sum = 0;
     for (int i = 0; i < BLOCK; i++)
         sum += h[i];

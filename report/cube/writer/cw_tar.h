@@ -10,7 +10,7 @@
 
 typedef struct cw_member {
     char name[100];
-    long long header_off;       /* file offset of the member's header */
+    long long header_off; /* file offset of the member's header */
     long long mtime;
 } cw_member;
 

@@ -31,8 +31,8 @@ static char *temp_name(const char *path)
     char *t = malloc(len);
     if (!t)
         return NULL;
-    snprintf(t, len, "%.*s.%.200s.%02x%02x%02x%02x%02x%02x%02x%02x.tmp", dirlen, path, base,
-             rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+    snprintf(t, len, "%.*s.%.200s.%02x%02x%02x%02x%02x%02x%02x%02x.tmp", dirlen, path, base, rnd[0], rnd[1],
+             rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
     return t;
 }
 
@@ -125,7 +125,7 @@ int cw_tmp_create(cw_tmpfile *t, const char *path, int overwrite_ok, char *err, 
             return 0;
         }
         e = errno;
-        if (e != EEXIST)    /* EEXIST: a name collision, draw again */
+        if (e != EEXIST) /* EEXIST: a name collision, draw again */
             break;
     }
     free(t->tmp), free(t->path);
@@ -167,7 +167,7 @@ static int rename_noreplace(const char *tmp, const char *path)
         return 0;
     if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
         return -1;
-    if (link(tmp, path) != 0)     /* fails with EEXIST, never replaces */
+    if (link(tmp, path) != 0) /* fails with EEXIST, never replaces */
         return -1;
     unlink(tmp);
     return 0;
@@ -245,7 +245,7 @@ int cw_tmp_commit(cw_tmpfile *t, char *err, size_t errlen)
                  : errf(err, errlen, "cannot create %s: %s", t->path, strerror(errno));
     if (rc == 0) {
         sync_dir(t->path);
-        free(t->tmp);       /* the name is gone: nothing to remove */
+        free(t->tmp); /* the name is gone: nothing to remove */
         t->tmp = NULL;
     }
     cw_tmp_discard(t);
@@ -258,7 +258,7 @@ void cw_tmp_discard(cw_tmpfile *t)
     if (t->fd >= 0)
         close(t->fd);
     if (t->tmp)
-        unlink(t->tmp);     /* after a commit the name is gone: harmless */
+        unlink(t->tmp); /* after a commit the name is gone: harmless */
     free(t->tmp), free(t->path);
     t->tmp = t->path = NULL;
     t->fd = -1;

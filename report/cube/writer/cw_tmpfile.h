@@ -24,8 +24,8 @@
 
 typedef struct cw_tmpfile {
     int fd;
-    char *path;     /* the target */
-    char *tmp;      /* the temporary name */
+    char *path; /* the target */
+    char *tmp;  /* the temporary name */
     int overwrite_ok;
 } cw_tmpfile;
 

@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         view_json(p, &o, devnull);
         view_folded(p, &o, devnull);
         view_intervals(p, &o, devnull);
-        o.fold = "libs";        /* library folding, call site labels */
+        o.fold = "libs"; /* library folding, call site labels */
         view_tree(p, &o, devnull);
         view_flat(p, &o, devnull);
         view_mpi(p, &o, devnull);

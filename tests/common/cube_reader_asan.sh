@@ -23,6 +23,19 @@ mkdir -p "$W/samples"
 TEST_VIEW=$V CHECK_PREFIX="asan: " TEST_TMP=$W/samples bash "$HERE/cube_reader_samples.sh"
 
 # Every sample in every view, clean.
+# What the fuzzer found (make fuzz), kept: each is read, or refused with
+# status 2, without a sanitizer report.
+for f in "$ROOT"/tests/common/data/fuzz/*.cubex; do
+    for mode in "" --header --flat --json; do
+        "$V" $mode "$f" > /dev/null 2> "$W/err"; rc=$?
+        if { [ $rc -ne 0 ] && [ $rc -ne 2 ]; } || grep -q "Sanitizer\|runtime error" "$W/err"; then
+            notok "asan: fuzz finding $(basename "$f") ${mode:-tree}" "exit $rc: $(grep -m1 'ERROR\|runtime error' "$W/err")"
+        else
+            ok "asan: fuzz finding $(basename "$f") ${mode:-tree} clean (exit $rc)"
+        fi
+    done
+done
+
 for f in "$S"/*/*.cubex; do
     for mode in "" --csv --check --flat --ranks --mpi --hotspots --header --json --folded "--html -" --no-hide; do
         "$V" $mode "$f" > /dev/null 2> "$W/err"; rc=$?

@@ -22,6 +22,15 @@ static double root_named(const vtree *t, int m, const char *name)
     return s;
 }
 
+/* Where the next piece of a line of n bytes goes after snprintf said it
+ * wrote `wrote` bytes at k: never past its last byte (a piece cut short
+ * ends the line). */
+static size_t line_end(size_t n, size_t k, int wrote)
+{
+    size_t end = k + (wrote > 0 ? (size_t)wrote : 0);
+    return end < n ? end : n - 1;
+}
+
 /* "time: total 85.0000 s, computation 48.7500 s (57.4%), MPI ...", wrapped
  * at width columns (0: one line). */
 static int split_line(vtree *t, FILE *out, int width)
@@ -40,21 +49,24 @@ static int split_line(vtree *t, FILE *out, int width)
     const view_opts *o = t->o;
     double total = vt_total(t, tm);
     char line[512];
-    size_t k = (size_t)snprintf(line, sizeof line, "total %.4f s", total);
+    /* k stays inside line: a damaged file's total (1e300 s) prints longer than it */
+    size_t k = line_end(sizeof line, 0, snprintf(line, sizeof line, "total %.4f s", total));
     const int parts[2] = { comp, mpi };
     static const char *const names[2] = { "computation", "MPI" };
     for (int i = 0; i < 2; i++) {
         if (parts[i] < 0)
             continue;
         double v = vt_total(t, parts[i]);
-        k += (size_t)snprintf(line + k, sizeof line - k, ",%c%s %.4f s (%.1f%%)", i ? ' ' : VIEW_NBSP,
-                              names[i], v, view_share(v, total));
+        k = line_end(sizeof line, k,
+                     snprintf(line + k, sizeof line - k, ",%c%s %.4f s (%.1f%%)", i ? ' ' : VIEW_NBSP,
+                              names[i], v, view_share(v, total)));
     }
     static const char *const roots[] = { "(unwind failed)", "(not unwound)" };
     static const char *const shown[] = { "(unwind\001failed)\001", "(not\001unwound)\001" };
-    for (int i = 0; i < 2 && k < sizeof line; i++)
-        k += (size_t)snprintf(line + k, sizeof line - k, ", %s%.1f%%", shown[i],
-                              view_share(root_named(t, tm, roots[i]), total));
+    for (int i = 0; i < 2; i++)
+        k = line_end(sizeof line, k,
+                     snprintf(line + k, sizeof line - k, ", %s%.1f%%", shown[i],
+                              view_share(root_named(t, tm, roots[i]), total)));
     char label[64];
     snprintf(label, sizeof label, "%stime:%s ", view_c(o, C_BOLD), view_c(o, C_RESET));
     view_print_wrapped(out, label, 6, line, width > 0 ? width : 1 << 30, "", "");

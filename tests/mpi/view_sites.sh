@@ -32,8 +32,10 @@ for p in sites sites_s; do
     if [ "$(wrote_field $p.err paths)" = "$(wrote_field sites.err paths)" ]; then ok "$p: as many call paths as with symbols"
     else notok "$p: as many call paths as with symbols" "$(wrote_field $p.err paths) vs $(wrote_field sites.err paths)"; fi
 done
-SETUP=$(grep -n '^static void .*setup(void)' "$PROGS/sites.c" | cut -d: -f1)
-FINISH=$(grep -n '^static void .*finish(void)' "$PROGS/sites.c" | cut -d: -f1)
+# the line of the call of sync_all in setup() and in finish()
+call_line() { awk -v f="$1" '$0 ~ "^static void .*" f "\\(void\\)" { in_f = 1 } in_f && /sync_all\(/ { print NR; exit }' "$PROGS/sites.c"; }
+SETUP=$(call_line setup)
+FINISH=$(call_line finish)
 if grep -q "^[0-9]* sync_all (sites\.c:$SETUP) > MPI_Barrier (sites\.c:[0-9]*)\$" sites.rows &&
    grep -q "^[0-9]* sync_all (sites\.c:$FINISH) > MPI_Barrier (sites\.c:[0-9]*)\$" sites.rows; then
     ok "sites: the barrier's rows name where their caller was called (lines $SETUP and $FINISH)"

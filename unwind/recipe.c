@@ -292,7 +292,8 @@ static recipe *table_insert(uint64_t key, const recipe *r)
     slot->kind = r->kind;
     slot->flags = r->flags;
     __atomic_store_n(&slot->key, key, __ATOMIC_RELEASE);
-    used++;
+    /* written under learn_lock, read without it by recipe_count */
+    __atomic_store_n(&used, used + 1, __ATOMIC_RELAXED);
     return slot;
 }
 

@@ -156,6 +156,7 @@ void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t
     if (!clock_part_ns) /* racing threads measure alike */
         measure_clock_part();
     poll_rules_open(&t->poll, frame, end_ns, dur_ns, 0x9e3779b9u ^ (uint32_t)(uintptr_t)t);
+    hprof_poll_time_next = t->poll.pending == t->poll.due;
 }
 
 /* Ends the run at now_ns, reserve_ns of the span since its last credit
@@ -230,9 +231,14 @@ void poll_run_timed(hprof_thread *t, int i, uint64_t start_ns, uint64_t end_ns)
     credit(t, end_ns, 0);
     poll_rules_pace(r, end_ns, (uint64_t)hprof_config.poll_stride_us * 1000);
     maybe_cpu_read(t, end_ns, 0);
+    hprof_poll_time_next = r->pending == r->due;
     /* this bookkeeping is the timed poll's: its time comes with the next
-     * credit (a lump's beyond POLL_BOOKKEEPING_MAX_NS) */
-    poll_rules_bookkeeping(r, hprof_now_ns() - end_ns);
+     * credit (a lump's beyond POLL_BOOKKEEPING_MAX_NS). So are its clock
+     * reads as the program's clock around the call sees them: the part
+     * taken out of its span for the mean (which the other polls, not
+     * timed, are credited), and the halves of its first and last reads
+     * outside both spans. */
+    poll_rules_bookkeeping(r, hprof_now_ns() - end_ns + 2 * clock_part_ns);
 }
 
 void poll_run_add_tallied(hprof_thread *t, int i, int fn, uint64_t start_ns, uint64_t end_ns)

@@ -24,6 +24,7 @@
 #define ENDED_KEPT 64
 
 __thread hprof_thread *hprof_self __attribute__((tls_model("initial-exec")));
+__thread int hprof_poll_time_next __attribute__((tls_model("initial-exec")));
 
 static hprof_thread *thread_list;
 static int thread_count;           /* records made: their order; from the freeze on, the locations */

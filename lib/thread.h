@@ -63,6 +63,11 @@ typedef struct hprof_thread {
 } hprof_thread;
 
 extern __thread hprof_thread *hprof_self __attribute__((tls_model("initial-exec"), visibility("hidden")));
+/* Set when the thread's next poll in its polling run is likely the one
+ * timed (poll_run.h): a hint beside hprof_self, read before anything of
+ * the thread's state, so that a timed poll's clock starts as early as the
+ * program's own would. */
+extern __thread int hprof_poll_time_next __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /* The calling thread's state, created if needed (not from a signal handler).
  * NULL if it could not be created. */

@@ -90,7 +90,12 @@ done
 # shared a slot in one rank). python/collide.py finds such a pair in each
 # rank and spins in outer(inner): the samples under outer are in inner.
 NAME="python deep: code objects sharing a cache slot"
-if run collide 1000 "$HERE/python/collide.py" 3000000; then
+IDENT=$HERE/../../unwind/python/py_ident
+SLOTS=$(sed -n 's/^#define PY_IDENT_CACHE \([0-9]*\).*/\1/p' "$IDENT.h")
+if ! grep -q 'return (unsigned)((code >> 4) \* 0x9E3779B97F4A7C15ull >> 40) & (PY_IDENT_CACHE - 1);' "$IDENT.c" ||
+   [ -z "$SLOTS" ]; then
+    notok "$NAME" "python/collide.py's slot of a code object is not py_ident.c's cache_index (PY_IDENT_CACHE '$SLOTS'): keep them in step"
+elif run collide 1000 "$HERE/python/collide.py" 3000000 "$SLOTS"; then
     python3 - collide/run.json collide/run.out $NP "$HERE/python" <<'PYEOF'
 import re, sys, collections
 jsonf, outf, np_ = sys.argv[1], sys.argv[2], int(sys.argv[3])

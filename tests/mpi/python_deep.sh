@@ -17,27 +17,31 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 require_mpi4py "python deep" $PY
 MPI_TIMEOUT=${PY_DEEP_TIMEOUT:-120}
 
-for D in 400 600 3000; do
-    mkdir -p d$D
-    (cd d$D && HPROF_SAMPLING_HZ=100 $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" "$HPROF_RUN" $MPIRUN -np $NP $PY \
-        "$HERE/python/deep.py" $D $REPS $SPIN >run.out 2>run.err </dev/null); rc=$?
-    cubes=$(cd d$D && ls -A | grep '\.cubex$')
-    if [ "$rc" -ne 0 ] || [ "$(wc -w <<<"$cubes")" -ne 1 ] || ! grep -q '^done ' d$D/run.out ||
-       ! timeout 60 "$TEST_VIEW" --json "d$D/$cubes" >d$D/run.json 2>d$D/view.err; then
-        notok "python deep D=$D run" "status $rc, profiles '$cubes'; stderr: $(tail -n 4 d$D/run.err | tr '\n' ' ' | cut -c1-400)"
-        continue
+# run DIR HZ PROGRAM ARGS...: the program under hprof in DIR; its
+# profile's json in DIR/run.json, or one 'not ok' line and status 1.
+run() {
+    local dir=$1 hz=$2 rc cubes
+    shift 2
+    mkdir -p "$dir"
+    (cd "$dir" && HPROF_SAMPLING_HZ=$hz $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" "$HPROF_RUN" $MPIRUN -np $NP $PY \
+        "$@" >run.out 2>run.err </dev/null); rc=$?
+    cubes=$(cd "$dir" && ls -A | grep '\.cubex$')
+    if [ "$rc" -ne 0 ] || [ "$(wc -w <<<"$cubes")" -ne 1 ] || ! grep -q '^done' "$dir/run.out" ||
+       ! timeout 60 "$TEST_VIEW" --json "$dir/$cubes" >"$dir/run.json" 2>"$dir/view.err"; then
+        notok "$NAME run" "status $rc, profiles '$cubes'; stderr: $(tail -n 4 "$dir/run.err" | tr '\n' ' ' | cut -c1-400)"
+        return 1
     fi
-    python3 - d$D/run.json $D $REPS $NP <<'PYEOF'
-import json, sys, collections
+}
+
+for D in 400 600 3000; do
+    NAME="python deep D=$D"
+    run d$D 100 "$HERE/python/deep.py" $D $REPS $SPIN || continue
+    python3 - d$D/run.json $D $REPS $NP "$HERE/python" <<'PYEOF'
+import sys, collections
 jsonf, d, reps, np_ = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-tree = json.load(open(jsonf))["call_tree"]  # the json: csv paths are cut short past 64 frames
-ids = {n["id"]: n for n in tree}
-def path(n):
-    out = []
-    while n["parent"] is not None:  # up to the program's root, left out
-        out.append(n["name"])
-        n = ids[n["parent"]]
-    return ";".join(reversed(out))
+sys.path.insert(0, sys.argv[5])
+from view_paths import load, told
+tree, path = load(jsonf)
 visits, samples = collections.Counter(), collections.Counter()
 for n in tree:
     if n["name"] == "MPI_Allreduce":
@@ -66,16 +70,54 @@ bad = [(p, shape(p)) for p in visits if shape(p)]
 total = sum(visits.values())
 if bad or total != reps * np_ or len(visits) != 1:
     print("not ok - %s: the Allreduce's path keeps its base: %d paths, %d visits (want 1 path, %d); %s"
-          % (name, len(visits), total, reps * np_, [(p[:120] + "...", why) for p, why in bad[:2]]))
+          % (name, len(visits), total, reps * np_, told(bad, visits, "visits")))
 else:
     print("ok - %s: the Allreduce's path keeps <module> and %s, %d visits" % (name, "every frame" if d < 511 else
           "255 outer and 255 inner frames", total))
 bad = [(p, shape(p)) for p in samples if shape(p)]
 if bad or sum(samples.values()) < 1:
     print("not ok - %s: the spin's samples keep their base: %d samples; %s"
-          % (name, sum(samples.values()), [(p[:120] + "...", why) for p, why in bad[:2]]))
+          % (name, sum(samples.values()), told(bad, samples, "samples")))
 else:
     print("ok - %s: the spin's %d samples keep their base" % (name, sum(samples.values())))
 PYEOF
 done
+
+# Two code objects in one slot of the per-thread cache of code identities
+# (py_ident.c), the outer one read anew and the inner one found in the
+# cache: every other sample named the inner frames after the outer code
+# (CI's '<module> x256;...;spin' at D=600, where <module> and recurse
+# shared a slot in one rank). python/collide.py finds such a pair in each
+# rank and spins in outer(inner): the samples under outer are in inner.
+NAME="python deep: code objects sharing a cache slot"
+IDENT=$HERE/../../unwind/python/py_ident
+SLOTS=$(sed -n 's/^#define PY_IDENT_CACHE \([0-9]*\).*/\1/p' "$IDENT.h")
+if ! grep -q 'return (unsigned)((code >> 4) \* 0x9E3779B97F4A7C15ull >> 40) & (PY_IDENT_CACHE - 1);' "$IDENT.c" ||
+   [ -z "$SLOTS" ]; then
+    notok "$NAME" "python/collide.py's slot of a code object is not py_ident.c's cache_index (PY_IDENT_CACHE '$SLOTS'): keep them in step"
+elif run collide 1000 "$HERE/python/collide.py" 3000000 "$SLOTS"; then
+    python3 - collide/run.json collide/run.out $NP "$HERE/python" <<'PYEOF'
+import re, sys, collections
+jsonf, outf, np_ = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sys.path.insert(0, sys.argv[4])
+from view_paths import load, told
+tree, path = load(jsonf)
+name = "python deep: code objects sharing a cache slot"
+said = re.findall(r"rank \d+: (?:slot \d+|no pair)", open(outf).read())  # ranks' lines may run together
+pairs = sum(1 for x in said if ": slot " in x)
+samples = collections.Counter()
+for n in tree:
+    p = path(n)
+    if "outer" in p.split(";"):
+        samples[p] += sum(n["exclusive"].get("samples", []))
+right = ("<module>;outer;inner", "<module>;outer")  # a sample in outer's own code: rare, right
+bad = [(p, "not <module>;outer;inner") for p in samples if samples[p] and p not in right]
+good = samples["<module>;outer;inner"]
+if pairs != np_ or bad or good < 4:
+    print("not ok - %s: %d of %d ranks found a pair (%s), %d samples in inner; %s"
+          % (name, pairs, np_, ", ".join(said), good, told(bad, samples, "samples")))
+else:
+    print("ok - %s: the %d samples in the inner code keep its name (%d ranks, a pair each)" % (name, good, pairs))
+PYEOF
+fi
 finish

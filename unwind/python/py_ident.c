@@ -288,22 +288,27 @@ static void ident_some(py_ident_work *w, const uint64_t *codes, int n, uint32_t 
     py_batch_start(&w->batch);
     for (int i = 0; i < n; i++) {
         unsigned slot = cache_index(codes[i]);
-        e[i] = w->code[slot] == codes[i] ? py_codes_print(w->id[slot]) : NULL;
+        w->guess[i] = w->id[slot];
+        e[i] = w->code[slot] == codes[i] ? py_codes_print(w->guess[i]) : NULL;
+        if (e[i] && e[i]->code != codes[i]) /* its checks read the entry's object: this one */
+            e[i] = NULL;
         if (e[i] &&
             add_check(&w->batch, w->room + (size_t)i * (sizeof w->room / PY_IDENT_BATCH), e[i], &k[i]) != 0)
             e[i] = NULL;
     }
     py_batch_run(&w->batch, 1);
     for (int i = 0; i < n; i++) {
-        unsigned slot = cache_index(codes[i]);
+        /* the guess, not the slot: a code object before this one that
+         * shares its slot may have taken it over since */
         if (e[i] && check_holds(&w->batch, &k[i], e[i])) {
-            ids[i] = w->id[slot];
+            ids[i] = w->guess[i];
             continue;
         }
         if (w->new_left-- <= 0) {
             ids[i] = PY_CODES_NONE; /* the walk's budget: a later sample reads it */
             continue;
         }
+        unsigned slot = cache_index(codes[i]);
         ids[i] = py_ident_code(codes[i], 1);
         w->code[slot] = ids[i] != PY_CODES_NONE ? codes[i] : 0;
         w->id[slot] = ids[i];

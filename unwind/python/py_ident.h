@@ -39,6 +39,7 @@ typedef struct py_ident_work {
     uint32_t id[PY_IDENT_CACHE];
     py_batch batch;
     const void *expect[PY_IDENT_BATCH];
+    uint32_t guess[PY_IDENT_BATCH]; /* the entry the cache held for each as the batch was made */
     _Alignas(8) unsigned char checks[PY_IDENT_BATCH * 160];
     unsigned char room[PY_IDENT_BATCH * 1280];
 } py_ident_work;

@@ -202,7 +202,8 @@ static inline struct hprof_thread *hprof_poll_join(void *frame, uint64_t *start_
     t->depth = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (__builtin_expect(poll_run_joins(t, frame) && hprof_active, 1)) {
-        *start_ns = __builtin_expect(t->poll.pending == t->poll.due, 0) ? (early ? early : hprof_now_ns()) : 0;
+        *start_ns =
+            __builtin_expect(t->poll.pending == t->poll.due, 0) ? (early ? early : hprof_now_ns()) : 0;
         return t;
     }
     hprof_poll_leave(t);

@@ -48,6 +48,14 @@ static const char *base_name(const char *path)
     return b ? b + 1 : path;
 }
 
+/* The ELF object of a region: its module, or, for a function without
+ * source lines (a program built without -g), its file (mod), which then
+ * names the object. */
+static const char *object_of(const cube_region *r)
+{
+    return r->module ? r->module : r->mod;
+}
+
 static void totals_of(const vtree *t, int m, const char *name, const char *module, double *visits,
                       double *time)
 {
@@ -57,7 +65,7 @@ static void totals_of(const vtree *t, int m, const char *name, const char *modul
         double per;
         const cube_region *r = &t->p->regions[t->v[v].region];
         if (!view_exact_at(t, m, v, &per) || !r->name || strcmp(r->name, name) != 0 ||
-            (module && (!r->module || strcmp(base_name(r->module), module) != 0)))
+            (module && (!object_of(r) || strcmp(base_name(object_of(r)), module) != 0)))
             continue;
         *visits += t->vm[vis].excl[v];
         *time += t->vm[m].excl[v];

@@ -53,10 +53,10 @@
  * their mean, and its share of the time off the CPU: a sampling error of
  * the mean's (a poll's spread over the square root of the timed polls:
  * below 1% for a loop of some hundred timed polls), the polls' own time
- * only (the instructions of the loop between two polls are computation,
- * as they are), an untimed poll's wrapper a few instructions shorter than
- * a timed one's span (~1-3 ns), and the time off the CPU by the model
- * above. Visits and bytes stay exact; the shortest and longest call come
+ * as the program's clock around the call sees it (a timed poll's clock
+ * starts before hprof loads the thread's state, cold after microseconds
+ * of computation, by a hint beside hprof_self; and it is credited its own
+ * clock reads), and the time off the CPU by the model above. Visits and bytes stay exact; the shortest and longest call come
  * from timed polls; sampled + MPI time = window holds as ever (what
  * a run credits is taken from the sampler's interval, never more than the
  * span it covers, nor than that interval). Called on the thread itself

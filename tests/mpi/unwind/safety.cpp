@@ -77,11 +77,14 @@ static void coroutine()
 
 static void cleanup(void *arg) { printf("cleanup %s\n", (const char *)arg); }
 
+static volatile int cancel_ready; // the thread is at the bottom of its dive
+
 static void *cancel_thread(void *)
 {
     pthread_cleanup_push(cleanup, (void *)"ran");
     dive(10, [] {
         for (;;) {
+            cancel_ready = 1;
             MPI_Barrier(MPI_COMM_SELF);
             usleep(1000); // a cancellation point
         }
@@ -221,7 +224,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "cancel")) {
         pthread_t t;
         pthread_create(&t, NULL, cancel_thread, NULL);
-        usleep(50000);
+        while (!cancel_ready) // on a loaded machine the thread may start late
+            usleep(1000);
+        usleep(20000);
         pthread_cancel(t);
         void *r;
         pthread_join(t, &r);

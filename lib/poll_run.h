@@ -56,8 +56,9 @@
  * as the program's clock around the call sees it (a timed poll's clock
  * starts before hprof loads the thread's state, cold after microseconds
  * of computation, by a hint beside hprof_self; and it is credited its own
- * clock reads), and the time off the CPU by the model above. Visits and bytes stay exact; the shortest and longest call come
- * from timed polls; sampled + MPI time = window holds as ever (what
+ * clock reads), and the time off the CPU by the model above. Visits
+ * and bytes stay exact; the shortest and longest call come from timed
+ * polls; sampled + MPI time = window holds as ever (what
  * a run credits is taken from the sampler's interval, never more than the
  * span it covers, nor than that interval). Called on the thread itself
  * only, in a wrapper (depth > 0) or in its signal handler (depth 0): both

@@ -118,7 +118,13 @@ profile_run_check() { local n=$1 log=$2 prof=$3 csv=$4 rc=$5
         notok "$n" "mpirun timed out after ${MPI_TIMEOUT}s; stderr: $(tail -n 5 "$log.err" | tr '\n' ' ' | cut -c1-300)"; return 1
     fi
     if [ "$rc" -ne 0 ]; then
-        notok "$n" "mpirun exited $rc; stderr: $(tail -n 8 "$log.err" | tr '\n' ' ' | cut -c1-400)"; return 1
+        # a crash's backtrace (a library's handler, chained from hprof's,
+        # prints one): its frames past the handlers' say where it was
+        local trace
+        trace=$(grep -A 24 -m 1 '==== backtrace' "$log.err" | grep -v -E 'libucs|on_fatal|==== backtrace' |
+                sed 's/^ *[0-9]* *//' | tr '\n' ' ' | cut -c1-900)
+        notok "$n" "mpirun exited $rc; stderr: $(tail -n 8 "$log.err" | tr '\n' ' ' | cut -c1-400)${trace:+; backtrace: $trace}"
+        return 1
     fi
     if [ ! -s "$prof" ]; then
         notok "$n" "no profile at $prof; stderr: $(tail -n 5 "$log.err" | tr '\n' ' ' | cut -c1-300)"; return 1

@@ -24,5 +24,5 @@ if [ -z "$pool" ] || [ -z "$(ls "$pool" 2>/dev/null)" ]; then
     exit 0
 fi
 # pyCubexR must not pick up anything from the checkout: run it from /tmp.
-cd /tmp && PYTHONPATH="$PYC" timeout 900 /usr/bin/python3 "$ROOT/tests/interop/pycubexr_check.py" \
+cd /tmp && PYTHONPATH="$PYC" timeout 1700 /usr/bin/python3 "$ROOT/tests/interop/pycubexr_check.py" \
     "$VIEW" "$pool"/*.cubex

@@ -26,11 +26,11 @@ FILTER=${TEST_FILTER:-}
 passed=0 failed=0
 failures=()
 
-run_script() { # label script
-    local label=$1 script=$2 out rc
+run_script() { # label script [seconds: its limit, 600]
+    local label=$1 script=$2 limit=${3:-600} out rc
     export TEST_TMP
     TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/hprof-test.XXXXXX")
-    out=$(cd "$TEST_TMP" && timeout 600 bash "$ROOT/$script" 2>&1); rc=$?
+    out=$(cd "$TEST_TMP" && timeout "$limit" bash "$ROOT/$script" 2>&1); rc=$?
     local p f
     p=$(grep -c '^ok - ' <<<"$out"); f=$(grep -c '^not ok - ' <<<"$out")
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -83,7 +83,9 @@ for mpi in "$@"; do
 done
 if [ -z "${TEST_NO_INTEROP:-}" ] && { [ -z "$FILTER" ] || [[ tests/interop.sh == *$FILTER* ]] ||
                                        [ -n "$(ls "$TEST_PROFILE_POOL")" ]; }; then
-    run_script interop tests/interop.sh
+    # pyCubexR over every test profile: ~4 minutes alone, more than 10
+    # beside 4 CPU-bound processes on 2 cores
+    run_script interop tests/interop.sh 1800
     run_script interop tests/cubelib.sh
     run_script interop tests/interop/view_asan.sh   # its own time limit
 fi

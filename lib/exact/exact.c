@@ -144,6 +144,18 @@ static void find_files(module_state *m)
         symbols_close(sym);
 }
 
+/* What the selection language sees of m's site i (find_files first). */
+static exact_fn_info fn_info_of(const module_state *m, int i)
+{
+    const exact_site *s = &m->s.v[i];
+    return (exact_fn_info){ m->demangled[i] ? m->demangled[i] : s->name,
+                            m->demangled[i] ? s->name : NULL,
+                            m->files ? m->files[i] : NULL,
+                            m->path,
+                            s->size,
+                            0 };
+}
+
 /* The selection over m's sites; 0 or -1. */
 static int choose(module_state *m, unsigned char *chosen)
 {
@@ -151,15 +163,8 @@ static int choose(module_state *m, unsigned char *chosen)
     if (!info)
         return -1;
     find_files(m);
-    for (int i = 0; i < m->s.n; i++) {
-        const exact_site *s = &m->s.v[i];
-        info[i] = (exact_fn_info){ m->demangled[i] ? m->demangled[i] : s->name,
-                                   m->demangled[i] ? s->name : NULL,
-                                   m->files ? m->files[i] : NULL,
-                                   m->path,
-                                   s->size,
-                                   0 };
-    }
+    for (int i = 0; i < m->s.n; i++)
+        info[i] = fn_info_of(m, i);
     select_graph g = { m->s.n, info, 0, NULL };
     int rc = exact_choice_eval(choice, &g, chosen);
     free(info);
@@ -370,12 +375,7 @@ static void reselect_locked(void)
         find_files(m);
         for (int k = 0; k < m->s.n; k++, g++) {
             const exact_site *st = &m->s.v[k];
-            info[g] = (exact_fn_info){ m->demangled[k] ? m->demangled[k] : st->name,
-                                       m->demangled[k] ? st->name : NULL,
-                                       m->files ? m->files[k] : NULL,
-                                       m->path,
-                                       st->size,
-                                       0 };
+            info[g] = fn_info_of(m, k);
             r[g] = (exact_range){ st->fn, st->fn + (st->size ? st->size : 1), g };
         }
     }

@@ -276,10 +276,10 @@ int exact_code_at(uint64_t pc)
         return 0;
     if (in_blocks(pc))
         return 1;
-    /* a patched entry's call (e8 rel32) into a stub; an instruction that
-     * starts with e8 is a call, its 5 bytes are mapped */
+    /* a patched entry's jump (e9 rel32) into a stub; an instruction that
+     * starts with e9 is a jump, its 5 bytes are mapped */
     const unsigned char *p = (const unsigned char *)(uintptr_t)pc;
-    if (p[0] != 0xe8)
+    if (p[0] != 0xe9)
         return 0;
     int32_t rel;
     __builtin_memcpy(&rel, p + 1, 4);
@@ -297,7 +297,16 @@ void exact_stack_free(exact_stack *x)
     x->disarmed = 0;
 }
 
-/* The exit thunk. A measured function returns here instead of to its
+/* The way into a measured function's body, and its exit thunk. The entry
+ * trampoline (lib/exact/exact_entry.c) jumps to hprof_exact_body with rsp
+ * at the function's slot, which holds hprof_exact_exit, and r11 the body's
+ * address. The body is entered by a call whose return address is the exit
+ * thunk, popped at once: the processor's return-stack prediction then holds
+ * the exit thunk, so the function's return to it is predicted, and the exit
+ * thunk's return to the caller takes the entry the caller's own call
+ * pushed. No mispredicted return a visit.
+ *
+ * The exit thunk. A measured function returns here instead of to its
  * caller: rsp is its slot + 8, its return values are in rax, rdx, xmm0,
  * xmm1 (and st0, st1). exact_stack_leave (general registers only) pops the
  * activation and gives the original return address, which the thunk
@@ -305,9 +314,13 @@ void exact_stack_free(exact_stack *x)
  * return), and the caller-saved registers no return value lives in. */
 __asm__(".text\n"
         ".p2align 4\n"
+        ".globl hprof_exact_body\n"
+        ".hidden hprof_exact_body\n"
+        ".type hprof_exact_body, @function\n"
+        "hprof_exact_body:\n"
+        "  call hprof_exact_exit_pop\n" /* the call's return address is hprof_exact_exit */
         ".globl hprof_exact_exit\n"
         ".hidden hprof_exact_exit\n"
-        ".type hprof_exact_exit, @function\n"
         "hprof_exact_exit:\n"
         "  pushq %rax\n"
         "  pushq %rdx\n"
@@ -316,9 +329,10 @@ __asm__(".text\n"
         "  movq %rax, %r11\n"
         "  popq %rdx\n"
         "  popq %rax\n"
-        /* a return, not a jump: the trampoline left the caller's
-         * return-stack entry on top (exact_entry.c), so it is predicted */
         "  pushq %r11\n"
         "  ret\n"
-        ".size hprof_exact_exit, . - hprof_exact_exit\n");
+        "hprof_exact_exit_pop:\n"
+        "  leaq 8(%rsp), %rsp\n"
+        "  jmp *%r11\n"
+        ".size hprof_exact_body, . - hprof_exact_body\n");
 #endif

@@ -42,8 +42,10 @@
 #include "core/cct.h"
 #include "unwind/exact_stack_types.h"
 
-/* The exit thunk (exact_stack.c). */
+/* The exit thunk, and the way into a measured body that returns to it
+ * (exact_stack.c; the entry trampoline jumps there). */
 extern const char hprof_exact_exit[] __attribute__((visibility("hidden")));
+extern const char hprof_exact_body[] __attribute__((visibility("hidden")));
 
 static inline uint64_t exact_exit_addr(void)
 {
@@ -103,7 +105,7 @@ void exact_stack_close_all(exact_stack *x, uint64_t now, uint64_t sp, int disarm
 void exact_stack_free(exact_stack *x);
 
 /* Code hprof put into the program: the blocks of entry stubs
- * (lib/exact/exact_patch.h) and the patched calls that reach them. A
+ * (lib/exact/exact_patch.h) and the patched jumps that reach them. A
  * sample there is in hprof's own code, as in the trampolines. Adding
  * (at most EXACT_CODE_BLOCKS blocks) is not for signal handlers;
  * exact_code_at is async-signal-safe. */

@@ -32,10 +32,11 @@ static int xsave_on __attribute__((used));
 /*
  * The frame the trampoline builds, from the entry's rsp up:
  *   pad, r11 (the id), r10, rax, r9, r8, rcx, rdx, rsi, rdi   (80 bytes)
- *   frame: caller's rbp (over the patched call's return address)
+ *   frame: caller's rbp
  *   frame + 8: the function's return address (its slot)
- * At the stub's jump rsp is 16-byte aligned (the function's entry had it
- * 8 off, the patched call pushed 8), and so it stays at each call.
+ * The entry jumped to the stub (no call: the processor's return-stack
+ * predictions stay as the caller's call left them), so rsp is 8 off
+ * 16-byte alignment there; the push of rbp aligns it for each call.
  */
 __asm__(".text\n"
         ".p2align 4\n"
@@ -43,7 +44,7 @@ __asm__(".text\n"
         ".hidden hprof_exact_entry\n"
         ".type hprof_exact_entry, @function\n"
         "hprof_exact_entry:\n"
-        "  movq %rbp, (%rsp)\n"
+        "  pushq %rbp\n"
         "  pushq %rdi\n"
         "  pushq %rsi\n"
         "  pushq %rdx\n"
@@ -70,21 +71,10 @@ __asm__(".text\n"
         "  popq %rdx\n"
         "  popq %rsi\n"
         "  popq %rdi\n"
-        "  btrq $63, %r11\n" /* EXACT_EXIT_SET: the exit thunk stands in the slot */
-        "  jc 7f\n"
-        /* a call that passes through: a return, not a jump, takes the
-         * return-stack entry the patched call pushed, so the processor's
-         * prediction of the returns that follow stays in step */
-        "  movq %r11, (%rsp)\n"
-        "  ret\n"
-        /* a call measured: a jump, leaving that entry to the function's
-         * own return (which goes to the exit thunk, mispredicted either
-         * way); the exit thunk's return then takes the caller's entry
-         * and is predicted (exact_exit_x86_64.c). One mispredicted return
-         * a visit instead of two. */
-        "7:\n"
         "  leaq 8(%rsp), %rsp\n"
-        "  jmp *%r11\n"
+        "  btrq $63, %r11\n" /* EXACT_EXIT_SET: the exit thunk stands in the slot */
+        "  jc hprof_exact_body\n"
+        "  jmp *%r11\n" /* a call that passes through */
         /* the slow half: every vector register kept as well */
         "2:\n"
         "  pushq %rbx\n"

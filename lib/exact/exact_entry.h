@@ -1,11 +1,11 @@
 /*
  * exact_entry.h - what runs at the entry of a function measured exactly.
  *
- * A patched function (exact_patch.h) calls its stub, which puts the
+ * A patched function (exact_patch.h) jumps to its stub, which puts the
  * function's id in r11 and jumps to hprof_exact_entry (x86_64 assembly in
- * exact_entry.c). The trampoline turns the word the call pushed into a
- * frame like an MPI wrapper's (saved rbp, then the caller's return
- * address), saves the argument registers and calls the fast path: when
+ * exact_entry.c). The trampoline pushes rbp, making a frame like an MPI
+ * wrapper's (saved rbp, then the caller's return address), saves the
+ * argument registers and calls the fast path: when
  * this thread's unwinder still knows the call site (unwind_mpi_cached: the
  * same frame, nothing entered or left in the caller since) and the
  * function's node under it was met before, the call is counted on that
@@ -15,7 +15,8 @@
  * vector register too (xsave: it may walk the stack, learn a recipe,
  * allocate), finds the call path by a walk, as an MPI call's, and the
  * function's node under it. Either way the trampoline restores the
- * registers and returns into the function's body, after the patched jump.
+ * registers and jumps into the function's body, after the patched jump
+ * (a measured call through hprof_exact_body, exact_stack.h).
  *
  * A call is not measured (it runs as if unpatched) while the function is
  * not selected, outside the measurement's window, inside an MPI call
@@ -57,7 +58,7 @@ void exact_entry_init(void);
 /* The trampoline's halves (called from its assembly only). fast: the
  * address to go on at, or 0 for the slow path; either with
  * EXACT_EXIT_SET added where the call's return now goes through the exit
- * thunk (the trampoline then jumps, see exact_entry.c). */
+ * thunk (the trampoline then enters the body through hprof_exact_body). */
 #define EXACT_EXIT_SET (1ull << 63)
 uint64_t hprof_exact_enter_fast(uint32_t id, uint64_t *frame);
 uint64_t hprof_exact_enter_slow(uint32_t id, uint64_t *frame);

@@ -77,7 +77,7 @@ int exact_stubs_make(exact_stubs *b, uint64_t low, uint64_t high, uint32_t first
 
 /* Every thread of the process serializes its instruction fetch before it
  * runs again (Linux 4.16+); where the kernel has no such command the
- * calls were written to bytes no thread runs, which is all it takes on
+ * long jumps were written to bytes no thread runs, which is all it takes on
  * x86 (its caches snoop the stores). */
 static int sync_core_ready = -1;
 
@@ -133,7 +133,7 @@ typedef struct run {
 static const exact_site *sort_sites;
 static int by_site(const void *a, const void *b)
 {
-    uint64_t x = sort_sites[*(const int *)a].call_at, y = sort_sites[*(const int *)b].call_at;
+    uint64_t x = sort_sites[*(const int *)a].stub_jmp_at, y = sort_sites[*(const int *)b].stub_jmp_at;
     return x < y ? -1 : x > y;
 }
 
@@ -148,7 +148,7 @@ static int page_runs(const exact_site *sites, int *order, int n, run **out)
     int k = 0;
     for (int i = 0; i < n; i++) {
         const exact_site *s = &sites[order[i]];
-        uint64_t lo = s->call_at & ~(PAGE - 1), hi = (s->jmp_at + 2 + PAGE - 1) & ~(PAGE - 1);
+        uint64_t lo = s->stub_jmp_at & ~(PAGE - 1), hi = (s->jmp_at + 2 + PAGE - 1) & ~(PAGE - 1);
         if (k > 0 && lo <= r[k - 1].hi && loaded_prot(lo) == r[k - 1].prot) {
             if (hi > r[k - 1].hi)
                 r[k - 1].hi = hi;
@@ -160,14 +160,14 @@ static int page_runs(const exact_site *sites, int *order, int n, run **out)
     return k;
 }
 
-static void write_calls(const exact_site *sites, const uint64_t *stub, const int *order, int n)
+static void write_stub_jumps(const exact_site *sites, const uint64_t *stub, const int *order, int n)
 {
     for (int i = 0; i < n; i++) {
         const exact_site *s = &sites[order[i]];
-        unsigned char call[5] = { 0xe8 };
-        int32_t rel = (int32_t)((int64_t)stub[order[i]] - (int64_t)(s->call_at + 5));
-        memcpy(call + 1, &rel, 4);
-        memcpy((void *)(uintptr_t)s->call_at, call, 5);
+        unsigned char jmp[5] = { 0xe9 };
+        int32_t rel = (int32_t)((int64_t)stub[order[i]] - (int64_t)(s->stub_jmp_at + 5));
+        memcpy(jmp + 1, &rel, 4);
+        memcpy((void *)(uintptr_t)s->stub_jmp_at, jmp, 5);
     }
 }
 
@@ -175,7 +175,7 @@ static void write_jumps(const exact_site *sites, const int *order, int n, int on
 {
     for (int i = 0; i < n; i++) {
         const exact_site *s = &sites[order[i]];
-        int8_t back = (int8_t)((int64_t)s->call_at - (int64_t)(s->jmp_at + 2));
+        int8_t back = (int8_t)((int64_t)s->stub_jmp_at - (int64_t)(s->jmp_at + 2));
         uint16_t jmp = (uint16_t)(0xeb | (uint16_t)(uint8_t)back << 8);
         store2(s->jmp_at, on ? jmp : s->nops);
     }
@@ -207,7 +207,7 @@ int exact_patch(const exact_site *sites, const uint64_t *stub, const int *which,
     }
     if (rc == 0) {
         if (on) {
-            write_calls(sites, stub, order, n);
+            write_stub_jumps(sites, stub, order, n);
             sync_cores();
         }
         write_jumps(sites, order, n, on);

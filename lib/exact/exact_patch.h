@@ -1,27 +1,29 @@
 /*
  * exact_patch.h - turning a function's NOP area (exact_sites.h) into a
- * call of hprof's entry trampoline and back, while other threads run it.
+ * jump to hprof's entry trampoline and back, while other threads run it.
  *
- *   unpatched   call_at: 5 NOP bytes        jmp_at: 90 90 (or 66 90)
- *   patched     call_at: e8 <stub>          jmp_at: eb f9 (jmp call_at)
+ *   unpatched   stub_jmp_at: 5 NOP bytes     jmp_at: 90 90 (or 66 90)
+ *   patched     stub_jmp_at: e9 <stub>       jmp_at: eb f9 (jmp stub_jmp_at)
  *
  * with eb f5 after an endbr64. The stub (16 bytes, in a block mapped
- * within 2 GiB of the module: a call rel32 reaches it) loads the
+ * within 2 GiB of the module: a jmp rel32 reaches it) loads the
  * function's id into r11 and jumps to the trampoline (exact_entry.h).
+ * Jumps, not a call: the processor's return-stack predictions stay as the
+ * function's caller left them (unwind/exact_stack.h).
  *
- * Patching writes every call first: nothing runs those bytes yet, as
+ * Patching writes every long jump first: nothing runs those bytes yet, as
  * they lie before the entry. membarrier(SYNC_CORE) then makes every thread
  * of the process serialize its instruction stream (where the kernel has
- * it), and each jump is written last, with one 2-byte store that no cache
- * line splits: a thread that reaches the entry runs either the NOPs or
- * the jump, never half of each. A thread that had run the first of two
+ * it), and each short jump is written last, with one 2-byte store that no
+ * cache line splits: a thread that reaches the entry runs either the NOPs
+ * or the jump, never half of each. A thread that had run the first of two
  * 1-byte NOPs when the jump landed runs its second byte, f9 (stc; f5,
  * cmc), and the function's body: one call unmeasured, and a carry flag
  * nobody reads at a function's entry. Unpatching writes the NOP bytes back
- * over the jump, with the same single store, and leaves the call: dead
- * code again, whose stub stays valid (a thread that took the jump just
- * before still reaches the trampoline, which lets the call pass through
- * when the function is no longer measured).
+ * over the short jump, with the same single store, and leaves the long
+ * one: dead code again, whose stub stays valid (a thread that took the
+ * jump just before still reaches the trampoline, which lets the call pass
+ * through when the function is no longer measured).
  *
  * The code's pages are made writable (and kept executable) for the
  * writes and read+execute again after. Where they cannot be made
@@ -52,7 +54,7 @@ static inline uint64_t exact_stub_addr(const exact_stubs *b, int i)
 }
 
 /* Patches (on) or unpatches (off) sites[i] for each i of which[0..n-1],
- * the call of site i going to stub[i]. 0, or -1 with a one-line reason in
+ * the jump of site i going to stub[i]. 0, or -1 with a one-line reason in
  * err (nothing of it written). */
 int exact_patch(const exact_site *sites, const uint64_t *stub, const int *which, int n, int on, char *err,
                 size_t errlen);

@@ -119,7 +119,7 @@ static int site_of(uint64_t area, const fsym *f, exact_site *s)
         return -1; /* the jump would span two cache lines: no single store writes it */
     s->fn = f->addr;
     s->size = f->size;
-    s->call_at = f->addr - 5;
+    s->stub_jmp_at = f->addr - 5;
     s->jmp_at = j;
     memcpy(&s->nops, at, 2);
     s->name = strdup(f->name);

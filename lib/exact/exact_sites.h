@@ -5,7 +5,7 @@
  * NOP area, relocated by the loader), checked against the code and named
  * from the module's symbol table.
  *
- * hprof needs M >= 5 NOP bytes before the entry (a call rel32 goes into
+ * hprof needs M >= 5 NOP bytes before the entry (a jmp rel32 goes into
  * the last 5) and N - M >= 2 at the entry, after its endbr64 if it has
  * one, as one 2-byte NOP (66 90, clang) or two 1-byte ones (90 90, GCC):
  * a short jump goes there. -fpatchable-function-entry=7,5 is that.
@@ -17,12 +17,12 @@
 #include <stdint.h>
 
 typedef struct exact_site {
-    uint64_t fn;      /* the function's address (its symbol) */
-    uint64_t size;    /* its symbol's size */
-    uint64_t call_at; /* the 5 NOP bytes before the entry: the call to its stub goes here */
-    uint64_t jmp_at;  /* the 2 NOP bytes at the entry: the jump back to call_at goes here */
-    uint16_t nops;    /* their bytes, to put back */
-    char *name;       /* the symbol's name, as in the file (mangled) */
+    uint64_t fn;          /* the function's address (its symbol) */
+    uint64_t size;        /* its symbol's size */
+    uint64_t stub_jmp_at; /* the 5 NOP bytes before the entry: the jump to its stub goes here */
+    uint64_t jmp_at;      /* the 2 NOP bytes at the entry: the jump back to stub_jmp_at goes here */
+    uint16_t nops;        /* their bytes, to put back */
+    char *name;           /* the symbol's name, as in the file (mangled) */
 } exact_site;
 
 typedef struct exact_module_sites {

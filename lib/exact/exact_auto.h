@@ -5,7 +5,8 @@
  * takes on trial the functions seen on a call path to MPI and those with
  * the most sampled time of their own (at least AUTO_MIN_SHARE of the
  * samples, the AUTO_TOP largest), patched in from then. From the next
- * evaluation on, each taken function's visit rate is measured (its exact
+ * evaluation on (20 ms after one that took functions on trial: exact.c),
+ * each taken function's visit rate is measured (its exact
  * visits, every thread, per second since the last evaluation), and its
  * projected cost, rate x the cost of a visit (exact_calib.h, measured on
  * this machine at the first evaluation) / the threads, is held against

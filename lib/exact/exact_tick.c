@@ -9,27 +9,29 @@
 #include <signal.h>
 #include <time.h>
 
-static void (*tick_fn)(void);
+static uint64_t (*tick_fn)(void);
 static uint64_t period;
 static int stopping;
 
 static void *ticker(void *unused)
 {
     (void)unused;
-    struct timespec ts = { (time_t)(period / 1000000000u), (long)(period % 1000000000u) };
+    uint64_t next = period;
     for (;;) {
+        struct timespec ts = { (time_t)(next / 1000000000u), (long)(next % 1000000000u) };
         while (nanosleep(&ts, &ts) != 0)
-            ; /* EINTR: the rest of the period */
-        ts = (struct timespec){ (time_t)(period / 1000000000u), (long)(period % 1000000000u) };
+            ; /* EINTR: the rest of the wait */
         if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
             return NULL;
-        tick_fn();
+        next = tick_fn();
+        if (next == 0)
+            next = period;
     }
 }
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
-int exact_tick_start(void (*tick)(void), uint64_t period_ns)
+int exact_tick_start(uint64_t (*tick)(void), uint64_t period_ns)
 {
     create_fn create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
     if (!create || tick_fn)

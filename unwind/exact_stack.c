@@ -55,7 +55,7 @@ exact_stack *exact_stack_mine(void)
 
 /* Entry k's call ends at now: its time to its node, and to its caller's
  * account of time spent in exact callees. */
-static void close_entry(exact_stack *x, uint32_t k, uint64_t now)
+static inline __attribute__((always_inline)) void close_entry(exact_stack *x, uint32_t k, uint64_t now)
 {
     exact_entry *e = &x->e[k];
     uint64_t incl = now > e->t0 ? now - e->t0 : 0;
@@ -69,7 +69,7 @@ static void close_entry(exact_stack *x, uint32_t k, uint64_t now)
 }
 
 /* Pops the top entry, left without its return: closed at now. */
-static void drop_top(exact_stack *x, uint64_t now)
+static __attribute__((noinline)) void drop_top(exact_stack *x, uint64_t now)
 {
     uint32_t k = x->top - 1;
     close_entry(x, k, now);

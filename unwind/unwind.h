@@ -51,17 +51,16 @@ uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed);
  * otherwise, and always without thunks. Allocates nothing, no lock. */
 uint32_t unwind_mpi_cached(const void *wrapper_frame);
 
-/* The same two for the entry of an exactly measured function (lib/exact/):
+/* The same for the entry of an exactly measured function (lib/exact/):
  * frame is the trampoline's frame (saved rbp, then the function's return
  * address), and *depth the call site's frame's depth in the thunk stack
  * (-1: not known), which the exact call's entry keeps so that later walks
  * stop at its slot (unwind/exact_stack.h) as at a thunk. Their call sites
  * are kept apart from the MPI calls' (64 a thread, each with the caller's
  * activation it holds for), so a chain of exact calls (run -> work ->
- * inner -> ...) finds each of them again. unwind_entry_cached allocates
- * nothing, takes no lock, and uses no vector register. */
+ * inner -> ...) finds each of them again: unwind_entry_cached
+ * (unwind/entry_cache.h, inline for the entry's fast path). */
 uint32_t unwind_entry_node(cct *tree, const void *frame, int *failed, int *depth);
-uint32_t unwind_entry_cached(const void *frame, int *depth);
 
 /* A promise about the caller of an MPI wrapper, taken right after
  * unwind_mpi_cached(frame) found its call site: while it holds, the

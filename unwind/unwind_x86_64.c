@@ -36,6 +36,7 @@
 #include <string.h>
 #include <ucontext.h>
 
+#include "unwind/entry_cache.h"
 #include "unwind/exact_stack.h"
 #include "unwind/own_walk.h"
 #include "core/own_code.h"
@@ -518,19 +519,6 @@ static int caller_mark_of(const uw_thread *st, const walk *w, struct caller_mark
     return 0;
 }
 
-/* The caller's activation is still the one m stands for. */
-static inline int caller_holds(const uw_thread *st, const struct caller_mark *m)
-{
-    int k = m->exact;
-    if (k >= 0) {
-        const exact_entry *e = &st->ex.e[k];
-        return (uint32_t)k < st->ex.top && e->slot == m->slot && e->site == m->node && e->depth == m->depth &&
-               e->armed == EXACT_ARMED && *m->slot == exact_exit_addr();
-    }
-    int d = m->depth;
-    return d < st->top && st->slot[d] == m->slot && *m->slot == thunk_addr(d) && st->node[d] == m->node;
-}
-
 static void remember_caller(uw_thread *st, const walk *w, const uint64_t *frame, uint32_t node)
 {
     struct caller_mark m;
@@ -565,14 +553,6 @@ static void remember_caller(uw_thread *st, const walk *w, const uint64_t *frame,
     c->node = node;
 }
 
-/* By return address and frame: one call site met at several depths of a
- * recursion is a site per frame. */
-static inline struct entry_site *entry_site_of(uw_thread *st, const uint64_t *frame)
-{
-    uint64_t k = frame[1] ^ (uint64_t)(uintptr_t)frame >> 4;
-    return &st->esites[(k ^ k >> 6 ^ k >> 12) & (ENTRY_SITES - 1)];
-}
-
 /* After an exact entry's walk from its trampoline's frame that committed
  * (node: the call site's). */
 static void remember_entry(uw_thread *st, const walk *w, const uint64_t *frame, uint32_t node)
@@ -588,19 +568,6 @@ static void remember_entry(uw_thread *st, const walk *w, const uint64_t *frame, 
     c->need_bp = (rc->flags & RECIPE_CFA_RBP) != 0;
     c->node = node;
     c->caller = m;
-}
-
-uint32_t unwind_entry_cached(const void *frame, int *depth)
-{
-    uw_thread *st = uw_self;
-    const uint64_t *f = frame;
-    if (!st || !f)
-        return CCT_NONE;
-    const struct entry_site *c = entry_site_of(st, f);
-    if (c->frame != f || c->ra != f[1] || (c->need_bp && c->bp != f[0]) || !caller_holds(st, &c->caller))
-        return CCT_NONE;
-    *depth = c->caller.depth + 1; /* the call site's frame lies right below its caller's */
-    return c->node;
 }
 
 /* The slot holds thunk d only if it was redirected during the caller's

@@ -12,6 +12,7 @@
 
 #include "core/cct.h"
 #include "core/clock.h"
+#include "unwind/entry_cache.h"
 #include "unwind/exact_stack.h"
 #include "lib/active.h"
 #include "lib/sampler.h"
@@ -176,7 +177,7 @@ static inline uint64_t enter(uw_thread *st, exact_stack *x, cct_node *n, uint32_
     n->counter[CCT_EXACT_VISITS]++;
     if (x->disarmed && !st->foreign)
         exact_stack_rearm(x, (uint64_t)(uintptr_t)frame);
-    return exact_stack_push(x, frame + 1, n, id, now, site, depth) == 0 ? EXACT_EXIT_SET : 0;
+    return exact_stack_push_fast(x, frame + 1, n, id, now, site, depth) == 0 ? EXACT_EXIT_SET : 0;
 }
 
 uint64_t hprof_exact_enter_fast(uint32_t id, uint64_t *frame)
@@ -192,7 +193,7 @@ uint64_t hprof_exact_enter_fast(uint32_t id, uint64_t *frame)
     if (t->depth || x->busy)
         return f->resume;
     int depth;
-    uint32_t site = unwind_entry_cached(frame, &depth);
+    uint32_t site = unwind_entry_cached(st, frame, &depth);
     struct memo *m = memo_of(site, id);
     if (site == CCT_NONE || m->site != site || m->id != id || !m->node)
         return 0;

@@ -1,0 +1,54 @@
+/*
+ * entry_cache.h - the call sites of exactly measured calls' entries a
+ * thread met, each with its caller's activation (thunk_stack.h: struct
+ * entry_site), and the test that a walk's caller is still the activation
+ * a cached call site was found in. unwind_x86_64.c fills the cache at an
+ * entry's walk (unwind_entry_node, unwind.h); the entry's fast path
+ * (lib/exact/exact_entry.c) reads it inline. Nothing here allocates,
+ * takes a lock or uses a vector register. x86_64.
+ */
+#ifndef HPROF_ENTRY_CACHE_H
+#define HPROF_ENTRY_CACHE_H
+
+#include <stdint.h>
+
+#include "core/cct.h"
+#include "unwind/exact_stack.h"
+#include "unwind/thunk_stack.h"
+
+/* The caller's activation is still the one m stands for. */
+static inline int caller_holds(const uw_thread *st, const struct caller_mark *m)
+{
+    int k = m->exact;
+    if (k >= 0) {
+        const exact_entry *e = &st->ex.e[k];
+        return (uint32_t)k < st->ex.top && e->slot == m->slot && e->site == m->node && e->depth == m->depth &&
+               e->armed == EXACT_ARMED && *m->slot == exact_exit_addr();
+    }
+    int d = m->depth;
+    return d < st->top && st->slot[d] == m->slot && *m->slot == thunk_addr(d) && st->node[d] == m->node;
+}
+
+/* By return address and frame: one call site met at several depths of a
+ * recursion is a site per frame. */
+static inline struct entry_site *entry_site_of(uw_thread *st, const uint64_t *frame)
+{
+    uint64_t k = frame[1] ^ (uint64_t)(uintptr_t)frame >> 4;
+    return &st->esites[(k ^ k >> 6 ^ k >> 12) & (ENTRY_SITES - 1)];
+}
+
+/* The node of an exact entry's call site when the thread st (its own:
+ * uw_self) still knows it without a walk: frame is the trampoline's
+ * (saved rbp, then the function's return address), *depth the call
+ * site's frame's depth in the thunk stack. CCT_NONE: a walk must find it. */
+static inline uint32_t unwind_entry_cached(uw_thread *st, const uint64_t *frame, int *depth)
+{
+    const struct entry_site *c = entry_site_of(st, frame);
+    if (c->frame != frame || c->ra != frame[1] || (c->need_bp && c->bp != frame[0]) ||
+        !caller_holds(st, &c->caller))
+        return CCT_NONE;
+    *depth = c->caller.depth + 1; /* the call site's frame lies right below its caller's */
+    return c->node;
+}
+
+#endif

@@ -28,13 +28,16 @@
 #include "unwind/thunk_stack.h"
 
 /* How often a selection that reads calls or MPI paths is evaluated again;
- * HPROF_SELECT=auto's more often, and soon after it took functions on
- * trial: one that breaks the budget (a small function called millions of
- * times a second costs a third of the run while measured) is patched out
- * 20 ms later, not a quarter of a second. */
+ * HPROF_SELECT=auto's more often, and every 20 ms for 10 evaluations after
+ * one that took functions on trial: one that breaks the budget (a small
+ * function called millions of times a second costs a third of the run
+ * while measured) is patched out 20 ms into the phase that calls it, not
+ * a quarter of a second. Not where an evaluation itself takes more than
+ * 2% of that (a large calling context tree to read). */
 #define EXACT_RESELECT_NS 1000000000ull
 #define EXACT_AUTO_NS 250000000ull
 #define EXACT_AUTO_TRIAL_NS 20000000ull
+#define EXACT_AUTO_TRIAL_TICKS 10
 
 typedef struct module_state {
     int id; /* modules.h record */
@@ -67,7 +70,7 @@ static int nmeasured;
 /* HPROF_SELECT=auto */
 static double auto_budget, auto_visit_ns; /* auto_visit_ns: 0 before the calibration, < 0 failed */
 static uint64_t auto_warmup, auto_last_ns;
-static int auto_trial; /* the last evaluation took functions on trial */
+static int auto_trial; /* evaluations still to come at the trial's pace */
 
 static module_state *module_known(int id)
 {
@@ -346,7 +349,8 @@ static int auto_choose(const exact_seen *seen, const unsigned char *in, int nm, 
         for (int k = 0; in[i] && k < mods[i]->s.n; k++, g++) {
             mods[i]->au[k] = v[g];
             auto_say(mods[i], k, was[g]);
-            auto_trial |= v[g].state == AUTO_TAKEN && was[g] != AUTO_TAKEN;
+            if (v[g].state == AUTO_TAKEN && was[g] != AUTO_TAKEN)
+                auto_trial = EXACT_AUTO_TRIAL_TICKS;
             chosen[g] |= mine[g];
         }
     free(v), free(mine), free(was);
@@ -416,10 +420,15 @@ static void reselect_locked(void)
 static uint64_t reselect(void)
 {
     pthread_mutex_lock(&lock);
-    auto_trial = 0;
+    uint64_t t0 = hprof_now_ns();
+    int calibrated = auto_visit_ns != 0; /* the first evaluation measures a visit's cost: not its own */
+    if (auto_trial > 0)
+        auto_trial--;
     if (running)
         reselect_locked();
-    uint64_t next = auto_trial ? EXACT_AUTO_TRIAL_NS : 0;
+    if (calibrated && hprof_now_ns() - t0 > EXACT_AUTO_TRIAL_NS / 50)
+        auto_trial = 0;
+    uint64_t next = auto_trial > 0 ? EXACT_AUTO_TRIAL_NS : 0;
     pthread_mutex_unlock(&lock);
     return next;
 }

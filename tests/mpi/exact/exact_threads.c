@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -21,6 +22,7 @@
 
 static volatile int phase; /* 0: before MPI_Init returned, 1: measured, 2: finalize, 3: stop */
 static long calls[NTHREADS][3], inner_calls[NTHREADS][3], wrong[NTHREADS];
+static int done_phase[NTHREADS]; /* the phase of each thread's last call that returned */
 
 NOINLINE long inner(long i)
 {
@@ -44,6 +46,7 @@ static void *run(void *arg)
         calls[t][p]++;
         if (r != 2 * i + 1)
             wrong[t]++;
+        __atomic_store_n(&done_phase[t], p, __ATOMIC_RELEASE);
     }
     return NULL;
 }
@@ -69,6 +72,12 @@ int main(int argc, char **argv)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     __atomic_store_n(&phase, 2, __ATOMIC_SEQ_CST);
+    /* every call counted in phase 1 has returned before the measurement
+     * ends: a thread descheduled between reading phase 1 and its call
+     * would make it after MPI_Finalize (one call short, 1 run in 6) */
+    for (int t = 0; t < NTHREADS; t++)
+        while (__atomic_load_n(&done_phase[t], __ATOMIC_ACQUIRE) < 2)
+            sched_yield();
     MPI_Finalize(); /* unpatched while they run */
     compute(0.05);
     __atomic_store_n(&phase, 3, __ATOMIC_SEQ_CST);

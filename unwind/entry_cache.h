@@ -29,12 +29,21 @@ static inline int caller_holds(const uw_thread *st, const struct caller_mark *m)
     return d < st->top && st->slot[d] == m->slot && *m->slot == thunk_addr(d) && st->node[d] == m->node;
 }
 
-/* By return address and frame: one call site met at several depths of a
- * recursion is a site per frame. */
-static inline struct entry_site *entry_site_of(uw_thread *st, const uint64_t *frame)
+/* The set of two entries a call site may be in, by return address and
+ * frame: one call site met at several depths of a recursion is a site per
+ * frame. Two ways, as a recursion's frames lie a fixed stride apart: for
+ * some strides (80, 112, 160 bytes) most stack addresses put two of 17
+ * frames on one entry of a direct-mapped table, whose calls then walked
+ * at every visit; in a set of two, three of them must meet. */
+static inline struct entry_site *entry_set_of(uw_thread *st, const uint64_t *frame)
 {
     uint64_t k = frame[1] ^ (uint64_t)(uintptr_t)frame >> 4;
-    return &st->esites[(k ^ k >> 6 ^ k >> 12) & (ENTRY_SITES - 1)];
+    return &st->esites[(k ^ k >> 6 ^ k >> 12) & (ENTRY_SITES - 2)];
+}
+
+static inline int entry_site_is(const struct entry_site *c, const uint64_t *frame)
+{
+    return c->frame == frame && c->ra == frame[1];
 }
 
 /* The node of an exact entry's call site when the thread st (its own:
@@ -43,9 +52,10 @@ static inline struct entry_site *entry_site_of(uw_thread *st, const uint64_t *fr
  * site's frame's depth in the thunk stack. CCT_NONE: a walk must find it. */
 static inline uint32_t unwind_entry_cached(uw_thread *st, const uint64_t *frame, int *depth)
 {
-    const struct entry_site *c = entry_site_of(st, frame);
-    if (c->frame != frame || c->ra != frame[1] || (c->need_bp && c->bp != frame[0]) ||
-        !caller_holds(st, &c->caller))
+    const struct entry_site *c = entry_set_of(st, frame);
+    if (!entry_site_is(c, frame) && !entry_site_is(++c, frame))
+        return CCT_NONE;
+    if ((c->need_bp && c->bp != frame[0]) || !caller_holds(st, &c->caller))
         return CCT_NONE;
     *depth = c->caller.depth + 1; /* the call site's frame lies right below its caller's */
     return c->node;

@@ -64,7 +64,7 @@ struct caller_mark {
 /* A call site of an exactly measured call's entry (unwind_entry_cached):
  * the trampoline's frame, its return address and saved rbp (compared
  * where the caller's CFA is rbp-based), its caller's activation, and the
- * call site's node. Direct-mapped by return address and frame. */
+ * call site's node. In sets of two by return address and frame. */
 #define ENTRY_SITES 64
 struct entry_site {
     const uint64_t *frame;
@@ -102,7 +102,8 @@ typedef struct uw_thread {
     uint64_t *slot[THUNK_COUNT];
     uint32_t node[THUNK_COUNT];
     exact_stack ex; /* the exactly measured calls under way (exact_stack.h) */
-    struct entry_site esites[ENTRY_SITES];
+    struct entry_site esites[ENTRY_SITES]; /* sets of two (entry_cache.h) */
+    int esite_victim;                      /* the way of a full set the next one replaces */
 } uw_thread;
 
 /* This thread's state; NULL before its first walk and after it ended. */

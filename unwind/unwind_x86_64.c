@@ -561,7 +561,13 @@ static void remember_entry(uw_thread *st, const walk *w, const uint64_t *frame, 
     const recipe *rc;
     if (caller_mark_of(st, w, &m) != 0 || !(rc = recipe_find_ra(w->ips[0])))
         return;
-    struct entry_site *c = entry_site_of(st, frame);
+    struct entry_site *set = entry_set_of(st, frame), *c;
+    if (entry_site_is(&set[0], frame) || !set[0].frame)
+        c = &set[0];
+    else if (entry_site_is(&set[1], frame) || !set[1].frame)
+        c = &set[1];
+    else
+        c = &set[st->esite_victim ^= 1]; /* the two in turn */
     c->frame = frame;
     c->ra = frame[1];
     c->bp = frame[0];

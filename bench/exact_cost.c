@@ -3,13 +3,20 @@
  * section 5b). Built with -fpatchable-function-entry=7,5 (or without, or
  * with -finstrument-functions and bench/cygprof.c), run on one rank:
  *
- *   exact_cost loop N    N calls of leaf from one loop
- *   exact_cost chain D R R calls of a recursion D deep (D calls each):
- *                        every call from a new activation of its caller
+ *   exact_cost loop N [B]     N calls of leaf from one loop
+ *   exact_cost chain D R [B]  R calls of a recursion D deep (D calls each):
+ *                             every call from a new activation of its caller
  *
  * prints "per_call NS" (the thread's CPU time per call of a measured
  * function: on a shared machine the wall clock also counts other
- * processes' turns) and "calls N".
+ * processes' turns) and "calls N". With B, the calls are made in B
+ * batches, each followed by a reference loop of the program's own (eight
+ * independent chains of adds: code bound by the processor's throughput,
+ * as a visit's is), and a line "batch NS REF_NS" for each: this VM's
+ * processor runs such code at two speeds, switching every few seconds
+ * (its host shares the core: the reference loop 1.6 or 2.2-2.6 ns an
+ * iteration, in step with the calls' cost), so that costs are compared
+ * in batches where the reference ran at its best.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -32,6 +39,20 @@ __attribute__((noinline)) long node(int depth)
     return node(depth - 1) + here;
 }
 
+/* The reference: eight independent chains, bound by throughput. */
+static __attribute__((noinline)) long reference_loop(long n)
+{
+    long a = 1, b = 2, c = 3, d = 4, e = 5, f = 6, g = 7, h = 8;
+    for (long i = 0; i < n; i++) {
+        a += i ^ b, b += i ^ c, c += i ^ d, d += i ^ e;
+        e += i ^ f, f += i ^ g, g += i ^ h, h += i ^ a;
+        __asm__ volatile("" : "+r"(a), "+r"(e));
+    }
+    return a + b + c + d + e + f + g + h;
+}
+
+#define REFERENCE_ITERS 4000000
+
 static double cpu_now(void)
 {
     struct timespec t;
@@ -39,28 +60,49 @@ static double cpu_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* calls of the measured function in one batch of the mode's */
+static long run_calls(int chain, long n, int d)
+{
+    if (!chain) {
+        for (long i = 0; i < n; i++)
+            sink += leaf(i);
+        return n;
+    }
+    for (long i = 0; i < n; i++)
+        sink += node(d);
+    return n * d;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    long calls = 0;
-    double t0 = cpu_now();
-    if (argc >= 3 && strcmp(argv[1], "loop") == 0) {
-        long n = atol(argv[2]);
-        for (long i = 0; i < n; i++)
-            sink += leaf(i);
-        calls = n;
-    } else if (argc >= 4 && strcmp(argv[1], "chain") == 0) {
-        int d = atoi(argv[2]);
-        long r = atol(argv[3]);
-        for (long i = 0; i < r; i++)
-            sink += node(d);
-        calls = r * d;
-    } else {
-        fprintf(stderr, "usage: exact_cost loop N | chain D R\n");
+    int chain = argc >= 4 && strcmp(argv[1], "chain") == 0;
+    if (!chain && !(argc >= 3 && strcmp(argv[1], "loop") == 0)) {
+        fprintf(stderr, "usage: exact_cost loop N [B] | chain D R [B]\n");
         return 2;
     }
-    double t = cpu_now() - t0;
+    int d = chain ? atoi(argv[2]) : 0;
+    long n = atol(argv[chain ? 3 : 2]);
+    int nb = argc > (chain ? 4 : 3) ? atoi(argv[chain ? 4 : 3]) : 1;
+    if (nb < 1 || nb > 1000)
+        nb = 1;
+    double batch_ns[1000], ref_ns[1000], t = 0;
+    long calls = 0;
+    for (int b = 0; b < nb; b++) {
+        double t0 = cpu_now();
+        long c = run_calls(chain, n / nb, d);
+        double t1 = cpu_now();
+        if (nb > 1)
+            sink += reference_loop(REFERENCE_ITERS);
+        double t2 = cpu_now();
+        calls += c;
+        t += t1 - t0;
+        batch_ns[b] = (t1 - t0) * 1e9 / (double)c;
+        ref_ns[b] = (t2 - t1) * 1e9 / REFERENCE_ITERS;
+    }
     printf("per_call %.2f\ncalls %ld\n", t * 1e9 / (double)calls, calls);
+    for (int b = 0; nb > 1 && b < nb; b++)
+        printf("batch %.2f %.3f\n", batch_ns[b], ref_ns[b]);
     MPI_Finalize();
     return 0;
 }

@@ -70,13 +70,12 @@ int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn
 
 /* The same, inline where nothing is to be closed and the slot holds a
  * return address (the entry's fast path: no call, no spilled registers). */
-static inline int exact_stack_push_fast(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn, uint64_t now,
-                                        uint32_t site, int depth)
+static inline int exact_stack_push_fast(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn,
+                                        uint64_t now, uint32_t site, int depth)
 {
     uint32_t top = x->top;
-    if (__builtin_expect(*slot == exact_exit_addr() || top == x->cap ||
-                             (top > 0 && (uint64_t)(uintptr_t)x->e[top - 1].slot <= (uint64_t)(uintptr_t)slot),
-                         0))
+    int closes = top > 0 && (uint64_t)(uintptr_t)x->e[top - 1].slot <= (uint64_t)(uintptr_t)slot;
+    if (__builtin_expect(closes || top == x->cap || *slot == exact_exit_addr(), 0))
         return exact_stack_push(x, slot, node, fn, now, site, depth);
     exact_entry *e = &x->e[top];
     *e = (exact_entry){ slot, *slot, now, 0, node, EXACT_ARMED, fn, site, depth };

@@ -101,7 +101,7 @@ typedef struct uw_thread {
     uint64_t ra[THUNK_COUNT];
     uint64_t *slot[THUNK_COUNT];
     uint32_t node[THUNK_COUNT];
-    exact_stack ex; /* the exactly measured calls under way (exact_stack.h) */
+    exact_stack ex;                        /* the exactly measured calls under way (exact_stack.h) */
     struct entry_site esites[ENTRY_SITES]; /* sets of two (entry_cache.h) */
     int esite_victim;                      /* the way of a full set the next one replaces */
 } uw_thread;

@@ -167,7 +167,8 @@ def per_call_poll_step(exe, lines):
 POLL_GAPS = (0, 200, 500, 1000, 5000, 50000, 1000000)
 
 def poll_gaps_run(exe, mpi, hz, ms):
-    """One run of tests/mpi/polls/poll_gaps.c under hprof: {gap: (polls, truth, raw, hprof, wall)}."""
+    """One run of tests/mpi/polls/poll_gaps.c under hprof:
+    {gap: (polls, truth s, truth's error s, hprof s, polling blocks' wall s, truth ns a poll)}."""
     prof = os.path.join(OUT, "poll_gaps.cubex")
     if os.path.exists(prof):
         os.remove(prof)
@@ -182,10 +183,12 @@ def poll_gaps_run(exe, mpi, hz, ms):
             g = int(parts[-2][5:])
             hprof[g] = hprof.get(g, 0.0) + float(f[4])
     res = {}
-    for m in re.finditer(r"(?m)^case (\d+) polls (\d+) truth_mpi_s ([-0-9.]+) raw_mpi_s ([0-9.]+) comp_s [0-9.]+ "
-                         r"wall_s ([0-9.]+)", out):
-        g = int(m.group(1))
-        res[g] = (int(m.group(2)), float(m.group(3)), float(m.group(4)), hprof.get(g, 0.0), float(m.group(5)))
+    for m in re.finditer(r"(?m)^case (\d+) polls (\d+) truth_mpi_s ([-0-9.]+) poll_ns ([-0-9.]+) error_ns ([0-9.]+) "
+                         r"wall_s [0-9.]+ polling_s ([0-9.]+)", out):
+        g, polls, truth = int(m.group(1)), int(m.group(2)), float(m.group(3))
+        poll_ns, error_ns = float(m.group(4)), float(m.group(5))
+        error = truth * error_ns / poll_ns if poll_ns > 0 else 0.0
+        res[g] = (polls, truth, error, hprof.get(g, 0.0), float(m.group(6)), poll_ns)
     return res
 
 def poll_accuracy(lines):
@@ -194,20 +197,20 @@ def poll_accuracy(lines):
     lines.append("\n## 1d. Polling loops: MPI time against the program's own clock, one rank\n")
     lines.append("tests/mpi/polls/poll_gaps.c: a loop of MPI_Test completing nothing with G ns of computation "
                  "between polls, %d ms a gap, under hprof (one poll in N timed, lib/poll_run.h). The "
-                 "program times every poll itself (t0, t1 around MPI_Test). Raw: the sum of t1 - t0. Truth: that "
-                 "less its clock's own part a poll (the median around an empty call), polls 16 times the median "
-                 "and 2 us above it (descheduled in them) at the median, and the time its thread was off the "
-                 "CPU given to the polls as their share of its time on it (the case's wall over CPU time): where "
-                 "the scheduler's lumps of milliseconds fall moves the raw sum by tens of percent from run to "
-                 "run on this shared VM. Per cell: hprof's MPI time against the truth, median (min..max) over %d "
-                 "runs, and the truth in ms a second of the loop. Goal: within 5%% plus 1 ms a second.\n"
-                 % (ms, RUNS))
+                 "program times every poll itself (t0, t1 around MPI_Test: the time in the call). Truth: the sum "
+                 "of t1 - t0 less its clock's part, measured in the same loop around an empty function in blocks "
+                 "of ~20 us alternated with the polling ones (the state the polls are in, the speed this VM runs "
+                 "at), pairs of blocks where the thread was descheduled left out, and the time it was off the CPU "
+                 "given to the polls as their share of its time on it. Per cell: hprof's MPI time against the "
+                 "truth, median (min..max) over %d runs; the truth a poll (ns, median) and its own uncertainty "
+                 "(the standard error of the pairs' mean, median over the runs). Goal: within 5%% plus 1 ms a "
+                 "second of the polling loop.\n" % (ms, RUNS))
     cols, results = [], {}
     for mpi in ("openmpi", "mpich"):
         if not os.path.exists(os.path.join(BUILD, mpi, "libhprof.so")):
             continue
         exe = os.path.join(OUT, "poll_gaps." + mpi)
-        sh(["mpicc." + mpi, "-O2", "-g", os.path.join(ROOT, "tests", "mpi", "polls", "poll_gaps.c"), "-o", exe])
+        sh(["mpicc." + mpi, "-O2", "-g", os.path.join(ROOT, "tests", "mpi", "polls", "poll_gaps.c"), "-o", exe, "-lm"])
         for hz in (0, 100):
             label = "%s, %s" % ("Open MPI" if mpi == "openmpi" else "MPICH", "sampling off" if hz == 0 else "100 Hz")
             print("bench: poll accuracy, " + label, flush=True)
@@ -215,26 +218,28 @@ def poll_accuracy(lines):
             results[label] = [poll_gaps_run(exe, mpi, hz, ms) for _ in range(RUNS)]
     lines.append("| gap | " + " | ".join(cols) + " |")
     lines.append("|---" * (len(cols) + 1) + "|")
+    met, cells_n = 0, 0
     for g in POLL_GAPS:
         cells = []
         for label in cols:
-            errs = [100.0 * (r[g][3] / r[g][1] - 1.0) for r in results[label] if g in r and r[g][1] > 0]
-            truth = [1000.0 * r[g][1] / r[g][4] for r in results[label] if g in r]
-            cells.append("%+.0f%% (%+.0f..%+.0f); %.1f ms/s" % (statistics.median(errs), min(errs), max(errs),
-                                                                 statistics.median(truth)) if errs else "-")
+            rs = [r[g] for r in results[label] if g in r and r[g][1] > 0]
+            if not rs:
+                cells.append("-")
+                continue
+            errs = [100.0 * (r[3] / r[1] - 1.0) for r in rs]
+            med = statistics.median(errs)
+            truth = statistics.median([r[1] for r in rs])
+            allowed = 5.0 + 100.0 * 0.001 * statistics.median([r[4] for r in rs]) / truth
+            cells_n += 1
+            met += abs(med) <= allowed
+            cells.append("%+.0f%% (%+.0f..%+.0f)%s; %.1f ns +- %.1f%%" % (
+                med, min(errs), max(errs), "" if abs(med) <= allowed else " *",
+                statistics.median([r[5] for r in rs]), statistics.median([100.0 * r[2] / r[1] for r in rs])))
         name = "%d ns" % g if g < 1000 else "%d us" % (g // 1000) if g < 1000000 else "1 ms"
         lines.append("| %s | %s |" % (name, " | ".join(cells)))
-    lines.append("\nAgainst the raw sum (the program's clock as it ran, lumps where they fell):\n")
-    lines.append("| gap | " + " | ".join(cols) + " |")
-    lines.append("|---" * (len(cols) + 1) + "|")
-    for g in POLL_GAPS:
-        cells = []
-        for label in cols:
-            errs = [100.0 * (r[g][3] / r[g][2] - 1.0) for r in results[label] if g in r and r[g][2] > 0]
-            cells.append("%+.0f%% (%+.0f..%+.0f)" % (statistics.median(errs), min(errs), max(errs)) if errs else "-")
-        name = "%d ns" % g if g < 1000 else "%d us" % (g // 1000) if g < 1000000 else "1 ms"
-        lines.append("| %s | %s |" % (name, " | ".join(cells)))
-    lines.append("\nLoad (1 min) at the end: %.1f on %d cores." % (os.getloadavg()[0], os.cpu_count()))
+    lines.append("\n%d of %d cells within the goal by their median (*: not; the goal in points is 5%% plus 1 ms a "
+                 "second of the polling blocks over the truth). Load (1 min) at the end: %.1f on %d cores."
+                 % (met, cells_n, os.getloadavg()[0], os.cpu_count()))
 
 def per_call_threads(exe, lines):
     lines.append("\n## Per-call cost with concurrent threads (MPI_THREAD_MULTIPLE), depth 10\n")

@@ -122,7 +122,8 @@ timed_once expect_run gaps-100hz 100 gaps $'^gaps(_time)?\t'
 
 # poll_gaps.c: MPI time of a loop with G ns of computation between its
 # polls against the program's clock around each poll (less that clock's
-# own part, and with the time its thread was off the CPU given to the
+# own part, measured around an empty function in blocks alternated with the
+# polling ones, and with the time its thread was off the CPU given to the
 # polls as their share of its time on it: poll_gaps.c). Visits exact; the
 # time within 50% plus 1 ms a second (the polls of this loop take 10-100 ns:
 # on this shared VM a few ns a poll and the scheduler's lumps move it;
@@ -138,7 +139,7 @@ gaps_run() {
     ok "$label run"
     grep -E $'^case_[0-9]+(_time)?\t' "$label.out" > "$label.expect"
     csv_check "$label" "$label.csv" "$label.expect" 1
-    note "$label: $(grep -h '^case ' "$label.out" | awk '{printf "G=%s truth %s raw %s; ", $2, $6, $8}')"
+    note "$label: $(grep -h '^case ' "$label.out" | awk '{printf "G=%s truth %s s (%s ns a poll +- %s); ", $2, $6, $8, $10}')"
 }
 timed_once gaps_run poll-gaps-nosampling 0
 timed_once gaps_run poll-gaps-100hz 100

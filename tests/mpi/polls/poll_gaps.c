@@ -1,31 +1,36 @@
 /*
  * poll_gaps.c - polling loops with computation between their polls, timed
- * by the program itself (tests/mpi/spine_polls.sh, bench section 1b;
- * issue 30 point 1).
+ * by the program itself (tests/mpi/spine_polls.sh, bench section 1d; issue
+ * 30 point 1).
  *
  * For each gap G (ns) a function case_G polls MPI_Test on a receive that
  * completes nothing (an MPI_Irecv on MPI_COMM_SELF nobody sends to until
  * the end) and computes G ns between polls (a spin on CLOCK_MONOTONIC, so
- * G is wall time), for MS milliseconds. The program times every poll
- * itself, d = t1 - t0 around MPI_Test, and its thread's CPU time over the
- * case. Its MPI time, raw: the sum of d. The truth the checks use takes
- * out of that what is not the polls' own:
- *  - its clock's part in each d (the median d around an empty function,
- *    measured first: ~20-30 ns here, of a poll of 40-100 ns);
- *  - the time the thread was descheduled inside d: on this shared
- *    machine a thread may run a third of the time, off the CPU for
- *    milliseconds at once, so where those few lumps land (in a poll of
- *    100 ns or in the computation around it) moves the raw sum by tens of
- *    percent from one run to the next. A poll whose d is far above the
- *    median (16x and 2 us) was descheduled: it counts at the median. The
- *    time off the CPU is then given to the polls as their share of the
- *    time on it (the sum so far times the case's wall time over its CPU
- *    time): what a run that lost no lump nor caught one would have.
+ * G is wall time), for MS milliseconds. The program times every poll,
+ * d = t1 - t0 around MPI_Test: the time in the call, as every tool defines
+ * an MPI call's time. The truth takes out of the sum of d what is not the
+ * polls' own:
+ *  - its clock's part in each d (two reads cost as much as a poll of 30
+ *    ns). The loop runs in blocks of K iterations, in pairs: one block
+ *    polls, the other is the same loop around an empty function (in turn
+ *    first and second), and the clock's part is the empty block's sum of d,
+ *    measured every ~20 us in the state the polls are in (cold caches after
+ *    microseconds of computation, the speed this shared VM runs at, which
+ *    changes every few seconds), not once at the start;
+ *  - the time the thread was descheduled in a d: a pair where either
+ *    block's sum of d is over 16 times its kind's median and 20 us more is
+ *    left out (the polls of the pairs kept stand for all), and the time
+ *    the thread was off the CPU is given to the polls as their share of
+ *    its time on it (the case's wall over its CPU time), as hprof's
+ *    estimate does (lib/poll_run.h): on this VM a thread may run a third
+ *    of the time, off the CPU for milliseconds at once.
+ * The truth's own uncertainty, the mean's standard error over the pairs,
+ * is printed with it (error_ns, a poll).
  *
  * usage: poll_gaps MS TOL G...   (G among 0 200 500 1000 5000 50000 1000000)
  *
- * Prints per case `case G polls N truth_mpi_s X raw_mpi_s Y comp_s Z wall_s W
- * cpu_s C median_ns M descheduled K`, and check_csv.py expectations for its
+ * Prints per case `case G polls N truth_mpi_s X poll_ns P error_ns E wall_s W
+ * cpu_s C pairs N kept K block K`, and check_csv.py expectations for its
  * rank: case_G's MPI_Test visits exact, and its MPI time within TOL (a
  * fraction) of the truth plus 1 ms a second of the case's wall time.
  */
@@ -60,35 +65,25 @@ static __attribute__((noipa)) int empty(MPI_Request *r, int *flag, MPI_Status *s
     return 0;
 }
 
+/* sqrt without libm (the tests link no more than MPI and hprof) */
+static double square_root(double x)
+{
+    double r = x > 1 ? x : 1;
+    for (int i = 0; i < 64 && x > 0; i++)
+        r = 0.5 * (r + x / r);
+    return x > 0 ? r : 0;
+}
+
 static int cmp_ll(const void *a, const void *b)
 {
     long long x = *(const long long *)a, y = *(const long long *)b;
     return x < y ? -1 : x > y;
 }
 
-/* the program's clock's part in t1 - t0: the median around an empty call */
-static long long clock_part(void)
-{
-    enum {
-        N = 20001
-    };
-    static long long d[N];
-    MPI_Request r = MPI_REQUEST_NULL;
-    int flag;
-    for (int i = 0; i < N; i++) {
-        long long t0 = now();
-        empty(&r, &flag, MPI_STATUS_IGNORE);
-        d[i] = now() - t0;
-    }
-    qsort(d, N, sizeof d[0], cmp_ll);
-    return d[N / 2];
-}
-
 static int rank;
 static double tol;
-static long long part;
-#define MAX_POLLS (1 << 22)
-static long long d[MAX_POLLS]; /* each poll's time, for the median */
+#define MAX_PAIRS (1 << 20)
+static long long with_polls[MAX_PAIRS], without[MAX_PAIRS]; /* each pair's two blocks' sums of d */
 
 static double cpu_s(void)
 {
@@ -97,57 +92,99 @@ static double cpu_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void report(int g, long polls, long long raw, long long comp, long long wall, double cpu)
+/* iterations a block: about 20 us of loop */
+static long block_iterations(long long g)
 {
-    long kept = polls < MAX_POLLS ? polls : MAX_POLLS;
-    long long sum = 0, *sorted = malloc((size_t)kept * sizeof *sorted);
-    memcpy(sorted, d, (size_t)kept * sizeof *sorted);
-    qsort(sorted, (size_t)kept, sizeof *sorted, cmp_ll);
-    long long median = sorted[kept / 2], cap = median * 16 > median + 2000 ? median * 16 : median + 2000;
+    long k = (long)(20000 / (g + 100));
+    return k > 0 ? k : 1;
+}
+
+/* a block's sum over 16 times its kind's median and 20 us more: descheduled in
+ * it (a poll after a millisecond of computation may take 20 us, cold) */
+static long long lump_cap(const long long *v, long n)
+{
+    long long *sorted = malloc((size_t)n * sizeof *sorted);
+    memcpy(sorted, v, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_ll);
+    long long median = sorted[n / 2];
     free(sorted);
-    long lumps = 0;
-    for (long i = 0; i < kept; i++)
-        if (d[i] > cap)
-            sum += median - part, lumps++;
-        else
-            sum += d[i] - part;
-    double w = (double)wall * 1e-9, stretch = cpu > 0 && w > cpu ? w / cpu : 1;
-    double truth = (double)sum * 1e-9 * (double)polls / (double)kept * stretch;
-    printf(
-        "case %d polls %ld truth_mpi_s %.6f raw_mpi_s %.6f comp_s %.6f wall_s %.6f cpu_s %.6f median_ns %lld "
-        "descheduled %ld\n",
-        g, polls, truth, (double)raw * 1e-9, (double)comp * 1e-9, w, cpu, median, lumps);
+    return 16 * median + 20000;
+}
+
+/* the loop's polls' time from pairs of k-iteration blocks; polling: the
+ * polling blocks' wall time, for the 1 ms a second */
+static void report(int g, long pairs, long k, long long wall, long long polling, double cpu)
+{
+    long long cap_with = lump_cap(with_polls, pairs), cap_without = lump_cap(without, pairs);
+    long kept = 0;
+    double diff = 0, square = 0;
+    for (long i = 0; i < pairs; i++)
+        if (with_polls[i] <= cap_with && without[i] <= cap_without) {
+            double x = (double)(with_polls[i] - without[i]);
+            diff += x, square += x * x, kept++;
+        }
+    double poll_ns = kept ? diff / (double)kept / (double)k : 0;
+    /* the mean's standard error, a poll: the truth's own uncertainty */
+    double spread = kept > 1 ? square_root((square - diff * diff / (double)kept) / (double)(kept - 1)) : 0;
+    double error_ns = kept > 1 ? spread / square_root((double)kept) / (double)k : 0;
+    double w = (double)wall * 1e-9, pw = (double)polling * 1e-9, stretch = cpu > 0 && w > cpu ? w / cpu : 1;
+    long polls = pairs * k;
+    double truth = poll_ns * 1e-9 * (double)polls * stretch;
+    printf("case %d polls %ld truth_mpi_s %.6f poll_ns %.2f error_ns %.2f wall_s %.6f polling_s %.6f cpu_s "
+           "%.6f pairs %ld "
+           "kept %ld block "
+           "%ld\n",
+           g, polls, truth, poll_ns, error_ns, w, pw, cpu, pairs, kept, k);
     printf("case_%d\tglob:*;case_%d;MPI_Test\t%d\tvisits\t==\t%ld\n", g, g, rank, polls);
     printf("case_%d_time\tglob:*;case_%d;MPI_Test\t%d\tmpi_time\t>=\t%.6f\n", g, g, rank,
-           truth * (1 - tol) - 0.001 * w);
+           truth * (1 - tol) - 0.001 * pw);
     printf("case_%d_time\tglob:*;case_%d;MPI_Test\t%d\tmpi_time\t<=\t%.6f\n", g, g, rank,
-           truth * (1 + tol) + 0.001 * w);
+           truth * (1 + tol) + 0.001 * pw);
     fflush(stdout);
 }
 
-#define CASE(G)                                                 \
-    static __attribute__((noipa)) void case_##G(long ms)        \
-    {                                                           \
-        MPI_Request rq;                                         \
-        int buf = 0, flag = 0, one = 1;                         \
-        MPI_Irecv(&buf, 1, MPI_INT, 0, 7, MPI_COMM_SELF, &rq);  \
-        double cpu0 = cpu_s();                                  \
-        long long mpi = 0, comp = 0, start = now(), t0, t1, t2; \
-        long polls = 0;                                         \
-        do {                                                    \
-            t0 = now();                                         \
-            MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);            \
-            t1 = now();                                         \
-            compute(G);                                         \
-            t2 = now();                                         \
-            if (polls < MAX_POLLS)                              \
-                d[polls] = t1 - t0;                             \
-            mpi += t1 - t0, comp += t2 - t1, polls++;           \
-        } while (t2 - start < ms * 1000000LL);                  \
-        double cpu = cpu_s() - cpu0;                            \
-        MPI_Send(&one, 1, MPI_INT, 0, 7, MPI_COMM_SELF);        \
-        MPI_Wait(&rq, MPI_STATUS_IGNORE);                       \
-        report(G, polls, mpi, comp, t2 - start, cpu);           \
+/* k iterations, the call f timed around: its sum of d */
+#define TIMED_BLOCK(sum, k, G, f)             \
+    do {                                      \
+        for (long i = 0; i < (k); i++) {      \
+            long long t0 = now();             \
+            f(&rq, &flag, MPI_STATUS_IGNORE); \
+            sum += now() - t0;                \
+            compute(G);                       \
+        }                                     \
+    } while (0)
+
+#define CASE(G)                                                              \
+    static __attribute__((noipa)) void case_##G(long ms)                     \
+    {                                                                        \
+        MPI_Request rq;                                                      \
+        int buf = 0, flag = 0, one = 1;                                      \
+        MPI_Irecv(&buf, 1, MPI_INT, 0, 7, MPI_COMM_SELF, &rq);               \
+        long k = block_iterations(G), pairs = 0;                             \
+        double cpu0 = cpu_s();                                               \
+        long long start = now(), t, polling = 0;                             \
+        do {                                                                 \
+            long long polled = 0, empty_sum = 0;                             \
+            long long p0 = 0, p1 = 0;                                        \
+            if (pairs & 1) {                                                 \
+                p0 = now();                                                  \
+                TIMED_BLOCK(polled, k, G, MPI_Test);                         \
+                p1 = now();                                                  \
+                TIMED_BLOCK(empty_sum, k, G, empty);                         \
+            } else {                                                         \
+                TIMED_BLOCK(empty_sum, k, G, empty);                         \
+                p0 = now();                                                  \
+                TIMED_BLOCK(polled, k, G, MPI_Test);                         \
+                p1 = now();                                                  \
+            }                                                                \
+            polling += p1 - p0;                                              \
+            with_polls[pairs] = polled, without[pairs] = empty_sum, pairs++; \
+            t = now();                                                       \
+        } while (t - start < ms * 1000000LL && pairs < MAX_PAIRS);           \
+        double cpu = cpu_s() - cpu0;                                         \
+        MPI_Send(&one, 1, MPI_INT, 0, 7, MPI_COMM_SELF);                     \
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);                                    \
+        report(G, pairs, k, t - start, polling, cpu);                        \
     }
 /* macro calls that define functions, one line */
 /* clang-format off */
@@ -160,8 +197,6 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     long ms = argc > 1 ? atol(argv[1]) : 300;
     tol = argc > 2 ? atof(argv[2]) : 0.05;
-    part = clock_part();
-    printf("clock_part_ns %lld\n", part);
     for (int i = 3; i < argc; i++) {
         switch (atoi(argv[i])) {
         case 0: case_0(ms); break;

@@ -93,7 +93,11 @@ int main(int argc, char **argv)
     double truth = comp_cpu + (double)rounds * read;
     /* Two samples' intervals: a sample that lands in main's loop between
      * the calls gives main its whole interval (45 samples at 100 Hz here:
-     * one such is 2%, as much again by chance). */
+     * one such is 2%, as much again by chance). Below, four: those
+     * intervals are taken from comp(), and under load (make check runs
+     * both MPIs side by side) a rank's samples land there more often:
+     * rank 0 read -9% (4 intervals) once in a fresh clone's make check,
+     * -3..+2% on both ranks in 8 quiet runs. The bug this guards (+9-14%) is above. */
     const char *hz_text = getenv("HPROF_SAMPLING_HZ");
     double hz = hz_text ? atof(hz_text) : 0, slack = hz > 0 ? 2.0 / hz : 0;
     for (int r = 0; r < 2 && r < size; r++) { /* in rank order: the launcher may splice lines */
@@ -101,7 +105,7 @@ int main(int argc, char **argv)
         if (r != rank)
             continue;
         printf("truth %d %.6f %.3f\n", rank, truth, read * 1e6);
-        printf("comp_time\tglob:*;comp\t%d\tcomp_time@incl\t>=\t%.6f\n", rank, truth * (1 - TOL) - slack);
+        printf("comp_time\tglob:*;comp\t%d\tcomp_time@incl\t>=\t%.6f\n", rank, truth * (1 - TOL) - 2 * slack);
         printf("comp_time\tglob:*;comp\t%d\tcomp_time@incl\t<=\t%.6f\n", rank, truth * (1 + TOL) + slack);
         fflush(stdout);
     }

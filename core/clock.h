@@ -30,17 +30,48 @@ static inline uint64_t hprof_read_tsc(void)
 #endif
 }
 
-static inline uint64_t hprof_now_ns(void)
+/* A TSC count in the clock's nanoseconds (once calibrated). */
+static inline uint64_t hprof_tsc_to_ns(uint64_t tsc)
 {
-    if (__builtin_expect(!__atomic_load_n(&hprof_tsc.use_tsc, __ATOMIC_ACQUIRE), 0))
-        return hprof_gettime_ns();
-    uint64_t tsc = hprof_read_tsc();
     /* a thread may read a stamp a little older than the base */
     if (__builtin_expect(tsc >= hprof_tsc.tsc_base, 1))
         return hprof_tsc.ns_base +
                (uint64_t)(((unsigned __int128)(tsc - hprof_tsc.tsc_base) * hprof_tsc.ns_per_tick_q32) >> 32);
     return hprof_tsc.ns_base -
            (uint64_t)(((unsigned __int128)(hprof_tsc.tsc_base - tsc) * hprof_tsc.ns_per_tick_q32) >> 32);
+}
+
+static inline uint64_t hprof_now_ns(void)
+{
+    if (__builtin_expect(!__atomic_load_n(&hprof_tsc.use_tsc, __ATOMIC_ACQUIRE), 0))
+        return hprof_gettime_ns();
+    return hprof_tsc_to_ns(hprof_read_tsc());
+}
+
+/* Stamps: the clock read raw, converted to nanoseconds after. A span of a
+ * few tens of nanoseconds (a poll's) must hold nothing of hprof's but the
+ * reads themselves: hprof_now_ns's loads of hprof_tsc, out of the cache
+ * when such spans are far apart, would be in it. A stamp is the TSC's
+ * count where the clock is the TSC (HPROF_STAMP_TSC), else nanoseconds;
+ * who reads one keeps its kind, hprof_stamp_kind()'s, at hand. */
+enum {
+    HPROF_STAMP_TSC = 1,
+    HPROF_STAMP_NS = 2
+};
+
+static inline int hprof_stamp_kind(void)
+{
+    return __atomic_load_n(&hprof_tsc.use_tsc, __ATOMIC_ACQUIRE) ? HPROF_STAMP_TSC : HPROF_STAMP_NS;
+}
+
+static inline uint64_t hprof_stamp_read(int kind)
+{
+    return kind == HPROF_STAMP_TSC ? hprof_read_tsc() : hprof_gettime_ns();
+}
+
+static inline uint64_t hprof_stamp_ns(int kind, uint64_t stamp)
+{
+    return kind == HPROF_STAMP_TSC ? hprof_tsc_to_ns(stamp) : stamp;
 }
 
 /* MPI_Init's entry: hprof_now_ns(), and the starting point of the TSC's

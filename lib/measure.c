@@ -283,11 +283,11 @@ static void record(hprof_thread *t, hprof_call *call)
 
 /* ---- polls in the thread's polling run (measure.h, poll_run.h) ---------- */
 
-void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame, uint64_t start_ns)
+void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame, uint64_t start)
 {
-    uint64_t end = start_ns ? hprof_now_ns() : 0; /* a timed poll's end first */
-    call_start(call, fn, frame, t, start_ns ? 2 : 1);
-    call->start_ns = start_ns;
+    uint64_t end = start ? poll_run_span_end(t, &start) : 0; /* a timed poll's end first */
+    call_start(call, fn, frame, t, start ? 2 : 1);
+    call->start_ns = start;
     call->poll_end_ns = end;
     for (int i = 0; i < HPROF_NBYTES; i++)
         call->bytes[i] = 0;

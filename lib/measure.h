@@ -66,7 +66,7 @@ void hprof_call_end(hprof_call *call);
  * in a loop whose own work misses the cache every instruction counts:
  *
  *     hprof_call call;
- *     uint64_t t0 = 0;                  (the one poll in N timed: its start)
+ *     uint64_t t0 = 0;                  (the one poll in N timed: its start's stamp)
  *     struct hprof_thread *run = hprof_poll_join(HPROF_FRAME, &t0);
  *     if (run) call.measured = 1; else hprof_call_begin(&call, fn, HPROF_FRAME);
  *     rc = PMPI_Test(...);
@@ -86,7 +86,7 @@ void hprof_call_end(hprof_call *call);
  *     keep the request; rc = PMPI_Test(...);
  *     if (<completed nothing>) { hprof_poll_counted(run, t0); return rc; }
  *     hprof_poll_resume(&call, run, fn, frame, t0); ... as any wrapper */
-void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame, uint64_t start_ns);
+void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame, uint64_t start);
 
 /* The second half of hprof_call_end() for a measured call: finds the call
  * path and adds the call to its node. Also records the call that opened

@@ -38,6 +38,7 @@ struct hprof_poll_run {
     uint64_t first_ns;          /* the opening poll's time: the estimate before any poll was timed */
     uint32_t pending;           /* polls since read_ns: visits counted, time to come */
     uint32_t due;               /* pending polls when the next poll is timed */
+    uint32_t stamp_kind;        /* how a timed poll's span is read (clock.h's stamps) */
     uint32_t stride;            /* polls from the last timed poll (or the opening) to the next timed one */
     uint32_t n;                 /* the mean stride drawn (N) */
     uint64_t timed_at_ns;       /* the end of the last timed poll (or of the opening) */

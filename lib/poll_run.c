@@ -24,9 +24,11 @@ static void measure_clock_part(void)
         PAIRS = 63
     };
     uint64_t d[PAIRS];
+    int kind = hprof_stamp_kind(); /* read as a timed poll's span is */
     for (int i = 0; i < PAIRS; i++) {
-        uint64_t a = hprof_now_ns();
-        d[i] = hprof_now_ns() - a;
+        uint64_t a = hprof_stamp_read(kind);
+        uint64_t b = hprof_stamp_read(kind);
+        d[i] = hprof_stamp_ns(kind, b) - hprof_stamp_ns(kind, a);
     }
     for (int i = 1; i < PAIRS; i++) /* insertion sort: 63 values */
         for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
@@ -156,7 +158,8 @@ void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t
     if (!clock_part_ns) /* racing threads measure alike */
         measure_clock_part();
     poll_rules_open(&t->poll, frame, end_ns, dur_ns, 0x9e3779b9u ^ (uint32_t)(uintptr_t)t);
-    hprof_poll_time_next = t->poll.pending == t->poll.due;
+    t->poll.stamp_kind = (uint32_t)hprof_stamp_kind();
+    poll_run_hint(t);
 }
 
 /* Ends the run at now_ns, reserve_ns of the span since its last credit
@@ -231,7 +234,7 @@ void poll_run_timed(hprof_thread *t, int i, uint64_t start_ns, uint64_t end_ns)
     credit(t, end_ns, 0);
     poll_rules_pace(r, end_ns, (uint64_t)hprof_config.poll_stride_us * 1000);
     maybe_cpu_read(t, end_ns, 0);
-    hprof_poll_time_next = r->pending == r->due;
+    poll_run_hint(t);
     /* this bookkeeping is the timed poll's: its time comes with the next
      * credit (a lump's beyond POLL_BOOKKEEPING_MAX_NS). So are its clock
      * reads as the program's clock around the call sees them: the part

@@ -145,6 +145,13 @@ static inline int poll_run_on_latest(const hprof_thread *t, int fn, const void *
  * the run. */
 int poll_run_by_site(hprof_thread *t, int fn, const void *frame);
 
+/* The hint for the thread's next poll (thread.h): the stamp's kind when
+ * that poll is the one timed, else 0. */
+static inline void poll_run_hint(const hprof_thread *t)
+{
+    hprof_poll_time_next = t->poll.pending == t->poll.due ? (int)t->poll.stamp_kind : 0;
+}
+
 /* A joined poll that completed nothing and was not timed, on the run's
  * latest entry: its visit and its time come with the next credit
  * (poll_run.c), and the latest entry's polls are those since it became
@@ -153,7 +160,17 @@ int poll_run_by_site(hprof_thread *t, int fn, const void *frame);
 static inline void poll_run_add(hprof_thread *t)
 {
     t->poll.pending++;
-    hprof_poll_time_next = t->poll.pending == t->poll.due;
+    poll_run_hint(t);
+}
+
+/* A timed poll's span ends: its end read, then its ends in nanoseconds
+ * (*start from the stamp that hprof_poll_join read), the end returned. */
+static inline uint64_t poll_run_span_end(const hprof_thread *t, uint64_t *start)
+{
+    int kind = (int)t->poll.stamp_kind;
+    uint64_t end = hprof_stamp_read(kind);
+    *start = hprof_stamp_ns(kind, *start);
+    return hprof_stamp_ns(kind, end);
 }
 
 /* A joined poll that completed nothing, timed from start_ns to end_ns, on
@@ -185,17 +202,18 @@ static inline void hprof_poll_leave(struct hprof_thread *t)
 }
 
 /* The thread when a poll from frame joins its run (the thread is then
- * inside MPI for the sampler), else NULL; *start_ns: the time when this
- * poll is the one timed (read as early as the wrapper can tell, so that a
- * timed poll spans about what an untimed one costs), else 0. Inline in
- * the wrappers: in a loop whose own work misses the cache every
- * instruction counts. */
-static inline struct hprof_thread *hprof_poll_join(void *frame, uint64_t *start_ns)
+ * inside MPI for the sampler), else NULL; *start: when this poll is the
+ * one timed, the stamp of its start (read as early as the wrapper can
+ * tell, so that a timed poll spans about what an untimed one costs, and
+ * raw: poll_run_span_end converts it), else 0. Inline in the wrappers: in
+ * a loop whose own work misses the cache every instruction counts. */
+static inline struct hprof_thread *hprof_poll_join(void *frame, uint64_t *start)
 {
     /* the hint, then the clock, then the thread's state: where that state
      * is out of the cache (a loop that computes microseconds between its
      * polls), its misses are in the timed span as in the program's */
-    uint64_t early = __builtin_expect(hprof_poll_time_next, 0) ? hprof_now_ns() : 0;
+    int hint = hprof_poll_time_next;
+    uint64_t early = __builtin_expect(hint, 0) ? hprof_stamp_read(hint) : 0;
     hprof_thread *t = hprof_self;
     if (!t || t->depth)
         return NULL;
@@ -203,31 +221,32 @@ static inline struct hprof_thread *hprof_poll_join(void *frame, uint64_t *start_
     t->depth = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (__builtin_expect(poll_run_joins(t, frame) && hprof_active, 1)) {
-        *start_ns =
-            __builtin_expect(t->poll.pending == t->poll.due, 0) ? (early ? early : hprof_now_ns()) : 0;
+        *start = __builtin_expect(t->poll.pending == t->poll.due, 0)
+                     ? (early ? early : hprof_stamp_read((int)t->poll.stamp_kind))
+                     : 0;
         return t;
     }
     hprof_poll_leave(t);
     return NULL;
 }
 
-/* After the PMPI call of a joined poll that completed nothing (start_ns
+/* After the PMPI call of a joined poll that completed nothing (start
  * from hprof_poll_join): 1 when it was added to the run (the thread left
  * MPI), 0 when its path was not met in the run (hprof_poll_resume and the
  * wrapper's usual end follow). */
-static inline int hprof_poll_again(struct hprof_thread *t, int fn, void *frame, uint64_t start_ns)
+static inline int hprof_poll_again(struct hprof_thread *t, int fn, void *frame, uint64_t start)
 {
-    uint64_t end_ns = start_ns ? hprof_now_ns() : 0;
+    uint64_t end_ns = start ? poll_run_span_end(t, &start) : 0;
     if (__builtin_expect(poll_run_on_latest(t, fn, frame), 1)) {
-        if (__builtin_expect(!start_ns, 1))
+        if (__builtin_expect(!start, 1))
             poll_run_add(t);
         else
-            poll_run_timed(t, (int)t->poll.last, start_ns, end_ns);
+            poll_run_timed(t, (int)t->poll.last, start, end_ns);
     } else {
         int i = poll_run_by_site(t, fn, frame);
         if (i < 0)
             return 0;
-        poll_run_add_tallied(t, i, fn, start_ns, end_ns);
+        poll_run_add_tallied(t, i, fn, start, end_ns);
     }
     hprof_poll_leave(t);
     return 1;
@@ -241,9 +260,9 @@ static inline int hprof_poll_again(struct hprof_thread *t, int fn, void *frame, 
  * and a poll that completes nothing is hprof_poll_counted; one that completed something
  * or failed goes on with hprof_poll_resume, as a joined poll of the
  * general path. */
-static inline struct hprof_thread *hprof_poll_latest(int fn, void *frame, uint64_t *start_ns)
+static inline struct hprof_thread *hprof_poll_latest(int fn, void *frame, uint64_t *start)
 {
-    hprof_thread *t = hprof_poll_join(frame, start_ns);
+    hprof_thread *t = hprof_poll_join(frame, start);
     if (__builtin_expect(t && poll_run_on_latest(t, fn, frame), 1))
         return t;
     if (t)
@@ -252,13 +271,15 @@ static inline struct hprof_thread *hprof_poll_latest(int fn, void *frame, uint64
 }
 
 /* A poll of the lean path completed nothing: one poll of the run, timed
- * from start_ns when that is not 0. */
-static inline void hprof_poll_counted(struct hprof_thread *t, uint64_t start_ns)
+ * from the stamp start when that is not 0. */
+static inline void hprof_poll_counted(struct hprof_thread *t, uint64_t start)
 {
-    if (__builtin_expect(!start_ns, 1))
+    if (__builtin_expect(!start, 1)) {
         poll_run_add(t);
-    else
-        poll_run_timed(t, (int)t->poll.last, start_ns, hprof_now_ns());
+    } else {
+        uint64_t end_ns = poll_run_span_end(t, &start);
+        poll_run_timed(t, (int)t->poll.last, start, end_ns);
+    }
     hprof_poll_leave(t);
 }
 

@@ -13,7 +13,7 @@
 # computation) and never more. Against the program's own clock around each
 # poll (poll_gaps.c, issue 30 point 1): a loop computing G ns between its
 # polls gets its polls' time, not the computation's, at G = 0, 200 ns and
-# 50 us, sampling off and at 100 Hz (a loop with computation between its
+# 50 us, sampling off and at 100 Hz, and off on the clock_gettime clock (a loop with computation between its
 # polls, gaps.c, keeps that computation out of its MPI time). With
 # HPROF_POLLS=split the polls that completed nothing are metrics of their
 # own, exact per call path, and the wait's time is theirs; without it the
@@ -143,6 +143,9 @@ gaps_run() {
 }
 timed_once gaps_run poll-gaps-nosampling 0
 timed_once gaps_run poll-gaps-100hz 100
+# the same where the clock is not the TSC (a timed poll's stamps are then
+# nanoseconds, clock.h)
+HPROFTEST_CLOCK=gettime timed_once gaps_run poll-gaps-gettime 0
 
 # descheduled.c: a tight loop whose thread shares its CPU with a spinning
 # thread keeps most of the time it was descheduled as the loop's MPI time

@@ -210,7 +210,7 @@ def poll_accuracy(lines):
         if not os.path.exists(os.path.join(BUILD, mpi, "libhprof.so")):
             continue
         exe = os.path.join(OUT, "poll_gaps." + mpi)
-        sh(["mpicc." + mpi, "-O2", "-g", os.path.join(ROOT, "tests", "mpi", "polls", "poll_gaps.c"), "-o", exe, "-lm"])
+        sh(["mpicc." + mpi, "-O2", "-g", os.path.join(ROOT, "tests", "mpi", "polls", "poll_gaps.c"), "-o", exe])
         for hz in (0, 100):
             label = "%s, %s" % ("Open MPI" if mpi == "openmpi" else "MPICH", "sampling off" if hz == 0 else "100 Hz")
             print("bench: poll accuracy, " + label, flush=True)

@@ -130,11 +130,10 @@ static void report(int g, long pairs, long k, long long wall, long long polling,
     double w = (double)wall * 1e-9, pw = (double)polling * 1e-9, stretch = cpu > 0 && w > cpu ? w / cpu : 1;
     long polls = pairs * k;
     double truth = poll_ns * 1e-9 * (double)polls * stretch;
-    printf("case %d polls %ld truth_mpi_s %.6f poll_ns %.2f error_ns %.2f wall_s %.6f polling_s %.6f cpu_s "
-           "%.6f pairs %ld "
-           "kept %ld block "
-           "%ld\n",
-           g, polls, truth, poll_ns, error_ns, w, pw, cpu, pairs, kept, k);
+    printf("case %d polls %ld truth_mpi_s %.6f poll_ns %.2f error_ns %.2f", g, polls, truth, poll_ns,
+           error_ns);
+    printf(" wall_s %.6f polling_s %.6f cpu_s %.6f pairs %ld kept %ld block %ld\n", w, pw, cpu, pairs, kept,
+           k);
     printf("case_%d\tglob:*;case_%d;MPI_Test\t%d\tvisits\t==\t%ld\n", g, g, rank, polls);
     printf("case_%d_time\tglob:*;case_%d;MPI_Test\t%d\tmpi_time\t>=\t%.6f\n", g, g, rank,
            truth * (1 - tol) - 0.001 * pw);

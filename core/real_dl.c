@@ -5,7 +5,24 @@
 #include "core/real_dl.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
+
+int hprof_loader_quiet_signal = SIGPROF;
+
+int hprof_loader_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+    sigset_t quiet, before;
+    sigemptyset(&quiet);
+    sigaddset(&quiet, __atomic_load_n(&hprof_loader_quiet_signal, __ATOMIC_ACQUIRE));
+    int held = pthread_sigmask(SIG_BLOCK, &quiet, &before) == 0;
+    int rc = dl_iterate_phdr(cb, data);
+    if (held)
+        pthread_sigmask(SIG_SETMASK, &before, NULL);
+    return rc;
+}
 
 static hprof_dlsym_fn loader_dlsym;
 

@@ -9,6 +9,8 @@
 #ifndef HPROF_REAL_DL_H
 #define HPROF_REAL_DL_H
 
+#include <stddef.h>
+
 typedef void *(*hprof_dlsym_fn)(void *handle, const char *name);
 
 /* libc's dlsym (since glibc 2.34; libdl's before), found once with dlvsym
@@ -20,5 +22,17 @@ hprof_dlsym_fn hprof_loader_dlsym(void);
  * definition the loader would bind after hprof's. Not from signal
  * handlers (the loader takes its lock). */
 void *hprof_dlsym(void *handle, const char *name);
+
+/* The signal hprof samples with (lib/sampler.c sets it where it moves). */
+extern int hprof_loader_quiet_signal;
+
+/* dl_iterate_phdr(cb, data) with that signal held back: a sample whose walk
+ * needs libunwind takes the loader's lock too, and one that lands while
+ * this thread is taking it (the lock word set, its owner not yet) waits
+ * for itself for good (seen at MPI_Init, exact_patch.c's call: the
+ * program hung). Every call of hprof's own goes through here. Not from
+ * signal handlers. */
+struct dl_phdr_info; /* <link.h> */
+int hprof_loader_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
 
 #endif

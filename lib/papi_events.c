@@ -10,6 +10,7 @@
 #include "core/config.h"
 #include "report/profile/snapshot.h"
 #include "core/log.h"
+#include "core/real_dl.h"
 
 int hprof_papi_nevents;
 
@@ -241,7 +242,7 @@ void hprof_papi_process_start(void)
         hprof_say("HPROF_METRICS: PAPI_thread_init failed (%s); no events are counted", PAPI_strerror(rc));
         return;
     }
-    dl_iterate_phdr(note_ranges, NULL);
+    hprof_loader_iterate(note_ranges, NULL);
     init_thread = pthread_self();
     int es = PAPI_NULL;
     if ((rc = PAPI_create_eventset(&es)) != PAPI_OK) {

@@ -30,6 +30,7 @@
 #include "lib/poll_run.h"
 #include "lib/thread.h"
 #include "unwind/unwind.h"
+#include "core/real_dl.h"
 
 static int sample_signal = SIGPROF; /* new timers' signal; moves once at most */
 static struct sigaction previous;
@@ -208,10 +209,10 @@ static void choose_signal(void)
 {
     int alternative = SIGRTMIN + 3;
     if (program_uses_sigprof()) {
-        sample_signal = alternative;
+        sample_signal = hprof_loader_quiet_signal = alternative;
         hprof_say("the program uses SIGPROF; sampling on signal %d instead", sample_signal);
     } else if (thread_blocks(SIGPROF) && !thread_blocks(alternative)) {
-        sample_signal = alternative;
+        sample_signal = hprof_loader_quiet_signal = alternative;
         hprof_say("the program blocks SIGPROF; sampling on signal %d instead", sample_signal);
     }
 }
@@ -278,6 +279,7 @@ static void move_off(int sig)
         return;
     signal_chain_take(alternative, &cur);
     __atomic_store_n(&sample_signal, alternative, __ATOMIC_RELEASE);
+    __atomic_store_n(&hprof_loader_quiet_signal, alternative, __ATOMIC_RELEASE);
     hprof_verbose(1, "the program installed a SIGPROF handler; sampling moves to signal %d", alternative);
     hprof_thread *t = hprof_self;
     if (!t)

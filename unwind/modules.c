@@ -12,6 +12,7 @@
 #include "unwind/modules.h"
 
 #include "unwind/debug_files.h"
+#include "core/real_dl.h"
 
 #include <elfutils/libdwfl.h>
 #include <link.h>
@@ -228,14 +229,14 @@ void modules_refresh(void)
     if (!__atomic_exchange_n(&atfork_set, 1, __ATOMIC_ACQ_REL))
         pthread_atfork(NULL, NULL, after_fork_child);
     counters c = { 0, 0 };
-    dl_iterate_phdr(read_counters, &c);
+    hprof_loader_iterate(read_counters, &c);
     pthread_mutex_lock(&lock);
     if (c.adds == last_adds && c.subs == last_subs && c.adds) {
         pthread_mutex_unlock(&lock);
         return;
     }
     listing l = { 0 };
-    dl_iterate_phdr(list_one, &l);
+    hprof_loader_iterate(list_one, &l);
     last_adds = c.adds;
     last_subs = c.subs;
     change *ch = NULL;

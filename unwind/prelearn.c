@@ -20,6 +20,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "unwind/recipe.h"
+#include "core/real_dl.h"
 
 #define PRELEARN_MAX_FUNCTIONS 50000
 #define PRELEARN_MAX_NS 2000000000ull /* of the learner's own CPU time */
@@ -72,7 +73,7 @@ int prelearn_begin(prelearn *p)
     *p = (prelearn){ 0 };
     if (!hprof_config.prelearn)
         return 0;
-    dl_iterate_phdr(find_table, p);
+    hprof_loader_iterate(find_table, p);
     if (!p->count)
         return 0;
     p->dwfl = recipe_prelearn_begin("/proc/self/exe", p->base);

@@ -14,6 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/real_dl.h"
+
 #define REACH (1ull << 31) /* what a rel32 reaches */
 #define PAGE 4096ull
 
@@ -121,7 +123,7 @@ static int find_prot(struct dl_phdr_info *info, size_t size, void *data)
 static int loaded_prot(uint64_t addr)
 {
     prot_query q = { addr, PROT_READ | PROT_EXEC };
-    dl_iterate_phdr(find_prot, &q);
+    hprof_loader_iterate(find_prot, &q);
     return q.prot;
 }
 

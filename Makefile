@@ -53,6 +53,10 @@ OUTSIDE_TEXT   := lib/thread_start.c lib/exact/exact_calib_code.c
 # vector registers live (arguments, return values): no vector register used.
 GENERAL_REGS   := lib/exact/exact_entry.c unwind/exact_stack.c
 VIEW_LIBS    := -lexpat -lz -lm
+# C++ names are demangled by libiberty's demangler (core/demangle.h), its one
+# object taken from libiberty-dev's PIC archive into libhprof and kept out of
+# what it exports: the .so's version script, the .a's localized names.
+LIBIBERTY    ?= /usr/lib/$(shell $(CC) -print-multiarch)/libiberty.a
 
 RUNTIME_SRCS := $(wildcard core/*.c core/*/*.c unwind/*.c unwind/*/*.c report/cube/writer/*.c report/profile/*.c report/merge/*.c lib/*.c lib/*/*.c wrappers/*.c)
 READER_SRCS  := $(wildcard report/cube/reader/*.c)
@@ -71,7 +75,7 @@ $(1)_DIR  := $(BUILD)/$(1)
 $(1)_OBJS := $$(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(RUNTIME_SRCS)) \
              $(BUILD)/$(1)/obj/gen/wrappers_c.o $(BUILD)/$(1)/obj/gen/wrappers_f.o \
              $(BUILD)/$(1)/obj/gen/wrappers_f08.o $(BUILD)/$(1)/obj/gen/fn_table.o \
-             $(BUILD)/$(1)/obj/gen/remapping_spec.o
+             $(BUILD)/$(1)/obj/gen/remapping_spec.o $(BUILD)/$(1)/obj/third/cp-demangle.o
 
 $(1): $(BUILD)/$(1)/libhprof.so $(BUILD)/$(1)/libhprof.a $(BUILD)/$(1)/libhprof_internal.a
 
@@ -85,6 +89,12 @@ $(BUILD)/$(1)/gen/wrappers_c.c $(BUILD)/$(1)/gen/wrappers_f.c $(BUILD)/$(1)/gen/
 $(BUILD)/$(1)/gen/remapping_spec.c: report/profile/remapping.spec tools/embed_text.py
 	@mkdir -p $$(@D)
 	$(PYTHON) tools/embed_text.py $$< $$@.tmp hprof_remapping_spec report/profile/remapping_spec.h && mv $$@.tmp $$@
+
+$(BUILD)/$(1)/obj/third/cp-demangle.o: $(LIBIBERTY)
+	@mkdir -p $$(@D)
+	cd $$(@D) && ar x $(LIBIBERTY) cp-demangle.o
+	$(RUNTIME_TEXT) $$@
+	@touch $$@
 
 # Every object waits for the generated headers (fn_ids.h) the first time;
 # after that its .d file says which headers it reads.
@@ -109,7 +119,8 @@ $(BUILD)/$(1)/libhprof.so: $$($(1)_OBJS) lib/exports.map
 # as they are, for the white-box tests that call internals.
 $(BUILD)/$(1)/libhprof.a: $$($(1)_OBJS)
 	$(LD) -r -o $(BUILD)/$(1)/libhprof.o $$^
-	objcopy --localize-hidden $(BUILD)/$(1)/libhprof.o
+	nm -g --defined-only $(BUILD)/$(1)/obj/third/cp-demangle.o | awk 'NF == 3 { print $$$$3 }' > $(BUILD)/$(1)/third.syms
+	objcopy --localize-hidden --localize-symbols=$(BUILD)/$(1)/third.syms $(BUILD)/$(1)/libhprof.o
 	rm -f $$@ && ar rcs $$@ $(BUILD)/$(1)/libhprof.o
 
 $(BUILD)/$(1)/libhprof_internal.a: $$($(1)_OBJS)

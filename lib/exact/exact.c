@@ -21,6 +21,7 @@
 #include "lib/exact/exact_tick.h"
 #include "unwind/exact_stack.h"
 #include "core/clock.h"
+#include "core/demangle.h"
 #include "lib/interpose/interpose.h"
 #include "core/log.h"
 #include "unwind/modules.h"
@@ -198,7 +199,7 @@ static int number_sites(module_state *m)
         exact_fn *f = exact_fn_at(m->first_id + (uint32_t)i);
         f->resume = m->s.v[i].jmp_at + 2;
         f->key = m->s.v[i].fn + 1;
-        m->demangled[i] = exact_demangle(m->s.v[i].name);
+        m->demangled[i] = hprof_demangle(m->s.v[i].name);
     }
     return 0;
 }
@@ -459,7 +460,6 @@ void hprof_exact_start(uint64_t window_start_ns)
         return;
     }
     exact_entry_init();
-    free(exact_demangle("_Z1fv")); /* finds the demangler now, not in a dlsym of the program's */
     window_start = window_start_ns;
     exact_stack_recording = 1;
     modules_add_hook(on_module);

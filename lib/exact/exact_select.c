@@ -4,7 +4,6 @@
  */
 #include "lib/exact/exact_select.h"
 
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,25 +229,4 @@ void exact_choice_free(exact_choice *c)
     free(c->matched);
     free(c->unmatched);
     free(c);
-}
-
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-char *exact_demangle(const char *symbol)
-{
-    static demangle_fn demangle;
-    static int looked;
-    if (symbol[0] != '_' || symbol[1] != 'Z')
-        return NULL;
-    if (!looked) {
-        demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        looked = 1;
-    }
-    int status = -1;
-    char *d = demangle ? demangle(symbol, NULL, NULL, &status) : NULL;
-    if (status != 0) {
-        free(d);
-        return NULL;
-    }
-    return d;
 }

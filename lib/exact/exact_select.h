@@ -49,8 +49,5 @@ int exact_choice_eval(exact_choice *c, const select_graph *g, unsigned char *cho
 const char *exact_choice_unmatched(exact_choice *c);
 void exact_choice_free(exact_choice *c);
 
-/* A symbol's demangled name (malloc'd), or NULL when it is not mangled or
- * no demangler is loaded. */
-char *exact_demangle(const char *symbol);
 
 #endif

@@ -1,12 +1,10 @@
 /*
- * symbols.c - libdwfl over the live process. Names are demangled with
- * __cxa_demangle when the process has libstdc++ loaded (any program with C++
- * code does), so the C runtime needs no C++ dependency.
+ * symbols.c - libdwfl over the live process. C++ names are demangled by
+ * hprof's own demangler (core/demangle.h), libstdc++ loaded or not.
  */
 #define _GNU_SOURCE
 #include "report/profile/symbols.h"
 
-#include <dlfcn.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -20,17 +18,14 @@
 
 #include "core/cct.h"
 #include "core/config.h"
+#include "core/demangle.h"
 #include "core/hashmap.h"
-#include "core/real_dl.h"
 #include "unwind/modules.h"
-
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
 struct symbols {
     Dwfl *dwfl;      /* the modules loaded now */
     Dwfl **unloaded; /* per module id, made on first use: modules unloaded since */
     int nunloaded;
-    demangle_fn demangle;
     char exe[4096]; /* the program's own file ("": unknown) */
     char **owned;   /* strings handed out, freed at close */
     size_t nowned, owned_cap;
@@ -103,7 +98,6 @@ symbols *symbols_open(void)
         return NULL;
     modules_refresh();
     s->dwfl = modules_dwfl(-1);
-    s->demangle = (demangle_fn)hprof_dlsym(RTLD_DEFAULT, "__cxa_demangle");
     ssize_t n = readlink("/proc/self/exe", s->exe, sizeof s->exe - 1);
     s->exe[n > 0 ? n : 0] = '\0';
     return s;
@@ -140,15 +134,10 @@ static void set_name(symbols *s, sym_info *info, const char *raw)
         raw = keep(s, strndup(raw, (size_t)(at - raw)));
     info->name = raw;
     info->mangled = NULL;
-    if (s->demangle && raw[0] == '_' && raw[1] == 'Z') {
-        int status = -1;
-        char *d = s->demangle(raw, NULL, NULL, &status);
-        if (status == 0 && d) {
-            info->name = keep(s, d);
-            info->mangled = raw;
-        } else {
-            free(d);
-        }
+    char *d = hprof_demangle(raw);
+    if (d) {
+        info->name = keep(s, d);
+        info->mangled = raw;
     }
 }
 

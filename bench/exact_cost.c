@@ -1,6 +1,6 @@
 /*
  * exact_cost.c - the cost of a function measured exactly, per visit (bench
- * section 5b). Built with -fpatchable-function-entry=7,5 (or without, or
+ * section 5b). Built with -fpatchable-function-entry=18,16 (or without, or
  * with -finstrument-functions and bench/cygprof.c), run on one rank:
  *
  *   exact_cost loop N [B]     N calls of leaf from one loop

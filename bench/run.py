@@ -856,7 +856,7 @@ def exact_visit_cost(lines):
     cyg = os.path.join(OUT, "cygprof.o")
     sh(["gcc", "-O2", "-c", os.path.join(ROOT, "bench", "cygprof.c"), "-o", cyg])
     plain = exact_cost_exe("exact_cost_plain", [])
-    nops = exact_cost_exe("exact_cost_nops", ["-fpatchable-function-entry=7,5"])
+    nops = exact_cost_exe("exact_cost_nops", ["-fpatchable-function-entry=18,16"])
     inst = exact_cost_exe("exact_cost_inst", ["-finstrument-functions"], [cyg])
     off = {"HPROF_SAMPLING_HZ": "0"}
     lines.append("| calls | no tool, built without the flag | with the flag (NOPs), no tool | hprof, nothing "
@@ -937,7 +937,7 @@ def exact_dilation(lines):
     """5b, DROPS-like: built with the flag or not, nothing / the solver / everything selected."""
     steps = os.environ.get("BENCH_EXACT_STEPS", "20")
     plain = build_drops()
-    nops = build_drops("drops_mini_nops", ["-fpatchable-function-entry=7,5"])
+    nops = build_drops("drops_mini_nops", ["-fpatchable-function-entry=18,16"])
     hz = {"HPROF_SAMPLING_HZ": "100"}
     prof = lambda name: dict(hz, HPROF_OUTPUT=os.path.join(OUT, name + ".cubex"))
     args = [steps, 16]
@@ -991,7 +991,7 @@ def exact_section(lines):
     lines.append("A function's cost a visit when measured exactly (its entry patched into a jump to hprof's "
                  "trampoline, its return through the exit thunk: two clock reads and the bookkeeping), per call, "
                  "the calling thread's CPU time (bench/exact_cost.c, one rank), against the same program built "
-                 "without `-fpatchable-function-entry=7,5`, with it and no tool (its NOPs run), under hprof with "
+                 "without `-fpatchable-function-entry=18,16`, with it and no tool (its NOPs run), under hprof with "
                  "nothing selected, and built with `-finstrument-functions` and linked with bench/cygprof.c "
                  "(section 5's lean profiler):\n")
     exact_visit_cost(lines)

@@ -222,6 +222,23 @@ static void drop_own_sites(exact_module_sites *s)
     s->n = k;
 }
 
+/* With -fpatchable-function-entry=N,M and M odd (7,5) every function
+ * enters at an odd address, where the Itanium C++ ABI reads bit 0 of a
+ * pointer to member function as "virtual": a call through a pointer to a
+ * non-virtual member crashes, with no tool attached. A mangled name among
+ * the odd entries says the module is C++. */
+static void warn_odd_cxx_entries(const module_state *m)
+{
+    for (int i = 0; i < m->s.n; i++)
+        if ((m->s.v[i].fn & 1) && strncmp(m->s.v[i].name, "_Z", 2) == 0) {
+            hprof_say("%s: its C++ functions enter at odd addresses (-fpatchable-function-entry with an odd "
+                      "second number, such as 7,5), where a call through a pointer to member function "
+                      "crashes; build with -fpatchable-function-entry=18,16",
+                      base_name(m->path));
+            return;
+        }
+}
+
 /* A module seen for the first time: its sites, and the selected ones
  * patched. The caller holds the lock. */
 static void add_module(int id, const module_rec *rec)
@@ -248,10 +265,11 @@ static void add_module(int id, const module_rec *rec)
         return;
     records_seen += m->s.records;
     modules_with_records++;
+    warn_odd_cxx_entries(m);
     if (m->s.unfit || m->s.unnamed)
         hprof_verbose(1,
                       "%s: %d patchable entries, %d without a symbol, %d whose NOP area does not fit "
-                      "(-fpatchable-function-entry=7,5 needed)",
+                      "(-fpatchable-function-entry=18,16 fits)",
                       base_name(m->path), m->s.records, m->s.unnamed, m->s.unfit);
     unsigned char *chosen = m->s.n ? calloc((size_t)m->s.n, 1) : NULL;
     if (chosen && number_sites(m) == 0 && choose(m, chosen) == 0)
@@ -473,7 +491,7 @@ void hprof_exact_start(uint64_t window_start_ns)
     }
     if (records_seen == 0)
         hprof_say("%s asks for functions measured exactly, but no code loaded has patchable entries: build "
-                  "the program with -fpatchable-function-entry=7,5",
+                  "the program with -fpatchable-function-entry=18,16",
                   exact_choice_var(choice));
     else if (exact_choice_unmatched(choice))
         hprof_say("%s: no function with a patchable entry is named %s", exact_choice_var(choice),

@@ -1,7 +1,7 @@
 /*
  * exact.h - functions measured exactly, patched in at run time (issue 29).
  *
- * A program built with -fpatchable-function-entry=7,5 (exact_sites.h)
+ * A program built with -fpatchable-function-entry=18,16 (exact_sites.h)
  * has a NOP area at every function's entry. When a selection is asked for
  * (exact_select.h), hprof_exact_start finds the areas of the program and
  * of every shared library loaded (and, later, of each library dlopen

@@ -1,6 +1,6 @@
 /*
  * exact_calib_code.c - see exact_calib_code.h. Each function has a
- * patchable entry as -fpatchable-function-entry=7,5 makes it.
+ * patchable entry as -fpatchable-function-entry=18,16 makes it.
  */
 #include "lib/exact/exact_calib_code.h"
 
@@ -9,9 +9,9 @@
 /* noclone (GCC's: no specialized copy without the entry) is unknown to clang,
  * which does not clone a function that keeps a patchable entry anyway. */
 #if defined(__clang__)
-#define PATCHABLE __attribute__((noinline, patchable_function_entry(7, 5)))
+#define PATCHABLE __attribute__((noinline, patchable_function_entry(18, 16)))
 #else
-#define PATCHABLE __attribute__((noinline, noclone, patchable_function_entry(7, 5)))
+#define PATCHABLE __attribute__((noinline, noclone, patchable_function_entry(18, 16)))
 #endif
 
 PATCHABLE unsigned exact_calib_measured(unsigned x)

@@ -8,7 +8,10 @@
  * hprof needs M >= 5 NOP bytes before the entry (a jmp rel32 goes into
  * the last 5) and N - M >= 2 at the entry, after its endbr64 if it has
  * one, as one 2-byte NOP (66 90, clang) or two 1-byte ones (90 90, GCC):
- * a short jump goes there. -fpatchable-function-entry=7,5 is that.
+ * a short jump goes there. -fpatchable-function-entry=18,16 is that, and
+ * keeps each entry where the compiler aligns it (16 NOP bytes before an
+ * aligned entry); 7,5 fits too, but its odd entries break C++ pointers to
+ * member functions (bit 0 means "virtual" in the Itanium ABI).
  * Not for signal handlers (reads files, allocates).
  */
 #ifndef HPROF_EXACT_SITES_H

@@ -18,7 +18,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 require_built exact_auto
 build_or_fail "exact auto: build" build_shared "$MPICC" "$here/exact/exact_auto.c" exact_auto -O2 \
-    -fpatchable-function-entry=7,5 || finish
+    -fpatchable-function-entry=18,16 || finish
 rm -f exact.expect.* exact_auto.times.* exact_auto.work.*
 HPROF_SELECT=auto HPROF_VERBOSE=2 \
     profile_run "exact auto: run" auto auto.cubex auto.csv 2 ./exact_auto || finish

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Functions measured exactly (issue 29.1, 29.2), C: exact/exact_c.c built
-# with -fpatchable-function-entry=7,5 on 2 ranks, HPROFTEST_EXACT selecting
+# with -fpatchable-function-entry=18,16 on 2 ranks, HPROFTEST_EXACT selecting
 # solve, step (which calls MPI_Allreduce), rec (recursion 10,000 deep),
 # jumper and deep (left by longjmp); leaf, called 200 times a step, is not.
 # Against what each rank counted and timed itself (exact/check_exact.py):
@@ -13,7 +13,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 require_built exact_c
 build_or_fail "exact C: build" build_shared "$MPICC" "$here/exact/exact_c.c" exact_c -O2 \
-    -fpatchable-function-entry=7,5 || finish
+    -fpatchable-function-entry=18,16 || finish
 rm -f exact.expect.*
 HPROFTEST_EXACT=solve,step,rec,jumper,deep HPROF_SAMPLING_HZ=1000 HPROF_VERBOSE=2 \
     profile_run "exact C: run" exact_c exact_c.cubex exact_c.csv 2 ./exact_c || finish
@@ -34,7 +34,7 @@ rm -f exact.expect.*
 build_without_g() { local cc=$1 src=$2 out=$3; shift 3
     $cc "$@" "$src" -o "$out" "${HPROF_SHARED[@]}" >"$out.build.log" 2>&1; }
 build_or_fail "exact C without -g: build" build_without_g "$MPICC" "$here/exact/exact_c.c" exact_nog -O2 \
-    -fpatchable-function-entry=7,5 || finish
+    -fpatchable-function-entry=18,16 || finish
 HPROFTEST_EXACT=solve HPROF_SAMPLING_HZ=0 profile_run "exact C without -g: run" exact_nog exact_nog.cubex \
     exact_nog.csv 2 ./exact_nog || finish
 "$TEST_VIEW" exact_nog.cubex >exact_nog.view 2>&1

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Functions measured exactly (issue 29.1, 29.2), C++: exact/exact_cxx.cpp
-# with -fpatchable-function-entry=7,5 on 2 ranks, selected by demangled
+# with -fpatchable-function-entry=18,16 on 2 ranks, selected by demangled
 # name (solver::top, ...): exceptions thrown through selected functions
 # and caught in one (top), in main after leaving two (middle, thrower), a
 # catch that rethrows (relay) and throws caught inside one (local), with a
@@ -12,7 +12,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 require_built exact_cxx
 build_or_fail "exact C++: build" build_shared "$MPICXX" "$here/exact/exact_cxx.cpp" exact_cxx -O2 \
-    -fpatchable-function-entry=7,5 || finish
+    -fpatchable-function-entry=18,16 || finish
 sel=solver::top,solver::middle,solver::thrower,solver::relay,solver::local
 for hz in 1000 10000; do
     rm -f exact.expect.*

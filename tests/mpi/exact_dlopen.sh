@@ -1,7 +1,7 @@
 #!/bin/bash
 # Functions measured exactly (issue 29.1) in a library dlopen'ed after
 # MPI_Init: exact/exact_dlopen.c opens libexactplug.so (built with
-# -fpatchable-function-entry=7,5) 0.2 s into the run, calls plug_solve
+# -fpatchable-function-entry=18,16) 0.2 s into the run, calls plug_solve
 # (which calls plug_step) through dlsym, and closes it before MPI_Finalize.
 # The library is patched at the program's dlsym, before its first call:
 # visits exact on every rank of 2, plug_solve's exact time as the program
@@ -11,7 +11,7 @@
 . "$(dirname "$0")/progs/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 require_built exact_dlopen
-$MPICC -g -O2 -fpatchable-function-entry=7,5 -shared -fPIC "$here/exact/exact_plug.c" -o libexactplug.so \
+$MPICC -g -O2 -fpatchable-function-entry=18,16 -shared -fPIC "$here/exact/exact_plug.c" -o libexactplug.so \
     >plug.build.log 2>&1 || { notok "exact dlopen: build the library" "$(oneline plug.build.log)"; finish; }
 build_or_fail "exact dlopen: build" build_shared "$MPICC" "$here/exact/exact_dlopen.c" exact_dlopen -O2 -ldl || finish
 rm -f exact.expect.*

@@ -14,7 +14,7 @@ if ! PYTHONPATH=${EXTRAP_PYTHONPATH:-} "$PY" -c 'import extrap.extrap.extrapcmd'
 fi
 require_built exact_extrap
 build_or_fail "exact Extra-P: build" build_shared "$MPICC" "$here/exact/exact_scale.c" exact_scale -O2 \
-    -fpatchable-function-entry=7,5 || finish
+    -fpatchable-function-entry=18,16 || finish
 rm -rf runs
 for p in 1 2 3 4 5; do
     mkdir -p runs/app.p$p.r1

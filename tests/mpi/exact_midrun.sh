@@ -11,7 +11,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 require_built exact_midrun
 build_or_fail "exact mid-run: build" build_shared "$MPICC" "$here/exact/exact_midrun.c" exact_midrun -O2 \
-    -fpatchable-function-entry=7,5 || finish
+    -fpatchable-function-entry=18,16 || finish
 rm -f exact.expect.*
 HPROF_SELECT='mpi_path & name("^(exchange|crunch)$")' HPROF_SAMPLING_HZ=1000 \
     profile_run "exact mid-run: run" midrun midrun.cubex midrun.csv 2 ./exact_midrun || finish

@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_built exact_noflag
 build_or_fail "exact no flag: build" build_shared "$MPICC" "$here/exact/exact_c.c" noflag -O2 || finish
 build_or_fail "exact no flag: build with the flag" build_shared "$MPICC" "$here/exact/exact_c.c" withflag -O2 \
-    -fpatchable-function-entry=7,5 || finish
+    -fpatchable-function-entry=18,16 || finish
 
 # run NAME LOG PROG [VAR=VALUE]: 2 ranks; the profile in LOG.csv
 run() { local n=$1 log=$2 prog=$3; shift 3
@@ -20,9 +20,9 @@ lines() { grep -c "^hprof: .*$2" "$1.err"; }
 no_exact() { ! grep -qE ',exact_time,|^main;solve,[0-9]+,[0-9]+,visits,[1-9]' "$1.csv"; }
 
 if run "exact no flag: run with a selection" noflag noflag HPROFTEST_EXACT=solve,step; then
-    check "exact no flag: one line says the build needs -fpatchable-function-entry=7,5" \
+    check "exact no flag: one line says the build needs -fpatchable-function-entry=18,16" \
         "$(lines noflag fpatchable) such lines: $(grep '^hprof' noflag.err | head -3 | tr '\n' ' ')" \
-        test "$(lines noflag 'no code loaded has patchable entries: build the program with -fpatchable-function-entry=7,5')" -eq 1
+        test "$(lines noflag 'no code loaded has patchable entries: build the program with -fpatchable-function-entry=18,16')" -eq 1
     check "exact no flag: the profile as without a selection (no exact_time, no visits on solve)" \
         "$(grep -E 'exact_time|^main;solve,.*visits' noflag.csv | head -2 | tr '\n' ' ')" no_exact noflag
 fi

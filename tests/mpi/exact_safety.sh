@@ -1,6 +1,6 @@
 #!/bin/bash
 # Functions measured exactly, every one of them (HPROFTEST_EXACT=*), in
-# unwind/safety.cpp built with -fpatchable-function-entry=7,5 (sampling at
+# unwind/safety.cpp built with -fpatchable-function-entry=18,16 (sampling at
 # 1 kHz): C++ exceptions through measured frames, longjmp and siglongjmp out
 # of them, backtrace() and libunwind called by the program (which must not
 # see hprof's exit thunk, nor a frame of hprof's), swapcontext, fork,
@@ -9,7 +9,7 @@
 . "$(dirname "$0")/progs/lib.sh"
 require_built "exact safety build"
 HERE=$(cd "$(dirname "$0")" && pwd)
-if ! $MPICXX -g -O2 -rdynamic -fpatchable-function-entry=7,5 "$HERE/unwind/safety.cpp" -o safety -lunwind \
+if ! $MPICXX -g -O2 -rdynamic -fpatchable-function-entry=18,16 "$HERE/unwind/safety.cpp" -o safety -lunwind \
     2>build.err; then
     notok "exact safety build" "$(oneline build.err 300)"; finish
 fi

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Functions measured exactly, chosen by HPROF_FILTER (a Score-P filter file)
 # and HPROF_SELECT (the selection language, core/select/), on exact/exact_c.c
-# built with -fpatchable-function-entry=7,5, 2 ranks: a CaPI-style file
+# built with -fpatchable-function-entry=18,16, 2 ranks: a CaPI-style file
 # (EXCLUDE *, INCLUDE solve step) measures those two only; a scorep-score -g
 # style file (EXCLUDE step leaf) measures every other function; a selection
 # by source file (read from the program's DWARF) and name takes rec and deep;
@@ -11,7 +11,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 require_built exact_select
 build_or_fail "exact select: build" build_shared "$MPICC" "$here/exact/exact_c.c" exact_c -O2 \
-    -fpatchable-function-entry=7,5 || finish
+    -fpatchable-function-entry=18,16 || finish
 
 # only NAME... : the program's expectations with only these functions measured
 only() {

@@ -10,7 +10,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 require_built exact_threads
 build_or_fail "exact threads: build" build_shared "$MPICC" "$here/exact/exact_threads.c" exact_threads -O2 \
-    -fpatchable-function-entry=7,5 -lpthread || finish
+    -fpatchable-function-entry=18,16 -lpthread || finish
 rm -f exact.expect.*
 HPROFTEST_EXACT=work,inner HPROF_SAMPLING_HZ=1000 \
     profile_run "exact threads: run" exact_threads exact_threads.cubex exact_threads.csv 2 ./exact_threads || finish

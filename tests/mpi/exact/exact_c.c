@@ -1,6 +1,6 @@
 /*
  * exact_c.c - functions measured exactly (tests/mpi/exact_c.sh). Built with
- * -fpatchable-function-entry=7,5; HPROFTEST_EXACT names solve, step, rec,
+ * -fpatchable-function-entry=18,16; HPROFTEST_EXACT names solve, step, rec,
  * jumper and deep; leaf is not selected. Each rank counts its own calls
  * and times its own top-level calls (MPI_Wtime), and writes what it saw
  * to exact.expect.RANK:

@@ -57,10 +57,34 @@ void merged_attrs_free(merged_attrs *a)
     free(a->keys), free(a->values), free(a->owned);
 }
 
-int merged_attrs_make(merged_attrs *a, const cube_profile *const *in, int nin, const cube_profile *first,
-                      int nranks)
+/* "1, 3, 5-7" of the ranks below the job's size that ranks[] (sorted)
+ * lacks, into buf; 0 when none is missing. */
+static int missing_ranks(const int *ranks, int n, int job, char *buf, size_t len)
 {
-    int cap = first->nattrs + 2;
+    int missing = 0, k = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int r = 0; r < job; r++) {
+        while (k < n && ranks[k] < r)
+            k++;
+        if (k < n && ranks[k] == r)
+            continue;
+        int last = r;
+        while (last + 1 < job && !(k < n && ranks[k] == last + 1))
+            last++;
+        if (used < len)
+            used += (size_t)snprintf(buf + used, len - used, last > r ? "%s%d-%d" : "%s%d", missing ? ", " : "",
+                                     r, last);
+        missing += last - r + 1;
+        r = last;
+    }
+    return missing;
+}
+
+int merged_attrs_make(merged_attrs *a, const cube_profile *const *in, int nin, const cube_profile *first,
+                      const int *ranks, int nranks)
+{
+    int cap = first->nattrs + 3;
     a->keys = calloc((size_t)cap, sizeof *a->keys);
     a->values = calloc((size_t)cap, sizeof *a->values);
     a->owned = calloc((size_t)cap, sizeof *a->owned);
@@ -83,13 +107,25 @@ int merged_attrs_make(merged_attrs *a, const cube_profile *const *in, int nin, c
             a->keys[a->n] = k, a->values[a->n] = first->attrs[i].value, a->n++;
         }
     }
-    const char *why = cube_attr_get(first, "hprof::partial");
-    char buf[1024];
-    snprintf(buf, sizeof buf, "merged by hprof-merge from %d profiles of %d ranks%s%s", nin, nranks,
+    const char *why = cube_attr_get(first, "hprof::partial"), *size = cube_attr_get(first, "hprof::ranks");
+    int job = size ? atoi(size) : 0;
+    char buf[1024], gone[512];
+    int nmissing = missing_ranks(ranks, nranks, job, gone, sizeof gone);
+    char of_job[600] = "";
+    if (nmissing > 0)
+        snprintf(of_job, sizeof of_job, " of the job's %d (missing: rank%s %s)", job, nmissing > 1 ? "s" : "",
+                 gone);
+    snprintf(buf, sizeof buf, "merged by hprof-merge from %d profiles of %d ranks%s%s%s", nin, nranks, of_job,
              why ? "; the lowest rank's: " : " (none partial)", why ? why : "");
     a->owned[a->n] = strdup(buf);
     if (!a->owned[a->n])
         return -1;
     a->keys[a->n] = "hprof::partial", a->values[a->n] = a->owned[a->n], a->n++;
+    if (nmissing > 0) {
+        a->owned[a->n] = strdup(gone);
+        if (!a->owned[a->n])
+            return -1;
+        a->keys[a->n] = "hprof::missing_ranks", a->values[a->n] = a->owned[a->n], a->n++;
+    }
     return 0;
 }

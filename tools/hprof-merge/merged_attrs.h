@@ -2,7 +2,8 @@
  * merged_attrs.h - the <attr> pairs of hprof-merge's profile: the lowest
  * rank's (what was measured, the command, hprof's version), the run's
  * sample counts summed over the inputs as MPI_Finalize's merge sums them,
- * and hprof::partial saying the file was merged from partial profiles.
+ * and hprof::partial saying the file was merged from partial profiles and
+ * which of the job's ranks it lacks.
  */
 #ifndef HPROF_MERGED_ATTRS_H
 #define HPROF_MERGED_ATTRS_H
@@ -15,10 +16,12 @@ typedef struct merged_attrs {
     int n;
 } merged_attrs;
 
-/* first: the input of the lowest rank; nranks: the ranks merged. 0, or -1
- * when out of memory. */
+/* first: the input of the lowest rank; ranks: the nranks ranks merged, in
+ * order. The ranks of the job (first's hprof::ranks) that none of the
+ * inputs holds are named in hprof::partial and in hprof::missing_ranks
+ * ("1, 4-6"). 0, or -1 when out of memory. */
 int merged_attrs_make(merged_attrs *a, const cube_profile *const *in, int nin, const cube_profile *first,
-                      int nranks);
+                      const int *ranks, int nranks);
 void merged_attrs_free(merged_attrs *a);
 
 #endif

@@ -44,6 +44,7 @@ typedef struct merge {
     int nmetrics;
     char *msg;
     size_t msglen;
+    char missing[256]; /* the job's ranks no input holds ("1, 4-6"), for the last line */
 } merge;
 
 /* The one line of an error into msg; -1. */
@@ -372,9 +373,15 @@ static int define(merge *m, cube_writer *w)
     const cube_profile **in = calloc((size_t)m->nin, sizeof *in);
     for (int i = 0; in && i < m->nin; i++)
         in[i] = m->in[i].p;
+    int *ranks = calloc((size_t)m->nprocs + 1, sizeof *ranks);
+    for (int j = 0; ranks && j < m->nprocs; j++)
+        ranks[j] = m->procs[j].rank;
     int rc = -1;
-    if (md && rd && cd && pd && in &&
-        merged_attrs_make(&a, in, m->nin, m->in[m->procs[0].input].p, m->nprocs) == 0) {
+    if (md && rd && cd && pd && in && ranks &&
+        merged_attrs_make(&a, in, m->nin, m->in[m->procs[0].input].p, ranks, m->nprocs) == 0) {
+        for (int k = 0; k < a.n; k++)
+            if (strcmp(a.keys[k], "hprof::missing_ranks") == 0)
+                snprintf(m->missing, sizeof m->missing, "%s", a.values[k]);
         for (int k = 0; k < m->nmetrics; k++) {
             const cube_metric *mt = m->metrics[k];
             md[k] = (cube_metric_def){ mt->uniq_name, mt->disp_name, mt->dtype, mt->uom, mt->descr, 0, -1 };
@@ -403,7 +410,7 @@ static int define(merge *m, cube_writer *w)
         rc = cube_writer_define(w, &defs);
     }
     merged_attrs_free(&a);
-    free(md), free(rd), free(cd), free(pd), free(in);
+    free(md), free(rd), free(cd), free(pd), free(in), free(ranks);
     return rc;
 }
 
@@ -451,8 +458,8 @@ static int write_file(merge *m, const offline_merge_opts *o)
     }
     if (cube_writer_commit(w, err, sizeof err) != 0)
         return fail(m, "%s", err);
-    snprintf(m->msg, m->msglen, "wrote %s (%d ranks from %d profiles, %d call paths, %d metrics)", o->output,
-             m->nprocs, m->nin, m->d->ncnodes, m->nmetrics);
+    snprintf(m->msg, m->msglen, "wrote %s (%d ranks from %d profiles, %d call paths, %d metrics%s%s)", o->output,
+             m->nprocs, m->nin, m->d->ncnodes, m->nmetrics, m->missing[0] ? "; missing ranks: " : "", m->missing);
     return 0;
 }
 

@@ -103,6 +103,7 @@ int vt_header_width(vtree *t, FILE *out, int width)
         attr_line(p, out, "command", "hprof::command");
         fprintf(out, "%-10s %d ranks, %d threads in all (up to %d per rank)\n", "ranks", p->nprocs, p->nlocs,
                 maxthreads);
+        attr_line(p, out, "partial", "hprof::partial");
         const char *hz = cube_attr_get(p, "hprof::sampling_hz"),
                    *clk = cube_attr_get(p, "hprof::sampling_clock");
         if (hz) {

@@ -16,6 +16,7 @@
 #include "report/merge/merge.h"
 #include "lib/run_attrs.h"
 #include "lib/active.h"
+#include "lib/run_marks.h"
 #include "lib/runtime_snapshot.h"
 #include "lib/sampler.h"
 #include "lib/signal_chain.h"
@@ -45,6 +46,25 @@ static void detach_descriptors(void)
         close((int)fd);
 }
 
+/* Rank 0's line: what becomes of the partial profiles, and who merges
+ * them (hprof-run once the job has ended, or the user: the command). */
+static void say_partial(const char *reason)
+{
+    char stem[4096];
+    fallback_stem(hprof_config.output, my_nranks, stem, sizeof stem);
+    const char *whole = merging ? "MPI_Finalize's merge did not end, no profile of all ranks is written"
+                                : "MPI_Finalize not reached";
+    if (run_marks_in_use())
+        hprof_say("%s: %s; each rank that got this far writes its own partial profile (%s.rank%d.cubex for "
+                  "this one) in the background, and hprof-run merges them when the job has ended",
+                  reason, whole, stem, my_rank);
+    else
+        hprof_say("%s: %s; each rank that got this far writes its own partial profile (%s.rank%d.cubex for "
+                  "this one) in the background; once the job has ended, merge them with: hprof-merge "
+                  "%s.rank*.cubex",
+                  reason, whole, stem, my_rank, stem);
+}
+
 /* The writer: a detached grandchild, so that the dying rank goes on dying
  * at once (the launcher sees the same exit, at the same moment, as without
  * hprof) and the launcher's clean-up of the rank does not take the write
@@ -55,13 +75,16 @@ static void write_in_background(const char *reason)
      * said here: the writer cannot tell anyone once the rank is gone. */
     char err[512];
     const char *what = merging ? "MPI_Finalize's merge did not end" : "MPI_Finalize not reached";
+    run_marks_partial_begins();
     if (fallback_check_room(hprof_config.output, err, sizeof err) != 0) {
         hprof_say("%s: %s; no partial profile written for this rank: %s", reason, what, err);
+        run_marks_partial_done(NULL, err);
         return;
     }
     pid_t child = fork();
     if (child < 0) {
         hprof_say("%s: %s; no partial profile written for this rank: fork failed", reason, what);
+        run_marks_partial_done(NULL, "fork failed");
         return;
     }
     if (child > 0) {
@@ -73,18 +96,13 @@ static void write_in_background(const char *reason)
          * what came of it. */
         while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
             ;
-        hprof_say("%s: %s; each rank that got this far tries to write its own "
-                  "partial profile (.rank%d.cubex for this one) in the background; a write that fails "
-                  "leaves none (HPROF_VERBOSE=1 says why)",
-                  reason,
-                  merging ? "MPI_Finalize's merge did not end, no profile of all ranks is written"
-                          : "MPI_Finalize not reached",
-                  my_rank);
+        say_partial(reason);
         return;
     }
     setsid();
     if (fork() != 0)
         _exit(0);
+    run_marks_partial_writer();
     detach_descriptors();
     signal_chain_release();
     struct sigaction ign;
@@ -97,8 +115,12 @@ static void write_in_background(const char *reason)
     runtime_snapshot snapshot;
     runtime_snapshot_take(&snapshot);
     if (fallback_write(&snapshot.s, my_rank, my_nranks, hprof_config.output, reason, attrs.keys, attrs.values,
-                       attrs.count, path, sizeof path, err, sizeof err) != 0)
+                       attrs.count, path, sizeof path, err, sizeof err) != 0) {
         hprof_verbose(1, "partial profile not written: %s", err);
+        run_marks_partial_done(NULL, err);
+    } else {
+        run_marks_partial_done(path, NULL);
+    }
     _exit(0);
 }
 
@@ -189,6 +211,7 @@ void abandon_arm(int rank, int nranks)
 {
     my_rank = rank;
     my_nranks = nranks;
+    run_marks_arm(rank);
     atexit(at_exit);
     pthread_atfork(NULL, NULL, in_child);
     for (int i = 0; i < NFATAL; i++) {

@@ -1,8 +1,9 @@
 /*
  * run_marks.c - the files a rank leaves for hprof-run (see run_marks.h).
  * Called at start-up or from the first unmeasured MPI call, never from a
- * signal handler; each file is created once and left empty or holding one
- * line, and a folder that cannot be written is ignored.
+ * signal handler (but run_marks_partial_begins, whose name is made before);
+ * each file is created once and left empty or holding one line, and a
+ * folder that cannot be written is ignored.
  */
 #include "lib/run_marks.h"
 
@@ -34,6 +35,76 @@ static void leave_mark(const char *kind, const char *text)
         (void)w;
     }
     close(fd);
+}
+
+static char writing_path[4096], partial_path[4096];
+
+/* dir/kind.<rank>.<host>.<pid> into buf; 0, or -1 when it does not fit. */
+static int partial_name(char *buf, size_t len, const char *dir, const char *kind, int rank)
+{
+    char host[64] = "host";
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    int n = snprintf(buf, len, "%s/%s.%d.%s.%ld", dir, kind, rank, host, (long)getpid());
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+void run_marks_arm(int rank)
+{
+    const char *dir = getenv("HPROF_RUN_MARKS");
+    if (!dir || !*dir || partial_name(writing_path, sizeof writing_path, dir, "writing", rank) != 0 ||
+        partial_name(partial_path, sizeof partial_path, dir, "partial", rank) != 0)
+        writing_path[0] = partial_path[0] = '\0';
+}
+
+int run_marks_in_use(void)
+{
+    return partial_path[0] != '\0';
+}
+
+void run_marks_partial_begins(void)
+{
+    if (!writing_path[0])
+        return;
+    int fd = open(writing_path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd >= 0)
+        close(fd);
+}
+
+void run_marks_partial_writer(void)
+{
+    if (!writing_path[0])
+        return;
+    char text[32];
+    int n = snprintf(text, sizeof text, "%ld\n", (long)getpid());
+    int fd = open(writing_path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return;
+    ssize_t w = write(fd, text, (size_t)n);
+    (void)w;
+    close(fd);
+}
+
+void run_marks_partial_done(const char *path, const char *why)
+{
+    if (!partial_path[0])
+        return;
+    char tmp[4200], text[4200];
+    int n = snprintf(text, sizeof text, path ? "ok %s\n" : "failed %s\n", path ? path : why ? why : "?");
+    snprintf(tmp, sizeof tmp, "%s.tmp", partial_path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return;
+    int whole = n > 0 && write(fd, text, (size_t)n) == n;
+    if (close(fd) == 0 && whole)
+        rename(tmp, partial_path);
+    else
+        unlink(tmp);
+}
+
+void run_marks_finalized(void)
+{
+    leave_mark("finalized", NULL);
 }
 
 void run_marks_started(void)

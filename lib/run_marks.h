@@ -16,4 +16,25 @@ void run_marks_started(void);
  * says so once, with `how` (what hprof saw), and tells hprof-run. */
 void run_marks_foreign_init(const char *how);
 
+/* A job that ends without MPI_Finalize: each rank's partial profile
+ * (lib/abandon.h) is announced to hprof-run, which merges them once the
+ * job has ended. run_marks_arm (at MPI_Init) makes the marks' names;
+ * run_marks_partial_begins (from the dying rank, maybe in a signal
+ * handler: open and close only) says a write is under way, as
+ * writing.<rank>.<host>.<pid>; run_marks_partial_done (from the writer)
+ * leaves partial.<rank>.<host>.<pid> holding "ok PATH" or "failed WHY",
+ * whole when it appears (renamed into place). 1 from run_marks_in_use
+ * when hprof-run is there to merge. */
+void run_marks_arm(int rank);
+int run_marks_in_use(void);
+void run_marks_partial_begins(void);
+void run_marks_partial_done(const char *path, const char *why);
+/* From the writer, first: its pid into writing.<...>, so that hprof-run
+ * waits while it lives and not for a rank killed before it forked one. */
+void run_marks_partial_writer(void);
+/* This rank went through MPI_Finalize's merge: hprof-run, seeing fewer of
+ * these than ranks started and no partial profile, says the job was killed
+ * before any rank could write one. */
+void run_marks_finalized(void);
+
 #endif

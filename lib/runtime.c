@@ -273,6 +273,7 @@ void hprof_runtime_stop(void)
                         &snapshot.s };
     info.nphases = timeline_phases(&info.phases);
     hprof_merge_and_write(&info);
+    run_marks_finalized();
     runtime_snapshot_release(&snapshot);
     abandon_merge_ended();
     timeline_free(&rank_timeline);

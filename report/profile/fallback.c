@@ -14,22 +14,27 @@
 #include "report/profile/output_name.h"
 #include "report/profile/profile_file.h"
 
-/* <output without .cubex>.rank<R>.cubex, or hprof-<prog>-<P>p.rank<R>[.N].cubex;
- * an existing file is never replaced. */
+void fallback_stem(const char *output, int nranks, char *stem, int len)
+{
+    if (output) {
+        snprintf(stem, (size_t)len, "%s", output);
+        size_t n = strlen(stem);
+        if (n > 6 && strcmp(stem + n - 6, ".cubex") == 0)
+            stem[n - 6] = '\0';
+    } else {
+        snprintf(stem, (size_t)len, "hprof-%s-%dp", program_invocation_short_name, nranks);
+    }
+}
+
+/* <stem>.rank<R>.cubex, or <stem>.rank<R>.<N>.cubex; an existing file is
+ * never replaced. */
 static cube_writer *create_file(int rank, int nranks, const char *output, char *path, int pathlen, char *err,
                                 int errlen)
 {
     char stem[4096];
     if (output_refused(output, err, (size_t)errlen) != 0)
         return NULL;
-    if (output) {
-        snprintf(stem, sizeof stem, "%s", output);
-        size_t n = strlen(stem);
-        if (n > 6 && strcmp(stem + n - 6, ".cubex") == 0)
-            stem[n - 6] = '\0';
-    } else {
-        snprintf(stem, sizeof stem, "hprof-%s-%dp", program_invocation_short_name, nranks);
-    }
+    fallback_stem(output, nranks, stem, sizeof stem);
     for (int i = 0; i < 1000; i++) {
         if (i == 0)
             snprintf(path, (size_t)pathlen, "%s.rank%d.cubex", stem, rank);

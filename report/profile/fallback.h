@@ -16,6 +16,10 @@
  * before it says what becomes of its profile. 0 does not promise success. */
 int fallback_check_room(const char *output, char *err, int errlen);
 
+/* The partial profiles' names before .rank<R>: output without .cubex, or
+ * hprof-<program>-<nranks>p in the working directory. */
+void fallback_stem(const char *output, int nranks, char *stem, int len);
+
 #include "report/profile/snapshot.h"
 
 /* The profile of the snapshot (snapshot.h). Returns 0 and fills path (the

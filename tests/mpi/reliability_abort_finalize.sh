@@ -24,8 +24,8 @@ done
 # the status MPI_Abort gives (without hprof the abort comes after a quick
 # MPI_Finalize, where MPICH's launcher reports another status)
 check "abort in finalize: exit status 5, MPI_Abort's" "status $got" test "$got" = 5
-n=$(grep -c "^hprof: MPI_Abort: MPI_Finalize's merge did not end, no profile of all ranks is written; each rank that got this far tries to write its own partial profile (.rank0.cubex for this one)" run/err)
-check "abort in finalize: one line says the merge did not end and partial profiles are written" \
+n=$(grep -c "^hprof: MPI_Abort: MPI_Finalize's merge did not end, no profile of all ranks is written; each rank that got this far writes its own partial profile (hprof-abort_finalize-3p.rank0.cubex for this one) in the background; once the job has ended, merge them with: hprof-merge hprof-abort_finalize-3p.rank\\*.cubex$" run/err)
+check "abort in finalize: one line says the merge did not end, partial profiles are written, and the command that merges them" \
     "got: $(grep hprof run/err | tr '\n' '|' | cut -c1-400)" test "$n" -eq 1
 f=run/hprof-abort_finalize-3p.rank0.cubex
 if [ -s $f ] && to_csv $f r0.csv; then

@@ -10,7 +10,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/../common/lib/common.sh"
 VIEW=${TEST_VIEW:-$ROOT/build/tools/hprof-view}
 CFLAGS_T="-I. -g -O1 -std=gnu11 -w"
-LIBS="-lunwind -ldw -lelf -lz -lpthread -lm"
+LIBS="-liberty -lunwind -ldw -lelf -lz -lpthread -lm"   # -liberty: core/demangle.c
 LOWER="core/*.c unwind/modules.c unwind/debug_files.c unwind/python/py_codes.c unwind/python/py_lines.c"
 python3 tools/embed_text.py report/profile/remapping.spec "$W/remapping_spec.c" hprof_remapping_spec \
     report/profile/remapping_spec.h

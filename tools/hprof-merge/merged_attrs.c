@@ -73,8 +73,8 @@ static int missing_ranks(const int *ranks, int n, int job, char *buf, size_t len
         while (last + 1 < job && !(k < n && ranks[k] == last + 1))
             last++;
         if (used < len)
-            used += (size_t)snprintf(buf + used, len - used, last > r ? "%s%d-%d" : "%s%d", missing ? ", " : "",
-                                     r, last);
+            used += (size_t)snprintf(buf + used, len - used, last > r ? "%s%d-%d" : "%s%d",
+                                     missing ? ", " : "", r, last);
         missing += last - r + 1;
         r = last;
     }

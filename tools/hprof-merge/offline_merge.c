@@ -458,8 +458,9 @@ static int write_file(merge *m, const offline_merge_opts *o)
     }
     if (cube_writer_commit(w, err, sizeof err) != 0)
         return fail(m, "%s", err);
-    snprintf(m->msg, m->msglen, "wrote %s (%d ranks from %d profiles, %d call paths, %d metrics%s%s)", o->output,
-             m->nprocs, m->nin, m->d->ncnodes, m->nmetrics, m->missing[0] ? "; missing ranks: " : "", m->missing);
+    snprintf(m->msg, m->msglen, "wrote %s (%d ranks from %d profiles, %d call paths, %d metrics%s%s)",
+             o->output, m->nprocs, m->nin, m->d->ncnodes, m->nmetrics,
+             m->missing[0] ? "; missing ranks: " : "", m->missing);
     return 0;
 }
 

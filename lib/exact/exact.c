@@ -7,9 +7,11 @@
 #include "lib/exact/exact.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/exact/exact_absent.h"
 #include "lib/exact/exact_auto.h"
 #include "lib/exact/exact_calib.h"
 #include "lib/exact/exact_calib_code.h"
@@ -72,6 +74,11 @@ static int nmeasured;
 static double auto_budget, auto_visit_ns; /* auto_visit_ns: 0 before the calibration, < 0 failed */
 static uint64_t auto_warmup, auto_last_ns;
 static int auto_trial; /* evaluations still to come at the trial's pace */
+/* What was selected and measures nothing (exact.h's hprof_exact_unmeasured) */
+static char **name_why;       /* per HPROFTEST_EXACT name: why (at MPI_Init), NULL: a function took it */
+static uint64_t *name_visits; /* per name, at the end: its functions' visits here (UINT64_MAX: not known) */
+static char
+    *expr_what[2]; /* HPROF_SELECT's and HPROF_FILTER's, where one took no function: "HPROF_SELECT='...'" */
 
 static module_state *module_known(int id)
 {
@@ -85,6 +92,11 @@ static const char *base_name(const char *path)
 {
     const char *b = strrchr(path, '/');
     return b ? b + 1 : path;
+}
+
+static const char *site_name(const module_state *m, int k)
+{
+    return m->demangled[k] ? m->demangled[k] : m->s.v[k].name;
 }
 
 /* Patches the chosen sites of m (chosen[i]), at now. */
@@ -300,11 +312,6 @@ static void unpatch_dropped(module_state *m, const unsigned char *chosen, uint64
     free(which);
 }
 
-static const char *site_name(const module_state *m, int k)
-{
-    return m->demangled[k] ? m->demangled[k] : m->s.v[k].name;
-}
-
 /* The cost of a visit, measured once (on the tick's thread): 0, or -1
  * when it cannot be (one line: auto then takes nothing). */
 static int auto_calibrated(void)
@@ -467,6 +474,55 @@ static void on_module(int id, const module_rec *rec, int live)
     pthread_mutex_unlock(&lock);
 }
 
+/* Functions with a patchable entry in the modules read. */
+static int sites_known(void)
+{
+    int n = 0;
+    for (int i = 0; i < nmods; i++)
+        n += mods[i]->s.n;
+    return n;
+}
+
+/* One line for each name asked for that no function took, saying why
+ * (exact_absent.h), kept for the profile. At MPI_Init: a library dlopen
+ * adds later may still have it (the profile then leaves it out). */
+static void say_absent_names(void)
+{
+    int n = exact_choice_names(choice), matched;
+    name_why = n ? calloc((size_t)n, sizeof *name_why) : NULL;
+    for (int k = 0; name_why && k < n; k++) {
+        const char *name = exact_choice_name(choice, k, &matched);
+        if (matched || strcmp(name, "*") == 0) /* "*" takes nothing only where nothing has an entry: said */
+            continue;
+        exact_absence a;
+        char line[512], brief[128];
+        exact_absent_explain(name, &a);
+        hprof_say("HPROFTEST_EXACT: %s %s", name, exact_absence_line(&a, line, sizeof line));
+        name_why[k] = strdup(exact_absence_short(&a, brief, sizeof brief));
+    }
+}
+
+/* One line for HPROF_SELECT and for HPROF_FILTER if it took no function:
+ * at MPI_Init, or at the end (at_end) for one evaluated as the run goes
+ * on. Kept for the profile. Not where nothing has a patchable entry (one
+ * line said so). */
+static void say_empty_exprs(int at_end)
+{
+    for (int k = 0; records_seen > 0 && k < exact_choice_exprs(choice); k++) {
+        const char *text;
+        int took;
+        const char *var = exact_choice_expr(choice, k, &text, &took);
+        if (took || expr_what[k] || !(expr_what[k] = malloc(strlen(var) + strlen(text) + 4)))
+            continue;
+        char *w = expr_what[k] + sprintf(expr_what[k], "%s='", var);
+        for (const char *p = text; *p; p++) /* one line, also for an expression written on several */
+            *w++ = *p == '\n' || *p == '\t' || *p == '\r' ? ' ' : *p;
+        strcpy(w, "'");
+        hprof_say("%s %s none of the %d functions with a patchable entry", expr_what[k],
+                  at_end ? "selected, in the whole run," : "selects", sites_known());
+    }
+}
+
 void hprof_exact_start(uint64_t window_start_ns)
 {
     if (running || !(choice = exact_choice_from_env()))
@@ -493,9 +549,9 @@ void hprof_exact_start(uint64_t window_start_ns)
         hprof_say("%s asks for functions measured exactly, but no code loaded has patchable entries: build "
                   "the program with -fpatchable-function-entry=18,16",
                   exact_choice_var(choice));
-    else if (exact_choice_unmatched(choice))
-        hprof_say("%s: no function with a patchable entry is named %s", exact_choice_var(choice),
-                  exact_choice_unmatched(choice));
+    say_absent_names();
+    if (!exact_choice_dynamic(choice))
+        say_empty_exprs(0);
     hprof_verbose(1, "%d functions measured exactly; %d patchable entries in %d modules", nmeasured,
                   records_seen, modules_with_records);
     hprof_dlsym_watch(1); /* a library dlopen adds: patched at the program's dlsym */
@@ -530,6 +586,51 @@ static void unpatch_all(void)
     }
 }
 
+/* The visits, on this rank, of the functions each name asked for took
+ * (from the trees, as exact_seen.h reads them): "never called" in the
+ * profile where they add up to 0 on every rank. A function of a library
+ * unloaded since has its nodes re-keyed: its name's count is not known. */
+static void count_name_visits(void)
+{
+    int nn = exact_choice_names(choice), n = 0, matched;
+    for (int i = 0; i < nmods; i++)
+        for (int k = 0; k < mods[i]->s.n; k++)
+            n += mods[i]->ever[k];
+    exact_range *r = calloc((size_t)n + 1, sizeof *r);
+    exact_fn_info *info = calloc((size_t)n + 1, sizeof *info);
+    unsigned char *gone = calloc((size_t)n + 1, 1);
+    name_visits = nn ? calloc((size_t)nn, sizeof *name_visits) : NULL;
+    exact_seen seen = { 0 };
+    if (!r || !info || !gone || !name_visits) {
+        free(name_visits);
+        name_visits = NULL;
+    }
+    for (int i = 0, g = 0; name_visits && i < nmods; i++)
+        for (int k = 0; k < mods[i]->s.n; k++) {
+            const exact_site *st = &mods[i]->s.v[k];
+            if (!mods[i]->ever[k])
+                continue;
+            r[g] = (exact_range){ st->fn, st->fn + (st->size ? st->size : 1), g };
+            info[g] = fn_info_of(mods[i], k);
+            gone[g++] = !mods[i]->live;
+        }
+    if (name_visits) {
+        qsort(r, (size_t)n, sizeof *r, by_lo);
+        if (exact_seen_collect(r, n, n, &seen) != 0) {
+            free(name_visits);
+            name_visits = NULL;
+        }
+    }
+    for (int k = 0; name_visits && k < nn; k++) {
+        const char *name = exact_choice_name(choice, k, &matched);
+        for (int g = 0; matched && g < n && name_visits[k] != UINT64_MAX; g++)
+            if (exact_name_matches(&info[g], name))
+                name_visits[k] = gone[g] ? UINT64_MAX : name_visits[k] + seen.visits[g];
+    }
+    exact_seen_free(&seen);
+    free(r), free(info), free(gone);
+}
+
 void hprof_exact_stop(uint64_t now_ns)
 {
     if (!running)
@@ -550,6 +651,9 @@ void hprof_exact_stop(uint64_t now_ns)
         x->busy = 0;
     }
     exact_stack_recording = 0;
+    count_name_visits();
+    if (exact_choice_dynamic(choice))
+        say_empty_exprs(1);
     pthread_mutex_unlock(&lock);
 }
 
@@ -581,6 +685,34 @@ int hprof_exact_measured(exact_measured *out, int max)
                                            m->au[k].state == AUTO_DROPPED ? m->au[k].cost : 0 };
             n++;
         }
+    }
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+int hprof_exact_unmeasured(exact_unmeasured *out, int max)
+{
+    pthread_mutex_lock(&lock);
+    int n = 0, matched;
+    for (int k = 0; choice && k < exact_choice_names(choice); k++) {
+        const char *name = exact_choice_name(choice, k, &matched);
+        exact_unmeasured u = { name, NULL, 0 };
+        if (matched && name_visits && strcmp(name, "*") != 0)
+            u.visits = name_visits[k];
+        else if (!matched && name_why && name_why[k])
+            u.why = name_why[k];
+        else
+            continue;
+        if (n < max)
+            out[n] = u;
+        n++;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (!expr_what[k])
+            continue;
+        if (n < max)
+            out[n] = (exact_unmeasured){ expr_what[k], "selects nothing", 0 };
+        n++;
     }
     pthread_mutex_unlock(&lock);
     return n;

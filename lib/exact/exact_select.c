@@ -17,9 +17,9 @@ struct exact_choice {
     char **names;        /* HPROFTEST_EXACT's names */
     char *matched;       /* per name: some function took it */
     int nnames;
-    char *unmatched;
-    int failed_once; /* an evaluation error was said */
-    int automatic;   /* HPROF_SELECT=auto (exact_auto.h) */
+    int took_select, took_filter; /* the expression took some function so far */
+    int failed_once;              /* an evaluation error was said */
+    int automatic;                /* HPROF_SELECT=auto (exact_auto.h) */
 };
 
 /* HPROF_SELECT=auto, spaces around it allowed. */
@@ -134,7 +134,7 @@ static int fortran_name(const char *sym, const char *name)
            strncmp(sym + 2, name, (size_t)(colons - name)) == 0 && strcmp(mod + 5, colons + 2) == 0;
 }
 
-static int name_matches(const exact_fn_info *f, const char *name)
+int exact_name_matches(const exact_fn_info *f, const char *name)
 {
     const char *sym = f->mangled ? f->mangled : f->name;
     return strcmp(name, "*") == 0 || same_or_clone(sym, name) || strcmp(f->name, name) == 0 ||
@@ -159,9 +159,9 @@ int exact_choice_needs_files(const exact_choice *c)
     return c->select || c->filter;
 }
 
-/* The functions expression e takes, added to chosen. */
+/* The functions expression e takes, added to chosen (*took set when it takes one). */
 static int add_selected(exact_choice *c, const select_expr *e, const char *var, const select_graph *g,
-                        unsigned char *chosen)
+                        unsigned char *chosen, int *took)
 {
     unsigned char *mine = calloc((size_t)g->nfn + 1, 1);
     char err[512];
@@ -172,8 +172,10 @@ static int add_selected(exact_choice *c, const select_expr *e, const char *var, 
         c->failed_once = 1;
         hprof_say("%s: %s; it selects nothing", var, err);
     }
-    for (int i = 0; rc == 0 && i < g->nfn; i++)
+    for (int i = 0; rc == 0 && i < g->nfn; i++) {
         chosen[i] |= mine[i];
+        *took |= mine[i];
+    }
     free(mine);
     return rc;
 }
@@ -183,7 +185,7 @@ int exact_choice_eval(exact_choice *c, const select_graph *g, unsigned char *cho
     for (int i = 0; i < g->nfn; i++) {
         chosen[i] = 0;
         for (int k = 0; k < c->nnames; k++) {
-            if (name_matches(&g->fn[i], c->names[k])) {
+            if (exact_name_matches(&g->fn[i], c->names[k])) {
                 chosen[i] = 1;
                 c->matched[k] = 1;
             }
@@ -191,30 +193,38 @@ int exact_choice_eval(exact_choice *c, const select_graph *g, unsigned char *cho
     }
     int rc = 0;
     if (c->select)
-        rc |= add_selected(c, c->select, "HPROF_SELECT", g, chosen);
+        rc |= add_selected(c, c->select, "HPROF_SELECT", g, chosen, &c->took_select);
     if (c->filter)
-        rc |= add_selected(c, c->filter, "HPROF_FILTER", g, chosen);
+        rc |= add_selected(c, c->filter, "HPROF_FILTER", g, chosen, &c->took_filter);
     return rc ? -1 : 0;
 }
 
-const char *exact_choice_unmatched(exact_choice *c)
+int exact_choice_names(const exact_choice *c)
 {
-    size_t len = 1;
-    for (int k = 0; k < c->nnames; k++)
-        len += c->matched[k] ? 0 : strlen(c->names[k]) + 2;
-    free(c->unmatched);
-    c->unmatched = NULL;
-    if (len == 1 || !(c->unmatched = malloc(len)))
-        return NULL;
-    c->unmatched[0] = '\0';
-    for (int k = 0; k < c->nnames; k++) {
-        if (c->matched[k])
-            continue;
-        if (c->unmatched[0])
-            strcat(c->unmatched, ", ");
-        strcat(c->unmatched, c->names[k]);
+    return c->nnames;
+}
+
+const char *exact_choice_name(const exact_choice *c, int k, int *matched)
+{
+    *matched = c->matched[k];
+    return c->names[k];
+}
+
+int exact_choice_exprs(const exact_choice *c)
+{
+    return (c->select != NULL) + (c->filter != NULL);
+}
+
+const char *exact_choice_expr(const exact_choice *c, int k, const char **text, int *took)
+{
+    if (k == 0 && c->select) {
+        *text = hprof_config.select;
+        *took = c->took_select;
+        return "HPROF_SELECT";
     }
-    return c->unmatched;
+    *text = hprof_config.filter;
+    *took = c->took_filter;
+    return "HPROF_FILTER";
 }
 
 void exact_choice_free(exact_choice *c)
@@ -227,6 +237,5 @@ void exact_choice_free(exact_choice *c)
         free(c->names[k]);
     free(c->names);
     free(c->matched);
-    free(c->unmatched);
     free(c);
 }

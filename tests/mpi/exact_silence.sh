@@ -1,0 +1,66 @@
+#!/bin/bash
+# Nothing silent (issue 38.3): each name selected that measures nothing
+# gets one line saying why, and hprof-view's header names them all.
+# exact/exact_silence.c, 2 ranks, HPROFTEST_EXACT=used,sq,nosuch_fn,bare_add,never:
+# sq (static inline, -O2) is inlined everywhere, nosuch_fn is not in the
+# program, bare_add lives in libexact_bare.so built without
+# -fpatchable-function-entry, never is measured and never called; used is
+# measured (its calls, 1000 a rank) and gets no line. The same program
+# built with -fpatchable-function-entry=3,1 gets the N,M hprof cannot use
+# named; an HPROF_SELECT that selects nothing gets its line too.
+. "$(dirname "$0")/progs/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+require_built exact_silence
+build_or_fail "exact silence: build libexact_bare.so (no flag)" build_plain "$MPICC" "$here/exact/exact_bare.c" \
+    libexact_bare.so -O2 -shared -fPIC || finish
+# build_bare CC SRC OUT [flags...]: as build_shared, linked with libexact_bare.so (after the source)
+build_bare() { local cc=$1 src=$2 out=$3; shift 3
+    $cc $CFLAGS_TEST "$@" "$src" -o "$out" "$PWD/libexact_bare.so" -Wl,-rpath,"$PWD" "${HPROF_SHARED[@]}" \
+        >"$out.build.log" 2>&1; }
+build_or_fail "exact silence: build" build_bare "$MPICC" "$here/exact/exact_silence.c" exact_silence -O2 \
+    -fpatchable-function-entry=18,16 || finish
+build_or_fail "exact silence: build with 3,1" build_bare "$MPICC" "$here/exact/exact_silence.c" exact_silence31 \
+    -O2 -fpatchable-function-entry=3,1 || finish
+
+# run NAME LOG PROG [VAR=VALUE]: 2 ranks; the profile in LOG.cubex, LOG.csv, its header in LOG.view
+run() { local n=$1 log=$2 prog=$3; shift 3
+    (for kv in "$@"; do export "${kv?}"; done
+     HPROF_SAMPLING_HZ=100 profile_run "$n" "$log" "$log.cubex" "$log.csv" 2 "./$prog") &&
+        "$TEST_VIEW" "$log.cubex" >"$log.view" 2>&1; }
+# lines LOG TEXT: how many of hprof's lines have TEXT (fixed) after "hprof: "
+lines() { grep -c -F "hprof: $2" "$1.err"; }
+# one NAME LOG TEXT: exactly one line of hprof's has TEXT, and it is the only one naming WHO (4th arg)
+one() { local n=$1 log=$2 text=$3 who=$4
+    check "$n" "$(lines "$log" "$text") such lines; hprof's: $(grep '^hprof' "$log.err" | head -6 | tr '\n' ' ' | cut -c1-700)" \
+        eval '[ "$(lines "$log" "$text")" -eq 1 ] && [ "$(grep -c "^hprof: HPROFTEST_EXACT: $who " "$log.err")" -eq 1 ]'
+}
+
+if run "exact silence: run" names exact_silence HPROFTEST_EXACT=used,sq,nosuch_fn,bare_add,never; then
+    one "exact silence: a static inline function gets one line: inlined everywhere" names \
+        "HPROFTEST_EXACT: sq is inlined everywhere: no out-of-line copy to measure (exact_silence's debug information names it inlined)" sq
+    one "exact silence: a name not in the program gets one line saying so" names \
+        "HPROFTEST_EXACT: nosuch_fn is not in the program: no module loaded has a function symbol of that name, nor debug information that names it inlined" nosuch_fn
+    one "exact silence: a function of a library built without the flag gets one line: no NOP area" names \
+        "HPROFTEST_EXACT: bare_add has no NOP area: libexact_bare.so was built without -fpatchable-function-entry (build it with -fpatchable-function-entry=18,16)" bare_add
+    one "exact silence: a function measured and never called gets one line at the end" names \
+        "HPROFTEST_EXACT: never was measured but never called: 0 visits on every rank (calls the compiler inlined are not seen)" never
+    check "exact silence: used is measured (1000 visits a rank) and gets no line" \
+        "$(grep -E '^main;used,.,0,visits' names.csv | tr '\n' ' '); $(grep -c 'HPROFTEST_EXACT: used' names.err) lines" \
+        eval '[ "$(grep -cE "^main;used,[01],0,visits,1000,1000$" names.csv)" -eq 2 ] && ! grep -q "HPROFTEST_EXACT: used" names.err'
+    check "exact silence: hprof-view's header names them, each with its reason" \
+        "$(grep -i 'not measured' names.view | head -2 | tr '\n' ' ')" \
+        grep -qxF "           selected but not measured: sq (inlined everywhere), nosuch_fn (not in the program), bare_add (no NOP area: built without -fpatchable-function-entry), never (never called)" names.view
+fi
+if run "exact silence, built with 3,1: run" unfit exact_silence31 HPROFTEST_EXACT=used; then
+    one "exact silence, built with 3,1: one line names the N,M hprof cannot use" unfit \
+        "HPROFTEST_EXACT: used has a NOP area hprof cannot use: exact_silence31 was built with -fpatchable-function-entry=3,1 (hprof needs N,M with M >= 5 and N - M >= 2: build it with -fpatchable-function-entry=18,16)" used
+    check "exact silence, built with 3,1: hprof-view's header says so" "$(grep -i 'not measured' unfit.view)" \
+        grep -qF "selected but not measured: used (NOP area unusable: -fpatchable-function-entry=3,1)" unfit.view
+fi
+if run "exact silence, an HPROF_SELECT that selects nothing: run" empty exact_silence 'HPROF_SELECT=name("^nosuch_fn$")'; then
+    check "exact silence, an HPROF_SELECT that selects nothing: one line, and the header" \
+        "$(grep '^hprof' empty.err | head -3 | tr '\n' ' '); $(grep -i 'not measured' empty.view)" \
+        eval '[ "$(grep -cE "^hprof: HPROF_SELECT=.name\(\"\^nosuch_fn\\\$\"\). selects none of the [0-9]+ functions with a patchable entry$" empty.err)" -eq 1 ] &&
+              grep -qF "selected but not measured: HPROF_SELECT='"'"'name(\"^nosuch_fn\$\")'"'"' (selects nothing)" empty.view'
+fi
+finish

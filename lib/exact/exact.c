@@ -28,7 +28,9 @@
 #include "core/log.h"
 #include "unwind/modules.h"
 #include "report/profile/symbols.h"
+#include "lib/thread.h"
 #include "unwind/thunk_stack.h"
+#include "unwind/unwind.h"
 
 /* How often a selection that reads calls or MPI paths is evaluated again;
  * HPROF_SELECT=auto's more often, and every 20 ms for 10 evaluations after
@@ -73,7 +75,9 @@ static int nmeasured;
 /* HPROF_SELECT=auto */
 static double auto_budget, auto_visit_ns; /* auto_visit_ns: 0 before the calibration, < 0 failed */
 static uint64_t auto_warmup, auto_last_ns;
-static int auto_trial; /* evaluations still to come at the trial's pace */
+static int auto_trial;       /* evaluations still to come at the trial's pace */
+static uint64_t *init_stack; /* auto: the return addresses on the stack at MPI_Init */
+static int ninit_stack;
 /* What was selected and measures nothing (exact.h's hprof_exact_unmeasured) */
 static char **name_why;       /* per HPROFTEST_EXACT name: why (at MPI_Init), NULL: a function took it */
 static uint64_t *name_visits; /* per name, at the end: its functions' visits here (UINT64_MAX: not known) */
@@ -251,6 +255,26 @@ static void warn_odd_cxx_entries(const module_state *m)
         }
 }
 
+/* HPROF_SELECT=auto never takes m's site i (exact_auto.h): why is where
+ * it has been since before it could be patched. */
+static void pin(module_state *m, int i, const char *why)
+{
+    m->au[i].pinned = 1;
+    hprof_verbose(1, "HPROF_SELECT=auto: %s left out: %s, its visits would count only from its patch",
+                  site_name(m, i), why);
+}
+
+/* HPROF_SELECT=auto: m's functions on the stack at MPI_Init pinned. */
+static void pin_init_stack(module_state *m)
+{
+    for (int i = 0; exact_choice_auto(choice) && i < m->s.n; i++) {
+        const exact_site *st = &m->s.v[i];
+        for (int k = 0; k < ninit_stack && !m->au[i].pinned; k++)
+            if (init_stack[k] - 1 >= st->fn && init_stack[k] - 1 < st->fn + (st->size ? st->size : 1))
+                pin(m, i, "on the stack since before MPI_Init");
+    }
+}
+
 /* A module seen for the first time: its sites, and the selected ones
  * patched. The caller holds the lock. */
 static void add_module(int id, const module_rec *rec)
@@ -284,7 +308,7 @@ static void add_module(int id, const module_rec *rec)
                       "(-fpatchable-function-entry=18,16 fits)",
                       base_name(m->path), m->s.records, m->s.unnamed, m->s.unfit);
     unsigned char *chosen = m->s.n ? calloc((size_t)m->s.n, 1) : NULL;
-    if (chosen && number_sites(m) == 0 && choose(m, chosen) == 0)
+    if (chosen && number_sites(m) == 0 && (pin_init_stack(m), choose(m, chosen) == 0))
         patch_chosen(m, chosen, hprof_now_ns());
     free(chosen);
 }
@@ -345,6 +369,22 @@ static void auto_say(const module_state *m, int k, unsigned char was)
             site_name(m, k), f->rate, auto_visit_ns, f->cost * 100, auto_budget * 100);
 }
 
+/* HPROF_SELECT=auto: the start routines of the threads (those the graph
+ * of reselect_locked has: module i's sites where in[i]) pinned. */
+static void pin_start_routines(const unsigned char *in, int nm)
+{
+    int n = hprof_thread_start_routines(NULL, 0);
+    uint64_t *r = n ? malloc((size_t)n * sizeof *r) : NULL;
+    int now = r ? hprof_thread_start_routines(r, n) : 0; /* threads come and go meanwhile */
+    n = now < n ? now : n;
+    for (int i = 0; i < nm; i++)
+        for (int k = 0; in[i] && k < mods[i]->s.n; k++)
+            for (int j = 0; j < n && !mods[i]->au[k].pinned; j++)
+                if (r[j] == mods[i]->s.v[k].fn)
+                    pin(mods[i], k, "a thread's start routine");
+    free(r);
+}
+
 /* HPROF_SELECT=auto's choice added to chosen (the graph of reselect_locked:
  * module i's sites where in[i]), once the warm-up is over. 0, or -1. */
 static int auto_choose(const exact_seen *seen, const unsigned char *in, int nm, unsigned char *chosen,
@@ -359,6 +399,7 @@ static int auto_choose(const exact_seen *seen, const unsigned char *in, int nm, 
         free(v), free(mine), free(was);
         return -1;
     }
+    pin_start_routines(in, nm);
     for (int i = 0, g = 0; i < nm; i++)
         for (int k = 0; in[i] && k < mods[i]->s.n; k++, g++) {
             v[g] = mods[i]->au[k];
@@ -523,6 +564,18 @@ static void say_empty_exprs(int at_end)
     }
 }
 
+/* HPROF_SELECT=auto: the return addresses on this thread's stack (the
+ * MPI_Init call's path), whose functions are never taken. */
+static void keep_init_stack(void)
+{
+    uint64_t ips[UNWIND_MAX_FRAMES];
+    int n = unwind_mpi_path(ips, UNWIND_MAX_FRAMES);
+    if (n > 0 && (init_stack = malloc((size_t)n * sizeof *init_stack))) {
+        memcpy(init_stack, ips, (size_t)n * sizeof *init_stack);
+        ninit_stack = n;
+    }
+}
+
 void hprof_exact_start(uint64_t window_start_ns)
 {
     if (running || !(choice = exact_choice_from_env()))
@@ -533,6 +586,8 @@ void hprof_exact_start(uint64_t window_start_ns)
                   exact_choice_var(choice));
         return;
     }
+    if (exact_choice_auto(choice))
+        keep_init_stack();
     exact_entry_init();
     window_start = window_start_ns;
     exact_stack_recording = 1;

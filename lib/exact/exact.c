@@ -642,9 +642,10 @@ static void unpatch_all(void)
 }
 
 /* The visits, on this rank, of the functions each name asked for took
- * (from the trees, as exact_seen.h reads them): "never called" in the
- * profile where they add up to 0 on every rank. A function of a library
- * unloaded since has its nodes re-keyed: its name's count is not known. */
+ * and patched in (from the trees, as exact_seen.h reads them): "never
+ * called" in the profile where they add up to 0 on every rank. A
+ * function of a library unloaded since has its nodes re-keyed, and one
+ * whose patch failed has none: its name's count is not known. */
 static void count_name_visits(void)
 {
     int nn = exact_choice_names(choice), n = 0, matched;
@@ -678,9 +679,14 @@ static void count_name_visits(void)
     }
     for (int k = 0; name_visits && k < nn; k++) {
         const char *name = exact_choice_name(choice, k, &matched);
+        int patched = 0; /* none: its patches failed (a line said so), not a function never called */
         for (int g = 0; matched && g < n && name_visits[k] != UINT64_MAX; g++)
-            if (exact_name_matches(&info[g], name))
+            if (exact_name_matches(&info[g], name)) {
+                patched = 1;
                 name_visits[k] = gone[g] ? UINT64_MAX : name_visits[k] + seen.visits[g];
+            }
+        if (!patched)
+            name_visits[k] = UINT64_MAX;
     }
     exact_seen_free(&seen);
     free(r), free(info), free(gone);

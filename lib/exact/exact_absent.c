@@ -126,19 +126,65 @@ static int why_unpatchable(Elf *elf, const module_rec *rec, uint64_t fn, exact_a
     return 1;
 }
 
-/* Some subprogram under die (a unit, a namespace) with DW_AT_inline
- * (inlined, or declared inline and inlined) is one name asks for. */
-static int inlined_under(Dwarf_Die *die, const char *name, const char *ident, int depth)
+/* The DIE at off is declared in the scope path ("ns::Grid::": namespaces,
+ * classes) under die. */
+static int declared_in(Dwarf_Die *die, const char *path, Dwarf_Off off, int depth)
+{
+    Dwarf_Die child;
+    const char *sep = strstr(path, "::");
+    if (depth > 8 || dwarf_child(die, &child) != 0)
+        return 0;
+    do {
+        const char *n;
+        int tag = dwarf_tag(&child);
+        if (!sep && dwarf_dieoffset(&child) == off)
+            return 1;
+        if (sep &&
+            (tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+             tag == DW_TAG_union_type) &&
+            (n = dwarf_diename(&child)) && strlen(n) == (size_t)(sep - path) &&
+            strncmp(n, path, (size_t)(sep - path)) == 0 && declared_in(&child, sep + 2, off, depth + 1))
+            return 1;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
+/* The abstract instance sub, named plain, declared (DW_AT_specification)
+ * where name's scope says: name "ns::f", plain "f", declared in ns. */
+static int qualified_match(Dwarf_Die *cu, Dwarf_Die *sub, const char *plain, const char *name,
+                           const char *ident)
+{
+    Dwarf_Attribute a;
+    Dwarf_Die decl;
+    size_t scope = strlen(name) - strlen(strstr(name, ident) ? strstr(name, ident) : "");
+    if (!plain || strcmp(plain, ident) != 0 || scope < 2 || strncmp(name + scope - 2, "::", 2) != 0 ||
+        !dwarf_formref_die(dwarf_attr(sub, DW_AT_specification, &a), &decl))
+        return 0;
+    char path[512];
+    snprintf(path, sizeof path, "%.*s", (int)scope, name); /* "ns::" */
+    return declared_in(cu, path, dwarf_dieoffset(&decl), 0);
+}
+
+/* Some subprogram under die (a unit, a namespace: its names qualified
+ * with prefix, "ns::") with DW_AT_inline (inlined, or declared inline
+ * and inlined) is one name asks for. */
+static int inlined_under(Dwarf_Die *cu, Dwarf_Die *die, const char *prefix, const char *name,
+                         const char *ident, int depth)
 {
     Dwarf_Die child;
     if (depth > 8 || dwarf_child(die, &child) != 0)
         return 0;
     do {
         int tag = dwarf_tag(&child);
-        if (tag == DW_TAG_namespace && inlined_under(&child, name, ident, depth + 1))
-            return 1;
         Dwarf_Attribute a;
         Dwarf_Word inl;
+        if (tag == DW_TAG_namespace) {
+            const char *ns = dwarf_diename(&child);
+            char inner[512];
+            snprintf(inner, sizeof inner, "%s%s::", prefix, ns ? ns : "(anonymous namespace)");
+            if (inlined_under(cu, &child, inner, name, ident, depth + 1))
+                return 1;
+        }
         if (tag != DW_TAG_subprogram || !dwarf_attr(&child, DW_AT_inline, &a) ||
             dwarf_formudata(&a, &inl) != 0 || (inl != DW_INL_inlined && inl != DW_INL_declared_inlined))
             continue;
@@ -146,7 +192,12 @@ static int inlined_under(Dwarf_Die *die, const char *name, const char *ident, in
         if (!linkage)
             linkage = dwarf_formstring(dwarf_attr_integrate(&child, DW_AT_MIPS_linkage_name, &a));
         const char *plain = dwarf_formstring(dwarf_attr_integrate(&child, DW_AT_name, &a));
-        if (matches(linkage, plain, name, ident) || (linkage && matches(NULL, plain, name, ident)))
+        char qualified[512];
+        snprintf(qualified, sizeof qualified, "%s%s", prefix, plain ? plain : "");
+        if ((linkage && matches(linkage, NULL, name, ident)) ||
+            (plain && matches(NULL, plain, name, ident)) ||
+            (plain && prefix[0] && matches(NULL, qualified, name, ident)) ||
+            qualified_match(cu, &child, plain, name, ident))
             return 1;
     } while (dwarf_siblingof(&child, &child) == 0);
     return 0;
@@ -165,7 +216,7 @@ static int dwarf_inlined(Elf *elf, const char *name, const char *ident)
     while (dw && !found && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
         Dwarf_Die cu;
         if (dwarf_offdie(dw, off + hsize, &cu))
-            found = inlined_under(&cu, name, ident, 0);
+            found = inlined_under(&cu, &cu, "", name, ident, 0);
         off = next;
     }
     if (dw)

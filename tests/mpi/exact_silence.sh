@@ -7,7 +7,9 @@
 # -fpatchable-function-entry, never is measured and never called; used is
 # measured (its calls, 1000 a rank) and gets no line. The same program
 # built with -fpatchable-function-entry=3,1 gets the N,M hprof cannot use
-# named; an HPROF_SELECT that selects nothing gets its line too.
+# named; an HPROF_SELECT that selects nothing gets its line too. In C++
+# (exact/exact_silence_cxx.cpp) an inline member and a static inline
+# function of a namespace, by their qualified names, are inlined everywhere.
 . "$(dirname "$0")/progs/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 require_built exact_silence
@@ -19,6 +21,8 @@ build_bare() { local cc=$1 src=$2 out=$3; shift 3
         >"$out.build.log" 2>&1; }
 build_or_fail "exact silence: build" build_bare "$MPICC" "$here/exact/exact_silence.c" exact_silence -O2 \
     -fpatchable-function-entry=18,16 || finish
+build_or_fail "exact silence: build C++" build_shared "$MPICXX" "$here/exact/exact_silence_cxx.cpp" exact_silence_cxx \
+    -O2 -fpatchable-function-entry=18,16 || finish
 build_or_fail "exact silence: build with 3,1" build_bare "$MPICC" "$here/exact/exact_silence.c" exact_silence31 \
     -O2 -fpatchable-function-entry=3,1 || finish
 
@@ -62,5 +66,15 @@ if run "exact silence, an HPROF_SELECT that selects nothing: run" empty exact_si
         "$(grep '^hprof' empty.err | head -3 | tr '\n' ' '); $(grep -i 'not measured' empty.view)" \
         eval '[ "$(grep -cE "^hprof: HPROF_SELECT=.name\(\"\^nosuch_fn\\\$\"\). selects none of the [0-9]+ functions with a patchable entry$" empty.err)" -eq 1 ] &&
               grep -qF "selected but not measured: HPROF_SELECT='"'"'name(\"^nosuch_fn\$\")'"'"' (selects nothing)" empty.view'
+fi
+if run "exact silence, C++: run" cxx exact_silence_cxx 'HPROFTEST_EXACT=ns::run,ns::Grid::at,ns::twice,ns::nosuch'; then
+    one "exact silence, C++: an inline member is inlined everywhere" cxx \
+        "HPROFTEST_EXACT: ns::Grid::at is inlined everywhere: no out-of-line copy to measure (exact_silence_cxx's debug information names it inlined)" ns::Grid::at
+    one "exact silence, C++: a static inline function of a namespace is inlined everywhere" cxx \
+        "HPROFTEST_EXACT: ns::twice is inlined everywhere: no out-of-line copy to measure (exact_silence_cxx's debug information names it inlined)" ns::twice
+    one "exact silence, C++: a name of a namespace not in the program" cxx \
+        "HPROFTEST_EXACT: ns::nosuch is not in the program" ns::nosuch
+    check "exact silence, C++: ns::run measured, no line" "$(grep -c 'ns::run' cxx.err) lines" \
+        eval '! grep -q "ns::run" cxx.err && grep -qF "\"main;ns::run(ns::Grid const&, int)\",0,0,visits,100,100" cxx.csv'
 fi
 finish

@@ -191,6 +191,7 @@ static int choose(module_state *m, unsigned char *chosen)
         info[i] = fn_info_of(m, i);
     select_graph g = { m->s.n, info, 0, NULL };
     int rc = exact_choice_eval(choice, &g, chosen);
+    exact_choice_note(choice, &g);
     free(info);
     return rc;
 }
@@ -524,21 +525,23 @@ static int sites_known(void)
     return n;
 }
 
-/* One line for each name asked for that no function took, saying why
- * (exact_absent.h), kept for the profile. At MPI_Init: a library dlopen
- * adds later may still have it (the profile then leaves it out). */
+/* One line for each name asked for (HPROFTEST_EXACT's, and those
+ * HPROF_SELECT and HPROF_FILTER name literally) that no function has,
+ * saying why (exact_absent.h), kept for the profile. At MPI_Init: a
+ * library dlopen adds later may still have it (the profile then leaves it
+ * out). */
 static void say_absent_names(void)
 {
     int n = exact_choice_names(choice), matched;
     name_why = n ? calloc((size_t)n, sizeof *name_why) : NULL;
     for (int k = 0; name_why && k < n; k++) {
-        const char *name = exact_choice_name(choice, k, &matched);
+        const char *var, *name = exact_choice_name(choice, k, &matched, &var);
         if (matched || strcmp(name, "*") == 0) /* "*" takes nothing only where nothing has an entry: said */
             continue;
         exact_absence a;
         char line[512], brief[128];
         exact_absent_explain(name, &a);
-        hprof_say("HPROFTEST_EXACT: %s %s", name, exact_absence_line(&a, line, sizeof line));
+        hprof_say("%s: %s %s", var, name, exact_absence_line(&a, line, sizeof line));
         name_why[k] = strdup(exact_absence_short(&a, brief, sizeof brief));
     }
 }
@@ -678,7 +681,7 @@ static void count_name_visits(void)
         }
     }
     for (int k = 0; name_visits && k < nn; k++) {
-        const char *name = exact_choice_name(choice, k, &matched);
+        const char *name = exact_choice_name(choice, k, &matched, NULL);
         int patched = 0; /* none: its patches failed (a line said so), not a function never called */
         for (int g = 0; matched && g < n && name_visits[k] != UINT64_MAX; g++)
             if (exact_name_matches(&info[g], name)) {
@@ -756,8 +759,8 @@ int hprof_exact_unmeasured(exact_unmeasured *out, int max)
     pthread_mutex_lock(&lock);
     int n = 0, matched;
     for (int k = 0; choice && k < exact_choice_names(choice); k++) {
-        const char *name = exact_choice_name(choice, k, &matched);
-        exact_unmeasured u = { name, NULL, 0 };
+        const char *var, *name = exact_choice_name(choice, k, &matched, &var);
+        exact_unmeasured u = { var, name, NULL, 0 };
         if (matched && name_visits && strcmp(name, "*") != 0)
             u.visits = name_visits[k];
         else if (!matched && name_why && name_why[k])
@@ -769,10 +772,13 @@ int hprof_exact_unmeasured(exact_unmeasured *out, int max)
         n++;
     }
     for (int k = 0; k < 2; k++) {
+        const char *text;
+        int took;
         if (!expr_what[k])
             continue;
         if (n < max)
-            out[n] = (exact_unmeasured){ expr_what[k], "selects nothing", 0 };
+            out[n] = (exact_unmeasured){ exact_choice_expr(choice, k, &text, &took), expr_what[k],
+                                         "selects nothing", 0 };
         n++;
     }
     pthread_mutex_unlock(&lock);

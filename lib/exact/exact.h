@@ -39,13 +39,15 @@ typedef struct exact_measured {
 int hprof_exact_measured(exact_measured *out, int max);
 
 /* What was selected and measured nothing (issue 38.3), for the profile:
- * each name HPROFTEST_EXACT asked for that no function took, with why
+ * each name asked for (HPROFTEST_EXACT's, those HPROF_SELECT and
+ * HPROF_FILTER name literally: exact_select.h) that no function has, with why
  * (exact_absent.h: "not in the program", "inlined everywhere", ...); each
  * expression (HPROF_SELECT, HPROF_FILTER) that took no function ("selects
  * nothing"); and each name that took some, why NULL, with their visits
  * on this rank (UINT64_MAX: not known), after hprof_exact_stop. Up to max
  * into out (strings valid to the end of the run); the count. */
 typedef struct exact_unmeasured {
+    const char *var; /* the variable that asked: "HPROFTEST_EXACT", "HPROF_SELECT", "HPROF_FILTER" */
     const char *what, *why;
     uint64_t visits;
 } exact_unmeasured;

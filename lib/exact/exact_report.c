@@ -14,7 +14,8 @@
 
 /* text (used bytes) with a line for each selected thing that measured
  * nothing here (exact.h): "#unmeasured WHAT\tWHY", or, for a name that
- * took functions, "#visits N WHAT" (N: -1 not known); NULL as text. */
+ * took functions, "#visits N VAR WHAT" (N: -1 not known, VAR the
+ * variable that asked); NULL as text. */
 static char *add_unmeasured(char *text, size_t *used)
 {
     int n = text ? hprof_exact_unmeasured(NULL, 0) : 0;
@@ -28,8 +29,9 @@ static char *add_unmeasured(char *text, size_t *used)
         if (u[i].why)
             *used += (size_t)snprintf(t + *used, cap - *used, "#unmeasured %s\t%s\n", u[i].what, u[i].why);
         else
-            *used += (size_t)snprintf(t + *used, cap - *used, "#visits %lld %s\n",
-                                      u[i].visits == UINT64_MAX ? -1ll : (long long)u[i].visits, u[i].what);
+            *used += (size_t)snprintf(t + *used, cap - *used, "#visits %lld %s %s\n",
+                                      u[i].visits == UINT64_MAX ? -1ll : (long long)u[i].visits, u[i].var,
+                                      u[i].what);
     }
     if (!t)
         free(text);
@@ -89,6 +91,7 @@ typedef struct auto_agg {
  * for it, their visits summed (-1: not known). */
 typedef struct unmeasured_agg {
     char *what, *why;
+    char var[32]; /* for a name measured: the variable that asked */
     int measured;
     long long visits;
 } unmeasured_agg;
@@ -107,7 +110,7 @@ static unmeasured_agg *unmeasured_entry(unmeasured_list *l, const char *what)
     if (!w)
         return NULL;
     l->v = w;
-    w[l->n] = (unmeasured_agg){ strdup(what), NULL, 0, 0 };
+    w[l->n] = (unmeasured_agg){ strdup(what), NULL, "", 0, 0 };
     return w[l->n].what ? &w[l->n++] : NULL;
 }
 
@@ -126,9 +129,11 @@ static int add_unmeasured_line(unmeasured_list *l, char *line)
             e->why = strdup(tab + 1);
         return 0;
     }
-    if (sscanf(line, "#visits %lld %n", &visits, &at) < 1 || !at)
+    char var[32];
+    if (sscanf(line, "#visits %lld %31s %n", &visits, var, &at) < 2 || !at)
         return -1;
     if ((e = unmeasured_entry(l, line + at))) {
+        snprintf(e->var, sizeof e->var, "%s", var);
         e->visits = e->visits < 0 || visits < 0 ? -1 : e->visits + visits;
         e->measured = 1;
     }
@@ -309,9 +314,9 @@ static void report_unmeasured(const unmeasured_list *l, int say, exact_report_fn
             continue;
         at += (size_t)snprintf(s + at, cap - at, "%s%s (%s)", at ? ", " : "", e->what, why);
         if (e->measured && say)
-            hprof_say("HPROFTEST_EXACT: %s was measured but never called: 0 visits on every rank (calls the "
-                      "compiler inlined are not seen)",
-                      e->what);
+            hprof_say("%s: %s was measured but never called: 0 visits on every rank (calls the compiler "
+                      "inlined are not seen)",
+                      e->var, e->what);
     }
     if (s && at)
         add(ctx, "hprof::unmeasured", s);

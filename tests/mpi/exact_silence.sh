@@ -10,6 +10,8 @@
 # named; an HPROF_SELECT that selects nothing gets its line too. In C++
 # (exact/exact_silence_cxx.cpp) an inline member and a static inline
 # function of a namespace, by their qualified names, are inlined everywhere.
+# The names HPROF_SELECT and HPROF_FILTER ask for literally (name("^sq$"),
+# INCLUDE sq) get the same lines, with their variable.
 . "$(dirname "$0")/progs/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 require_built exact_silence
@@ -33,10 +35,10 @@ run() { local n=$1 log=$2 prog=$3; shift 3
         "$TEST_VIEW" "$log.cubex" >"$log.view" 2>&1; }
 # lines LOG TEXT: how many of hprof's lines have TEXT (fixed) after "hprof: "
 lines() { grep -c -F "hprof: $2" "$1.err"; }
-# one NAME LOG TEXT: exactly one line of hprof's has TEXT, and it is the only one naming WHO (4th arg)
-one() { local n=$1 log=$2 text=$3 who=$4
+# one NAME LOG TEXT WHO [VAR]: exactly one line of hprof's has TEXT, and it is the only one naming WHO (4th arg)
+one() { local n=$1 log=$2 text=$3 who=$4 var=${5:-HPROFTEST_EXACT}
     check "$n" "$(lines "$log" "$text") such lines; hprof's: $(grep '^hprof' "$log.err" | head -6 | tr '\n' ' ' | cut -c1-700)" \
-        eval '[ "$(lines "$log" "$text")" -eq 1 ] && [ "$(grep -c "^hprof: HPROFTEST_EXACT: $who " "$log.err")" -eq 1 ]'
+        eval '[ "$(lines "$log" "$text")" -eq 1 ] && [ "$(grep -c "^hprof: $var: $who " "$log.err")" -eq 1 ]'
 }
 
 if run "exact silence: run" names exact_silence HPROFTEST_EXACT=used,sq,nosuch_fn,bare_add,never; then
@@ -61,11 +63,31 @@ if run "exact silence, built with 3,1: run" unfit exact_silence31 HPROFTEST_EXAC
     check "exact silence, built with 3,1: hprof-view's header says so" "$(grep -i 'not measured' unfit.view)" \
         grep -qF "selected but not measured: used (NOP area unusable: -fpatchable-function-entry=3,1)" unfit.view
 fi
-if run "exact silence, an HPROF_SELECT that selects nothing: run" empty exact_silence 'HPROF_SELECT=name("^nosuch_fn$")'; then
+# a regex that names no function literally: the expression's line alone
+if run "exact silence, an HPROF_SELECT that selects nothing: run" empty exact_silence 'HPROF_SELECT=name("^nosuch_")'; then
     check "exact silence, an HPROF_SELECT that selects nothing: one line, and the header" \
         "$(grep '^hprof' empty.err | head -3 | tr '\n' ' '); $(grep -i 'not measured' empty.view)" \
-        eval '[ "$(grep -cE "^hprof: HPROF_SELECT=.name\(\"\^nosuch_fn\\\$\"\). selects none of the [0-9]+ functions with a patchable entry$" empty.err)" -eq 1 ] &&
-              grep -qF "selected but not measured: HPROF_SELECT='"'"'name(\"^nosuch_fn\$\")'"'"' (selects nothing)" empty.view'
+        eval '[ "$(grep -cE "^hprof: HPROF_SELECT=.name\(\"\^nosuch_\"\). selects none of the [0-9]+ functions with a patchable entry$" empty.err)" -eq 1 ] &&
+              [ "$(grep -c "^hprof: " empty.err)" -eq 2 ] &&
+              grep -qxF "exact      selected but not measured: HPROF_SELECT='"'"'name(\"^nosuch_\")'"'"' (selects nothing)" empty.view'
+fi
+if run "exact silence, HPROF_SELECT by names: run" sel exact_silence \
+    'HPROF_SELECT=name("^used$") | name("^sq$") | name("^nosuch_fn$") | name("^bare_add$") | name("^never$")'; then
+    one "exact silence, HPROF_SELECT by names: sq is inlined everywhere" sel \
+        "HPROF_SELECT: sq is inlined everywhere: no out-of-line copy to measure (exact_silence's debug information names it inlined)" sq HPROF_SELECT
+    one "exact silence, HPROF_SELECT by names: nosuch_fn is not in the program" sel \
+        "HPROF_SELECT: nosuch_fn is not in the program" nosuch_fn HPROF_SELECT
+    one "exact silence, HPROF_SELECT by names: bare_add has no NOP area" sel \
+        "HPROF_SELECT: bare_add has no NOP area: libexact_bare.so was built without" bare_add HPROF_SELECT
+    one "exact silence, HPROF_SELECT by names: never was never called" sel \
+        "HPROF_SELECT: never was measured but never called" never HPROF_SELECT
+    check "exact silence, HPROF_SELECT by names: hprof-view's header names them" "$(grep -i 'not measured' sel.view)" \
+        grep -qF "selected but not measured: sq (inlined everywhere), nosuch_fn (not in the program), bare_add (no NOP area: built without -fpatchable-function-entry), never (never called)" sel.view
+fi
+printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE *\n  INCLUDE used sq\nSCOREP_REGION_NAMES_END\n' >only.filter
+if run "exact silence, HPROF_FILTER's INCLUDE: run" filt exact_silence HPROF_FILTER=only.filter; then
+    one "exact silence, HPROF_FILTER's INCLUDE: sq is inlined everywhere" filt \
+        "HPROF_FILTER: sq is inlined everywhere" sq HPROF_FILTER
 fi
 if run "exact silence, C++: run" cxx exact_silence_cxx 'HPROFTEST_EXACT=ns::run,ns::Grid::at,ns::twice,ns::nosuch'; then
     one "exact silence, C++: an inline member is inlined everywhere" cxx \

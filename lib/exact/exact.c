@@ -76,13 +76,13 @@ static int nmeasured;
 static double auto_budget, auto_visit_ns; /* auto_visit_ns: 0 before the calibration, < 0 failed */
 static uint64_t auto_warmup, auto_last_ns;
 static int auto_trial;       /* evaluations still to come at the trial's pace */
-static uint64_t *init_stack; /* auto: the return addresses on the stack at MPI_Init */
+static uint64_t *init_stack; /* the return addresses on the stack at MPI_Init */
 static int ninit_stack;
 /* What was selected and measures nothing (exact.h's hprof_exact_unmeasured) */
-static char **name_why;       /* per HPROFTEST_EXACT name: why (at MPI_Init), NULL: a function took it */
+static char **name_why;       /* per name asked for: why (at MPI_Init), NULL: a function has it */
 static uint64_t *name_visits; /* per name, at the end: its functions' visits here (UINT64_MAX: not known) */
-static char
-    *expr_what[2]; /* HPROF_SELECT's and HPROF_FILTER's, where one took no function: "HPROF_SELECT='...'" */
+/* HPROF_SELECT's and HPROF_FILTER's, where one took no function: "HPROF_SELECT='...'" */
+static char *expr_what[2];
 
 static module_state *module_known(int id)
 {
@@ -265,15 +265,22 @@ static void pin(module_state *m, int i, const char *why)
                   site_name(m, i), why);
 }
 
+/* Site st's function was on the stack at MPI_Init (its call under way
+ * then is not counted). */
+static int on_init_stack(const exact_site *st)
+{
+    for (int k = 0; k < ninit_stack; k++)
+        if (init_stack[k] - 1 >= st->fn && init_stack[k] - 1 < st->fn + (st->size ? st->size : 1))
+            return 1;
+    return 0;
+}
+
 /* HPROF_SELECT=auto: m's functions on the stack at MPI_Init pinned. */
 static void pin_init_stack(module_state *m)
 {
-    for (int i = 0; exact_choice_auto(choice) && i < m->s.n; i++) {
-        const exact_site *st = &m->s.v[i];
-        for (int k = 0; k < ninit_stack && !m->au[i].pinned; k++)
-            if (init_stack[k] - 1 >= st->fn && init_stack[k] - 1 < st->fn + (st->size ? st->size : 1))
-                pin(m, i, "on the stack since before MPI_Init");
-    }
+    for (int i = 0; exact_choice_auto(choice) && i < m->s.n; i++)
+        if (on_init_stack(&m->s.v[i]))
+            pin(m, i, "on the stack since before MPI_Init");
 }
 
 /* A module seen for the first time: its sites, and the selected ones
@@ -567,8 +574,9 @@ static void say_empty_exprs(int at_end)
     }
 }
 
-/* HPROF_SELECT=auto: the return addresses on this thread's stack (the
- * MPI_Init call's path), whose functions are never taken. */
+/* The return addresses on this thread's stack (the MPI_Init call's
+ * path): HPROF_SELECT=auto never takes their functions, and none of them
+ * is said to be never called (its one call began before the patch). */
 static void keep_init_stack(void)
 {
     uint64_t ips[UNWIND_MAX_FRAMES];
@@ -589,8 +597,7 @@ void hprof_exact_start(uint64_t window_start_ns)
                   exact_choice_var(choice));
         return;
     }
-    if (exact_choice_auto(choice))
-        keep_init_stack();
+    keep_init_stack();
     exact_entry_init();
     window_start = window_start_ns;
     exact_stack_recording = 1;
@@ -647,8 +654,9 @@ static void unpatch_all(void)
 /* The visits, on this rank, of the functions each name asked for took
  * and patched in (from the trees, as exact_seen.h reads them): "never
  * called" in the profile where they add up to 0 on every rank. A
- * function of a library unloaded since has its nodes re-keyed, and one
- * whose patch failed has none: its name's count is not known. */
+ * function of a library unloaded since has its nodes re-keyed, one whose
+ * patch failed has none, one on the stack at MPI_Init (main) was called
+ * before its patch: its name's count is not known. */
 static void count_name_visits(void)
 {
     int nn = exact_choice_names(choice), n = 0, matched;
@@ -657,7 +665,7 @@ static void count_name_visits(void)
             n += mods[i]->ever[k];
     exact_range *r = calloc((size_t)n + 1, sizeof *r);
     exact_fn_info *info = calloc((size_t)n + 1, sizeof *info);
-    unsigned char *gone = calloc((size_t)n + 1, 1);
+    unsigned char *gone = calloc((size_t)n + 1, 1); /* not counted: see above */
     name_visits = nn ? calloc((size_t)nn, sizeof *name_visits) : NULL;
     exact_seen seen = { 0 };
     if (!r || !info || !gone || !name_visits) {
@@ -671,7 +679,7 @@ static void count_name_visits(void)
                 continue;
             r[g] = (exact_range){ st->fn, st->fn + (st->size ? st->size : 1), g };
             info[g] = fn_info_of(mods[i], k);
-            gone[g++] = !mods[i]->live;
+            gone[g++] = !mods[i]->live || on_init_stack(st);
         }
     if (name_visits) {
         qsort(r, (size_t)n, sizeof *r, by_lo);

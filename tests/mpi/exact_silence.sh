@@ -1,11 +1,12 @@
 #!/bin/bash
 # Nothing silent (issue 38.3): each name selected that measures nothing
 # gets one line saying why, and hprof-view's header names them all.
-# exact/exact_silence.c, 2 ranks, HPROFTEST_EXACT=used,sq,nosuch_fn,bare_add,never:
+# exact/exact_silence.c, 2 ranks, HPROFTEST_EXACT=used,sq,nosuch_fn,bare_add,never,main:
 # sq (static inline, -O2) is inlined everywhere, nosuch_fn is not in the
 # program, bare_add lives in libexact_bare.so built without
 # -fpatchable-function-entry, never is measured and never called; used is
-# measured (its calls, 1000 a rank) and gets no line. The same program
+# measured (its calls, 1000 a rank) and gets no line, nor does main (its
+# one call began before its patch: 0 visits, not "never called"). The same program
 # built with -fpatchable-function-entry=3,1 gets the N,M hprof cannot use
 # named; an HPROF_SELECT that selects nothing gets its line too. In C++
 # (exact/exact_silence_cxx.cpp) an inline member and a static inline
@@ -41,7 +42,7 @@ one() { local n=$1 log=$2 text=$3 who=$4 var=${5:-HPROFTEST_EXACT}
         eval '[ "$(lines "$log" "$text")" -eq 1 ] && [ "$(grep -c "^hprof: $var: $who " "$log.err")" -eq 1 ]'
 }
 
-if run "exact silence: run" names exact_silence HPROFTEST_EXACT=used,sq,nosuch_fn,bare_add,never; then
+if run "exact silence: run" names exact_silence HPROFTEST_EXACT=used,sq,nosuch_fn,bare_add,never,main; then
     one "exact silence: a static inline function gets one line: inlined everywhere" names \
         "HPROFTEST_EXACT: sq is inlined everywhere: no out-of-line copy to measure (exact_silence's debug information names it inlined)" sq
     one "exact silence: a name not in the program gets one line saying so" names \
@@ -53,6 +54,8 @@ if run "exact silence: run" names exact_silence HPROFTEST_EXACT=used,sq,nosuch_f
     check "exact silence: used is measured (1000 visits a rank) and gets no line" \
         "$(grep -E '^main;used,.,0,visits' names.csv | tr '\n' ' '); $(grep -c 'HPROFTEST_EXACT: used' names.err) lines" \
         eval '[ "$(grep -cE "^main;used,[01],0,visits,1000,1000$" names.csv)" -eq 2 ] && ! grep -q "HPROFTEST_EXACT: used" names.err'
+    check "exact silence: main (called before its patch at MPI_Init) is not said to be never called" \
+        "$(grep 'main' names.err | head -2 | tr '\n' ' ')" eval '! grep -q "HPROFTEST_EXACT: main" names.err'
     check "exact silence: hprof-view's header names them, each with its reason" \
         "$(grep -i 'not measured' names.view | head -2 | tr '\n' ' ')" \
         grep -qxF "           selected but not measured: sq (inlined everywhere), nosuch_fn (not in the program), bare_add (no NOP area: built without -fpatchable-function-entry), never (never called)" names.view

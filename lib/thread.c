@@ -271,6 +271,21 @@ void hprof_thread_each_tree(void (*fn)(const cct *tree, void *ctx), void *ctx)
     unlock_registry();
 }
 
+int hprof_thread_start_routines(uint64_t *out, int max)
+{
+    int n = 0;
+    lock_registry(1);
+    for (hprof_thread *t = thread_list; t; t = t->next) {
+        if (!t->start_routine)
+            continue;
+        if (n < max)
+            out[n] = t->start_routine;
+        n++;
+    }
+    unlock_registry();
+    return n;
+}
+
 void hprof_thread_forget_code(int id, uint64_t low, uint64_t high)
 {
     if (id > CCT_KEY_UNLOADED_MAX)

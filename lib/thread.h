@@ -104,6 +104,11 @@ void *hprof_thread_scratch(size_t bytes);
  * calls and MPI paths seen); not from signal handlers. */
 void hprof_thread_each_tree(void (*fn)(const cct *tree, void *ctx), void *ctx);
 
+/* The start routines of the locations (created threads, kept ended ones,
+ * merged ones; 0s left out, duplicates kept): up to max into out,
+ * returning how many there are. Under the registry's lock, as above. */
+int hprof_thread_start_routines(uint64_t *out, int max);
+
 /* Every location: live threads, kept ended ones, merged ones; newest first. */
 hprof_thread *hprof_thread_list(void);
 int hprof_thread_count(void);

@@ -81,6 +81,15 @@ int select_eval(const select_expr *e, const select_graph *g, unsigned char *chos
 #define SELECT_USES_MPI_PATH 2u /* mpi_path */
 unsigned select_inputs(const select_expr *e);
 
+/* The function names e asks for by name alone, for a runtime that says
+ * why one of them measures nothing: the NAME of name("^NAME$"),
+ * name("^NAME\\(") and mangled("^NAME$") where NAME is a plain name
+ * (letters, digits, '_', '::', '~'), and a Score-P filter's INCLUDE rules
+ * without wildcards; only where they add functions (not under '!', nor
+ * right of '-'). Up to max into out (strings e holds), the count;
+ * repeats kept. */
+int select_literal_names(const select_expr *e, const char **out, int max);
+
 void select_free(select_expr *e);
 
 #endif

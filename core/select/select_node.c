@@ -35,6 +35,7 @@ void select_node_free(select_node *n)
     select_node_free(n->b);
     if (has_regex(n->kind))
         regfree(&n->re);
+    free(n->literal);
     select_filter_free(n->filter);
     free(n);
 }
@@ -93,6 +94,43 @@ static unsigned node_inputs(const select_node *n)
     if (n->kind == SEL_MPI_PATH)
         u |= SELECT_USES_MPI_PATH;
     return u;
+}
+
+static int node_literals(const select_expr *e, const select_node *n, const char **out, int max, int k,
+                         int depth)
+{
+    if (!n || depth > SELECT_MAX_DEPTH)
+        return k;
+    switch (n->kind) {
+    case SEL_NAME:
+    case SEL_MANGLED:
+        if (n->literal && k++ < max)
+            out[k - 1] = n->literal;
+        return k;
+    case SEL_FILTER:
+        for (int i = 0; i < n->filter->region.n; i++) {
+            const select_rule *r = &n->filter->region.rules[i];
+            if (!r->exclude && r->literal && k++ < max)
+                out[k - 1] = r->literal;
+        }
+        return k;
+    case SEL_REF:
+        return n->num < (unsigned long long)e->ndefs
+                   ? node_literals(e, e->defs[n->num], out, max, k, depth + 1)
+                   : k;
+    case SEL_MINUS: /* what b takes is taken away */
+    case SEL_CALLERS:
+    case SEL_CALLEES: return node_literals(e, n->a, out, max, k, depth + 1);
+    case SEL_UNION:
+    case SEL_INTERSECT:
+        return node_literals(e, n->b, out, max, node_literals(e, n->a, out, max, k, depth + 1), depth + 1);
+    default: /* SEL_NOT takes away what its operand takes */ return k;
+    }
+}
+
+int select_literal_names(const select_expr *e, const char **out, int max)
+{
+    return e ? node_literals(e, e->root, out, max, 0, 0) : 0;
 }
 
 /* Unused definitions count too: cheap to over-report, and they cost an

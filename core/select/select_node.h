@@ -65,7 +65,8 @@ typedef struct select_node {
     enum select_kind kind;
     int depth; /* 1 + its deepest operand's */
     struct select_node *a, *b;
-    regex_t re; /* SEL_NAME .. SEL_MODULE */
+    regex_t re;    /* SEL_NAME .. SEL_MODULE */
+    char *literal; /* SEL_NAME, SEL_MANGLED: the one name re denotes ("^solve$", "^ns::f\\("), else NULL */
     unsigned long long num;
     select_filter *filter;
 } select_node;

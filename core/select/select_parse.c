@@ -11,6 +11,7 @@
  *   factor     = "!" factor | primary               complement
  *   primary    = "(" expr ")" | "%" NAME | "%%" | selector
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,22 @@ static select_node *unknown_selector(parser *p)
     return fail_at(p, p->tok.at, "unknown selector '%s' (selectors: %s)", p->tok.text, known);
 }
 
+/* The one name regex re denotes, "^NAME$" or "^NAME\\(" (malloc'd), or
+ * NULL. */
+static char *literal_of(const char *re)
+{
+    if (re[0] != '^')
+        return NULL;
+    size_t n = 0;
+    while (isalnum((unsigned char)re[1 + n]) || re[1 + n] == '_' || re[1 + n] == '~' ||
+           (re[1 + n] == ':' && re[2 + n] == ':' && ++n))
+        n++;
+    const char *end = re + 1 + n;
+    if (n == 0 || !(strcmp(end, "$") == 0 || strcmp(end, "\\(") == 0))
+        return NULL;
+    return strndup(re + 1, n);
+}
+
 static select_node *regex_node(parser *p, enum select_kind kind, const char *at)
 {
     regex_t re;
@@ -250,6 +267,8 @@ static select_node *regex_node(parser *p, enum select_kind kind, const char *at)
         return fail_at(p, at, "out of memory");
     }
     n->re = re;
+    if (kind == SEL_NAME || kind == SEL_MANGLED)
+        n->literal = literal_of(p->tok.text);
     return n;
 }
 

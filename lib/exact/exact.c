@@ -7,9 +7,11 @@
 #include "lib/exact/exact.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/exact/exact_absent.h"
 #include "lib/exact/exact_auto.h"
 #include "lib/exact/exact_calib.h"
 #include "lib/exact/exact_calib_code.h"
@@ -26,7 +28,9 @@
 #include "core/log.h"
 #include "unwind/modules.h"
 #include "report/profile/symbols.h"
+#include "lib/thread.h"
 #include "unwind/thunk_stack.h"
+#include "unwind/unwind.h"
 
 /* How often a selection that reads calls or MPI paths is evaluated again;
  * HPROF_SELECT=auto's more often, and every 20 ms for 10 evaluations after
@@ -71,7 +75,14 @@ static int nmeasured;
 /* HPROF_SELECT=auto */
 static double auto_budget, auto_visit_ns; /* auto_visit_ns: 0 before the calibration, < 0 failed */
 static uint64_t auto_warmup, auto_last_ns;
-static int auto_trial; /* evaluations still to come at the trial's pace */
+static int auto_trial;       /* evaluations still to come at the trial's pace */
+static uint64_t *init_stack; /* the return addresses on the stack at MPI_Init */
+static int ninit_stack;
+/* What was selected and measures nothing (exact.h's hprof_exact_unmeasured) */
+static char **name_why;       /* per name asked for: why (at MPI_Init), NULL: a function has it */
+static uint64_t *name_visits; /* per name, at the end: its functions' visits here (UINT64_MAX: not known) */
+/* HPROF_SELECT's and HPROF_FILTER's, where one took no function: "HPROF_SELECT='...'" */
+static char *expr_what[2];
 
 static module_state *module_known(int id)
 {
@@ -85,6 +96,11 @@ static const char *base_name(const char *path)
 {
     const char *b = strrchr(path, '/');
     return b ? b + 1 : path;
+}
+
+static const char *site_name(const module_state *m, int k)
+{
+    return m->demangled[k] ? m->demangled[k] : m->s.v[k].name;
 }
 
 /* Patches the chosen sites of m (chosen[i]), at now. */
@@ -175,6 +191,7 @@ static int choose(module_state *m, unsigned char *chosen)
         info[i] = fn_info_of(m, i);
     select_graph g = { m->s.n, info, 0, NULL };
     int rc = exact_choice_eval(choice, &g, chosen);
+    exact_choice_note(choice, &g);
     free(info);
     return rc;
 }
@@ -239,6 +256,33 @@ static void warn_odd_cxx_entries(const module_state *m)
         }
 }
 
+/* HPROF_SELECT=auto never takes m's site i (exact_auto.h): why is where
+ * it has been since before it could be patched. */
+static void pin(module_state *m, int i, const char *why)
+{
+    m->au[i].pinned = 1;
+    hprof_verbose(1, "HPROF_SELECT=auto: %s left out: %s, its visits would count only from its patch",
+                  site_name(m, i), why);
+}
+
+/* Site st's function was on the stack at MPI_Init (its call under way
+ * then is not counted). */
+static int on_init_stack(const exact_site *st)
+{
+    for (int k = 0; k < ninit_stack; k++)
+        if (init_stack[k] - 1 >= st->fn && init_stack[k] - 1 < st->fn + (st->size ? st->size : 1))
+            return 1;
+    return 0;
+}
+
+/* HPROF_SELECT=auto: m's functions on the stack at MPI_Init pinned. */
+static void pin_init_stack(module_state *m)
+{
+    for (int i = 0; exact_choice_auto(choice) && i < m->s.n; i++)
+        if (on_init_stack(&m->s.v[i]))
+            pin(m, i, "on the stack since before MPI_Init");
+}
+
 /* A module seen for the first time: its sites, and the selected ones
  * patched. The caller holds the lock. */
 static void add_module(int id, const module_rec *rec)
@@ -272,7 +316,7 @@ static void add_module(int id, const module_rec *rec)
                       "(-fpatchable-function-entry=18,16 fits)",
                       base_name(m->path), m->s.records, m->s.unnamed, m->s.unfit);
     unsigned char *chosen = m->s.n ? calloc((size_t)m->s.n, 1) : NULL;
-    if (chosen && number_sites(m) == 0 && choose(m, chosen) == 0)
+    if (chosen && number_sites(m) == 0 && (pin_init_stack(m), choose(m, chosen) == 0))
         patch_chosen(m, chosen, hprof_now_ns());
     free(chosen);
 }
@@ -298,11 +342,6 @@ static void unpatch_dropped(module_state *m, const unsigned char *chosen, uint64
     if (n)
         hprof_verbose(1, "%s: %d functions no longer measured exactly", base_name(m->path), n);
     free(which);
-}
-
-static const char *site_name(const module_state *m, int k)
-{
-    return m->demangled[k] ? m->demangled[k] : m->s.v[k].name;
 }
 
 /* The cost of a visit, measured once (on the tick's thread): 0, or -1
@@ -338,6 +377,22 @@ static void auto_say(const module_state *m, int k, unsigned char was)
             site_name(m, k), f->rate, auto_visit_ns, f->cost * 100, auto_budget * 100);
 }
 
+/* HPROF_SELECT=auto: the start routines of the threads (those the graph
+ * of reselect_locked has: module i's sites where in[i]) pinned. */
+static void pin_start_routines(const unsigned char *in, int nm)
+{
+    int n = hprof_thread_start_routines(NULL, 0);
+    uint64_t *r = n ? malloc((size_t)n * sizeof *r) : NULL;
+    int now = r ? hprof_thread_start_routines(r, n) : 0; /* threads come and go meanwhile */
+    n = now < n ? now : n;
+    for (int i = 0; i < nm; i++)
+        for (int k = 0; in[i] && k < mods[i]->s.n; k++)
+            for (int j = 0; j < n && !mods[i]->au[k].pinned; j++)
+                if (r[j] == mods[i]->s.v[k].fn)
+                    pin(mods[i], k, "a thread's start routine");
+    free(r);
+}
+
 /* HPROF_SELECT=auto's choice added to chosen (the graph of reselect_locked:
  * module i's sites where in[i]), once the warm-up is over. 0, or -1. */
 static int auto_choose(const exact_seen *seen, const unsigned char *in, int nm, unsigned char *chosen,
@@ -352,6 +407,7 @@ static int auto_choose(const exact_seen *seen, const unsigned char *in, int nm, 
         free(v), free(mine), free(was);
         return -1;
     }
+    pin_start_routines(in, nm);
     for (int i = 0, g = 0; i < nm; i++)
         for (int k = 0; in[i] && k < mods[i]->s.n; k++, g++) {
             v[g] = mods[i]->au[k];
@@ -467,6 +523,70 @@ static void on_module(int id, const module_rec *rec, int live)
     pthread_mutex_unlock(&lock);
 }
 
+/* Functions with a patchable entry in the modules read. */
+static int sites_known(void)
+{
+    int n = 0;
+    for (int i = 0; i < nmods; i++)
+        n += mods[i]->s.n;
+    return n;
+}
+
+/* One line for each name asked for (HPROFTEST_EXACT's, and those
+ * HPROF_SELECT and HPROF_FILTER name literally) that no function has,
+ * saying why (exact_absent.h), kept for the profile. At MPI_Init: a
+ * library dlopen adds later may still have it (the profile then leaves it
+ * out). */
+static void say_absent_names(void)
+{
+    int n = exact_choice_names(choice), matched;
+    name_why = n ? calloc((size_t)n, sizeof *name_why) : NULL;
+    for (int k = 0; name_why && k < n; k++) {
+        const char *var, *name = exact_choice_name(choice, k, &matched, &var);
+        if (matched || strcmp(name, "*") == 0) /* "*" takes nothing only where nothing has an entry: said */
+            continue;
+        exact_absence a;
+        char line[512], brief[128];
+        exact_absent_explain(name, &a);
+        hprof_say("%s: %s %s", var, name, exact_absence_line(&a, line, sizeof line));
+        name_why[k] = strdup(exact_absence_short(&a, brief, sizeof brief));
+    }
+}
+
+/* One line for HPROF_SELECT and for HPROF_FILTER if it took no function:
+ * at MPI_Init, or at the end (at_end) for one evaluated as the run goes
+ * on. Kept for the profile. Not where nothing has a patchable entry (one
+ * line said so). */
+static void say_empty_exprs(int at_end)
+{
+    for (int k = 0; records_seen > 0 && k < exact_choice_exprs(choice); k++) {
+        const char *text;
+        int took;
+        const char *var = exact_choice_expr(choice, k, &text, &took);
+        if (took || expr_what[k] || !(expr_what[k] = malloc(strlen(var) + strlen(text) + 4)))
+            continue;
+        char *w = expr_what[k] + sprintf(expr_what[k], "%s='", var);
+        for (const char *p = text; *p; p++) /* one line, also for an expression written on several */
+            *w++ = *p == '\n' || *p == '\t' || *p == '\r' ? ' ' : *p;
+        strcpy(w, "'");
+        hprof_say("%s %s none of the %d functions with a patchable entry", expr_what[k],
+                  at_end ? "selected, in the whole run," : "selects", sites_known());
+    }
+}
+
+/* The return addresses on this thread's stack (the MPI_Init call's
+ * path): HPROF_SELECT=auto never takes their functions, and none of them
+ * is said to be never called (its one call began before the patch). */
+static void keep_init_stack(void)
+{
+    uint64_t ips[UNWIND_MAX_FRAMES];
+    int n = unwind_mpi_path(ips, UNWIND_MAX_FRAMES);
+    if (n > 0 && (init_stack = malloc((size_t)n * sizeof *init_stack))) {
+        memcpy(init_stack, ips, (size_t)n * sizeof *init_stack);
+        ninit_stack = n;
+    }
+}
+
 void hprof_exact_start(uint64_t window_start_ns)
 {
     if (running || !(choice = exact_choice_from_env()))
@@ -477,6 +597,7 @@ void hprof_exact_start(uint64_t window_start_ns)
                   exact_choice_var(choice));
         return;
     }
+    keep_init_stack();
     exact_entry_init();
     window_start = window_start_ns;
     exact_stack_recording = 1;
@@ -493,9 +614,9 @@ void hprof_exact_start(uint64_t window_start_ns)
         hprof_say("%s asks for functions measured exactly, but no code loaded has patchable entries: build "
                   "the program with -fpatchable-function-entry=18,16",
                   exact_choice_var(choice));
-    else if (exact_choice_unmatched(choice))
-        hprof_say("%s: no function with a patchable entry is named %s", exact_choice_var(choice),
-                  exact_choice_unmatched(choice));
+    say_absent_names();
+    if (!exact_choice_dynamic(choice))
+        say_empty_exprs(0);
     hprof_verbose(1, "%d functions measured exactly; %d patchable entries in %d modules", nmeasured,
                   records_seen, modules_with_records);
     hprof_dlsym_watch(1); /* a library dlopen adds: patched at the program's dlsym */
@@ -530,6 +651,58 @@ static void unpatch_all(void)
     }
 }
 
+/* The visits, on this rank, of the functions each name asked for took
+ * and patched in (from the trees, as exact_seen.h reads them): "never
+ * called" in the profile where they add up to 0 on every rank. A
+ * function of a library unloaded since has its nodes re-keyed, one whose
+ * patch failed has none, one on the stack at MPI_Init (main) was called
+ * before its patch: its name's count is not known. */
+static void count_name_visits(void)
+{
+    int nn = exact_choice_names(choice), n = 0, matched;
+    for (int i = 0; i < nmods; i++)
+        for (int k = 0; k < mods[i]->s.n; k++)
+            n += mods[i]->ever[k];
+    exact_range *r = calloc((size_t)n + 1, sizeof *r);
+    exact_fn_info *info = calloc((size_t)n + 1, sizeof *info);
+    unsigned char *gone = calloc((size_t)n + 1, 1); /* not counted: see above */
+    name_visits = nn ? calloc((size_t)nn, sizeof *name_visits) : NULL;
+    exact_seen seen = { 0 };
+    if (!r || !info || !gone || !name_visits) {
+        free(name_visits);
+        name_visits = NULL;
+    }
+    for (int i = 0, g = 0; name_visits && i < nmods; i++)
+        for (int k = 0; k < mods[i]->s.n; k++) {
+            const exact_site *st = &mods[i]->s.v[k];
+            if (!mods[i]->ever[k])
+                continue;
+            r[g] = (exact_range){ st->fn, st->fn + (st->size ? st->size : 1), g };
+            info[g] = fn_info_of(mods[i], k);
+            gone[g++] = !mods[i]->live || on_init_stack(st);
+        }
+    if (name_visits) {
+        qsort(r, (size_t)n, sizeof *r, by_lo);
+        if (exact_seen_collect(r, n, n, &seen) != 0) {
+            free(name_visits);
+            name_visits = NULL;
+        }
+    }
+    for (int k = 0; name_visits && k < nn; k++) {
+        const char *name = exact_choice_name(choice, k, &matched, NULL);
+        int patched = 0; /* none: its patches failed (a line said so), not a function never called */
+        for (int g = 0; matched && g < n && name_visits[k] != UINT64_MAX; g++)
+            if (exact_name_matches(&info[g], name)) {
+                patched = 1;
+                name_visits[k] = gone[g] ? UINT64_MAX : name_visits[k] + seen.visits[g];
+            }
+        if (!patched)
+            name_visits[k] = UINT64_MAX;
+    }
+    exact_seen_free(&seen);
+    free(r), free(info), free(gone);
+}
+
 void hprof_exact_stop(uint64_t now_ns)
 {
     if (!running)
@@ -550,6 +723,9 @@ void hprof_exact_stop(uint64_t now_ns)
         x->busy = 0;
     }
     exact_stack_recording = 0;
+    count_name_visits();
+    if (exact_choice_dynamic(choice))
+        say_empty_exprs(1);
     pthread_mutex_unlock(&lock);
 }
 
@@ -581,6 +757,37 @@ int hprof_exact_measured(exact_measured *out, int max)
                                            m->au[k].state == AUTO_DROPPED ? m->au[k].cost : 0 };
             n++;
         }
+    }
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+int hprof_exact_unmeasured(exact_unmeasured *out, int max)
+{
+    pthread_mutex_lock(&lock);
+    int n = 0, matched;
+    for (int k = 0; choice && k < exact_choice_names(choice); k++) {
+        const char *var, *name = exact_choice_name(choice, k, &matched, &var);
+        exact_unmeasured u = { var, name, NULL, 0 };
+        if (matched && name_visits && strcmp(name, "*") != 0)
+            u.visits = name_visits[k];
+        else if (!matched && name_why && name_why[k])
+            u.why = name_why[k];
+        else
+            continue;
+        if (n < max)
+            out[n] = u;
+        n++;
+    }
+    for (int k = 0; k < 2; k++) {
+        const char *text;
+        int took;
+        if (!expr_what[k])
+            continue;
+        if (n < max)
+            out[n] = (exact_unmeasured){ exact_choice_expr(choice, k, &text, &took), expr_what[k],
+                                         "selects nothing", 0 };
+        n++;
     }
     pthread_mutex_unlock(&lock);
     return n;

@@ -38,6 +38,21 @@ typedef struct exact_measured {
 } exact_measured;
 int hprof_exact_measured(exact_measured *out, int max);
 
+/* What was selected and measured nothing (issue 38.3), for the profile:
+ * each name asked for (HPROFTEST_EXACT's, those HPROF_SELECT and
+ * HPROF_FILTER name literally: exact_select.h) that no function has, with why
+ * (exact_absent.h: "not in the program", "inlined everywhere", ...); each
+ * expression (HPROF_SELECT, HPROF_FILTER) that took no function ("selects
+ * nothing"); and each name that took some, why NULL, with their visits
+ * on this rank (UINT64_MAX: not known), after hprof_exact_stop. Up to max
+ * into out (strings valid to the end of the run); the count. */
+typedef struct exact_unmeasured {
+    const char *var; /* the variable that asked: "HPROFTEST_EXACT", "HPROF_SELECT", "HPROF_FILTER" */
+    const char *what, *why;
+    uint64_t visits;
+} exact_unmeasured;
+int hprof_exact_unmeasured(exact_unmeasured *out, int max);
+
 /* HPROF_SELECT=auto: 1 (and the cost of a visit measured, ns, 0 before
  * the warm-up's end, < 0 not measurable; the budget, a share of the
  * run), or 0 when it was not asked for. */

@@ -47,11 +47,12 @@ static double drop_over_budget(auto_fn *v, int n, double budget)
 }
 
 /* New functions on trial: on a path to MPI, or among the AUTO_TOP with
- * the most samples of their own (each at least AUTO_MIN_SHARE). */
+ * the most samples of their own (each at least AUTO_MIN_SHARE); never a
+ * pinned one. */
 static void take_new(auto_fn *v, int n, const auto_params *p)
 {
     for (int i = 0; i < n; i++) {
-        if (v[i].state == AUTO_NEW && v[i].on_mpi) {
+        if (v[i].state == AUTO_NEW && v[i].on_mpi && !v[i].pinned) {
             v[i].state = AUTO_TAKEN;
             v[i].why = AUTO_WHY_MPI;
             v[i].last_visits = v[i].visits;
@@ -61,7 +62,7 @@ static void take_new(auto_fn *v, int n, const auto_params *p)
     for (int k = 0; k < AUTO_TOP; k++) {
         int best = -1;
         for (int i = 0; i < n; i++)
-            if (v[i].state == AUTO_NEW && v[i].samples > 0 && (double)v[i].samples >= least &&
+            if (v[i].state == AUTO_NEW && !v[i].pinned && v[i].samples > 0 && (double)v[i].samples >= least &&
                 (best < 0 || v[i].samples > v[best].samples))
                 best = i;
         if (best < 0)

@@ -14,7 +14,11 @@
  * whose cost alone breaks the budget is dropped (a small function called
  * millions of times a second: Mussler's heuristic), then the costliest
  * until the sum fits. A dropped function is patched out and never taken
- * again. Pure: the caller keeps the state and patches.
+ * again. A function on a thread's stack since before its patch could go
+ * in (main, the functions above the MPI_Init call, a thread's start
+ * routine: the caller pins them) is never taken: its one long visit would
+ * not count, only the calls after the patch, a wasted slot.
+ * Pure: the caller keeps the state and patches.
  */
 #ifndef HPROF_EXACT_AUTO_H
 #define HPROF_EXACT_AUTO_H
@@ -40,6 +44,8 @@ typedef struct auto_fn {
     uint64_t samples, visits;
     /* kept between evaluations */
     unsigned char state, why;
+    unsigned char pinned; /* on a stack since before it could be patched (main, a thread's start routine:
+                           * its visits would count from the patch, none before): never taken */
     uint64_t last_visits; /* visits at the last evaluation */
     double rate;          /* visits a second over the last interval (taken, or when dropped) */
     double cost; /* rate x cost a visit / threads: a share of the run (when dropped: what broke it) */

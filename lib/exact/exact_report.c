@@ -9,7 +9,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "lib/exact/exact.h"
+
+/* text (used bytes) with a line for each selected thing that measured
+ * nothing here (exact.h): "#unmeasured WHAT\tWHY", or, for a name that
+ * took functions, "#visits N VAR WHAT" (N: -1 not known, VAR the
+ * variable that asked); NULL as text. */
+static char *add_unmeasured(char *text, size_t *used)
+{
+    int n = text ? hprof_exact_unmeasured(NULL, 0) : 0;
+    exact_unmeasured *u = calloc((size_t)n + 1, sizeof *u);
+    size_t cap = *used + 1;
+    n = u ? hprof_exact_unmeasured(u, n) : 0;
+    for (int i = 0; i < n; i++)
+        cap += strlen(u[i].what) + (u[i].why ? strlen(u[i].why) : 0) + 48;
+    char *t = n ? realloc(text, cap) : text;
+    for (int i = 0; t && i < n; i++) {
+        if (u[i].why)
+            *used += (size_t)snprintf(t + *used, cap - *used, "#unmeasured %s\t%s\n", u[i].what, u[i].why);
+        else
+            *used += (size_t)snprintf(t + *used, cap - *used, "#visits %lld %s %s\n",
+                                      u[i].visits == UINT64_MAX ? -1ll : (long long)u[i].visits, u[i].var,
+                                      u[i].what);
+    }
+    if (!t)
+        free(text);
+    free(u);
+    return t;
+}
 
 /* This rank's list: one line per function, "since until rate cost
  * module\tname\n" (ns since the window's start; until 0: to the end;
@@ -38,6 +66,7 @@ static char *local_list(size_t *len)
     if (text)
         text[used] = '\0';
     free(v);
+    text = add_unmeasured(text, &used);
     *len = used;
     return text;
 }
@@ -57,6 +86,60 @@ typedef struct auto_agg {
     double visit_min, visit_max, budget;
 } auto_agg;
 
+/* What was selected and measured nothing, over the ranks: by what was
+ * asked, why (the first rank's), or, where some rank measured functions
+ * for it, their visits summed (-1: not known). */
+typedef struct unmeasured_agg {
+    char *what, *why;
+    char var[32]; /* for a name measured: the variable that asked */
+    int measured;
+    long long visits;
+} unmeasured_agg;
+
+typedef struct unmeasured_list {
+    unmeasured_agg *v;
+    int n;
+} unmeasured_list;
+
+static unmeasured_agg *unmeasured_entry(unmeasured_list *l, const char *what)
+{
+    for (int i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].what, what) == 0)
+            return &l->v[i];
+    unmeasured_agg *w = realloc(l->v, (size_t)(l->n + 1) * sizeof *w);
+    if (!w)
+        return NULL;
+    l->v = w;
+    w[l->n] = (unmeasured_agg){ strdup(what), NULL, "", 0, 0 };
+    return w[l->n].what ? &w[l->n++] : NULL;
+}
+
+/* A "#unmeasured" or "#visits" line into l; 0, or -1 when line is neither. */
+static int add_unmeasured_line(unmeasured_list *l, char *line)
+{
+    long long visits;
+    int at = 0;
+    unmeasured_agg *e;
+    if (strncmp(line, "#unmeasured ", 12) == 0) {
+        char *tab = strchr(line, '\t');
+        if (!tab)
+            return 0;
+        *tab = '\0';
+        if ((e = unmeasured_entry(l, line + 12)) && !e->why)
+            e->why = strdup(tab + 1);
+        return 0;
+    }
+    char var[32];
+    if (sscanf(line, "#visits %lld %31s %n", &visits, var, &at) < 2 || !at)
+        return -1;
+    if ((e = unmeasured_entry(l, line + at))) {
+        snprintf(e->var, sizeof e->var, "%s", var);
+        e->visits = e->visits < 0 || visits < 0 ? -1 : e->visits + visits;
+        e->measured = 1;
+    }
+    return 0;
+}
+
 static agg *find_or_add(agg **v, int *n, const char *module, const char *name)
 {
     for (int i = 0; i < *n; i++)
@@ -72,12 +155,14 @@ static agg *find_or_add(agg **v, int *n, const char *module, const char *name)
 }
 
 /* One rank's lines into the aggregate. */
-static void add_lines(agg **v, int *n, auto_agg *au, char *text)
+static void add_lines(agg **v, int *n, auto_agg *au, unmeasured_list *un, char *text)
 {
     for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         unsigned long long since, until;
         double rate, cost, visit, budget;
         int at = 0;
+        if (add_unmeasured_line(un, line) == 0)
+            continue;
         if (sscanf(line, "#auto %lf %lf", &visit, &budget) == 2) {
             au->visit_min = au->ranks && au->visit_min < visit ? au->visit_min : visit;
             au->visit_max = au->ranks && au->visit_max > visit ? au->visit_max : visit;
@@ -129,7 +214,7 @@ static char *format(const agg *a)
     return s;
 }
 
-static int collect(agg **v, int *n, auto_agg *au, MPI_Comm comm)
+static int collect(agg **v, int *n, auto_agg *au, unmeasured_list *un, MPI_Comm comm)
 {
     int rank, size;
     PMPI_Comm_rank(comm, &rank);
@@ -162,7 +247,7 @@ static int collect(agg **v, int *n, auto_agg *au, MPI_Comm comm)
             continue;
         memcpy(part, all + displs[r], (size_t)lens[r]);
         part[lens[r]] = '\0';
-        add_lines(v, n, au, part);
+        add_lines(v, n, au, un, part);
         free(part);
     }
     free(all);
@@ -213,17 +298,52 @@ static void free_aggs(agg *v, int n)
     free(v);
 }
 
+/* hprof::unmeasured: "WHAT (WHY), ..." for what was selected and measured
+ * nothing; a name whose functions no rank saw called also gets its line
+ * (say: at the end of a run, not in a dying rank's partial profile). */
+static void report_unmeasured(const unmeasured_list *l, int say, exact_report_fn add, void *ctx)
+{
+    size_t cap = 1, at = 0;
+    for (int i = 0; i < l->n; i++)
+        cap += strlen(l->v[i].what) + (l->v[i].why ? strlen(l->v[i].why) : 0) + 24;
+    char *s = malloc(cap);
+    for (int i = 0; s && i < l->n; i++) {
+        const unmeasured_agg *e = &l->v[i];
+        const char *why = e->measured ? (e->visits == 0 ? "never called" : NULL) : e->why;
+        if (!why)
+            continue;
+        at += (size_t)snprintf(s + at, cap - at, "%s%s (%s)", at ? ", " : "", e->what, why);
+        if (e->measured && say)
+            hprof_say("%s: %s was measured but never called: 0 visits on every rank (calls the compiler "
+                      "inlined are not seen)",
+                      e->var, e->what);
+    }
+    if (s && at)
+        add(ctx, "hprof::unmeasured", s);
+    free(s);
+}
+
+static void free_unmeasured(unmeasured_list *l)
+{
+    for (int i = 0; i < l->n; i++) {
+        free(l->v[i].what);
+        free(l->v[i].why);
+    }
+    free(l->v);
+}
+
 int hprof_exact_report(MPI_Comm comm, exact_report_fn add, void *ctx)
 {
     agg *v = NULL;
     auto_agg au = { 0 };
+    unmeasured_list un = { 0 };
     int n = 0;
-    int rank = comm == MPI_COMM_NULL ? 0 : collect(&v, &n, &au, comm);
+    int rank = comm == MPI_COMM_NULL ? 0 : collect(&v, &n, &au, &un, comm);
     if (comm == MPI_COMM_NULL) {
         size_t len;
         char *mine = local_list(&len);
         if (mine)
-            add_lines(&v, &n, &au, mine);
+            add_lines(&v, &n, &au, &un, mine);
         free(mine);
     }
     char key[48];
@@ -234,8 +354,11 @@ int hprof_exact_report(MPI_Comm comm, exact_report_fn add, void *ctx)
             add(ctx, key, text);
         free(text);
     }
-    if (rank == 0)
+    if (rank == 0) {
         report_auto(&au, v, n, add, ctx);
+        report_unmeasured(&un, comm != MPI_COMM_NULL, add, ctx);
+    }
     free_aggs(v, n);
+    free_unmeasured(&un);
     return n;
 }

@@ -17,7 +17,16 @@
  *     hprof::auto::dropped::K   "RANKS RATE COST MODULE NAME"
  *
  * for each function auto dropped: on how many ranks, its largest visit
- * rate (a second) and the share of the run that would have cost.
+ * rate (a second) and the share of the run that would have cost. Where
+ * something selected measured nothing (exact.h's hprof_exact_unmeasured)
+ *
+ *     hprof::unmeasured         "WHAT (WHY), WHAT (WHY), ..."
+ *
+ * each name no rank measured a function for, with why ("not in the
+ * program", "inlined everywhere", "no NOP area: ...": the first rank's),
+ * each name whose functions no rank saw called ("never called": rank 0
+ * also says it in a line), each HPROF_SELECT='...' or HPROF_FILTER='...'
+ * that took no function ("selects nothing").
  */
 #ifndef HPROF_EXACT_REPORT_H
 #define HPROF_EXACT_REPORT_H

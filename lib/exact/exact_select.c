@@ -14,12 +14,13 @@ struct exact_choice {
     const char *var;     /* for messages: the variable(s) that asked */
     select_expr *select; /* HPROF_SELECT's, NULL: none */
     select_expr *filter; /* HPROF_FILTER's, NULL: none */
-    char **names;        /* HPROFTEST_EXACT's names */
-    char *matched;       /* per name: some function took it */
-    int nnames;
-    char *unmatched;
-    int failed_once; /* an evaluation error was said */
-    int automatic;   /* HPROF_SELECT=auto (exact_auto.h) */
+    char **names; /* HPROFTEST_EXACT's names, then those HPROF_SELECT and HPROF_FILTER ask for literally */
+    const char **name_var;        /* per name: the variable that asked */
+    char *matched;                /* per name: some function took it (of the literal ones: some has it) */
+    int nnames, nknob;            /* names, of them HPROFTEST_EXACT's (which select) */
+    int took_select, took_filter; /* the expression took some function so far */
+    int failed_once;              /* an evaluation error was said */
+    int automatic;                /* HPROF_SELECT=auto (exact_auto.h) */
 };
 
 /* HPROF_SELECT=auto, spaces around it allowed. */
@@ -34,19 +35,41 @@ static int is_auto(const char *s)
     return *s == '\0';
 }
 
+/* name, asked for by var, added to the names (once). */
+static void add_name(exact_choice *c, const char *name, const char *var)
+{
+    for (int k = 0; k < c->nnames; k++)
+        if (strcmp(c->names[k], name) == 0)
+            return;
+    char **v = realloc(c->names, (size_t)(c->nnames + 1) * sizeof *v);
+    const char **w = v ? realloc(c->name_var, (size_t)(c->nnames + 1) * sizeof *w) : NULL;
+    if (v)
+        c->names = v;
+    if (w)
+        c->name_var = w;
+    if (v && w && (c->names[c->nnames] = strdup(name)))
+        c->name_var[c->nnames++] = var;
+}
+
 static void split_names(exact_choice *c, const char *list)
 {
     char *copy = strdup(list);
     for (char *save = NULL, *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok;
-         tok = strtok_r(NULL, ",", &save)) {
-        char **v = realloc(c->names, (size_t)(c->nnames + 1) * sizeof *v);
-        if (!v)
-            break;
-        c->names = v;
-        c->names[c->nnames++] = strdup(tok);
-    }
+         tok = strtok_r(NULL, ",", &save))
+        add_name(c, tok, "HPROFTEST_EXACT");
     free(copy);
-    c->matched = calloc((size_t)c->nnames + 1, 1);
+    c->nknob = c->nnames;
+}
+
+/* The names expression e (of var) asks for literally (select.h). */
+static void add_literals(exact_choice *c, const select_expr *e, const char *var)
+{
+    int n = select_literal_names(e, NULL, 0);
+    const char **v = n ? calloc((size_t)n, sizeof *v) : NULL;
+    n = v ? select_literal_names(e, v, n) : 0;
+    for (int i = 0; i < n; i++)
+        add_name(c, v[i], var);
+    free(v);
 }
 
 /* HPROF_SELECT and HPROF_FILTER, parsed: one line for each that is wrong. */
@@ -76,7 +99,10 @@ exact_choice *exact_choice_from_env(void)
     read_selections(c);
     if (knob && *knob)
         split_names(c, knob);
-    if (!c->select && !c->filter && c->nnames == 0 && !c->automatic) {
+    add_literals(c, c->select, "HPROF_SELECT");
+    add_literals(c, c->filter, "HPROF_FILTER");
+    c->matched = calloc((size_t)c->nnames + 1, 1);
+    if (!c->select && !c->filter && c->nknob == 0 && !c->automatic) {
         if (knob && *knob && !hprof_config.select && !hprof_config.filter)
             hprof_say("HPROFTEST_EXACT='%s' names no function; nothing is measured exactly", knob);
         exact_choice_free(c);
@@ -134,7 +160,7 @@ static int fortran_name(const char *sym, const char *name)
            strncmp(sym + 2, name, (size_t)(colons - name)) == 0 && strcmp(mod + 5, colons + 2) == 0;
 }
 
-static int name_matches(const exact_fn_info *f, const char *name)
+int exact_name_matches(const exact_fn_info *f, const char *name)
 {
     const char *sym = f->mangled ? f->mangled : f->name;
     return strcmp(name, "*") == 0 || same_or_clone(sym, name) || strcmp(f->name, name) == 0 ||
@@ -159,9 +185,9 @@ int exact_choice_needs_files(const exact_choice *c)
     return c->select || c->filter;
 }
 
-/* The functions expression e takes, added to chosen. */
+/* The functions expression e takes, added to chosen (*took set when it takes one). */
 static int add_selected(exact_choice *c, const select_expr *e, const char *var, const select_graph *g,
-                        unsigned char *chosen)
+                        unsigned char *chosen, int *took)
 {
     unsigned char *mine = calloc((size_t)g->nfn + 1, 1);
     char err[512];
@@ -172,8 +198,10 @@ static int add_selected(exact_choice *c, const select_expr *e, const char *var, 
         c->failed_once = 1;
         hprof_say("%s: %s; it selects nothing", var, err);
     }
-    for (int i = 0; rc == 0 && i < g->nfn; i++)
+    for (int i = 0; rc == 0 && i < g->nfn; i++) {
         chosen[i] |= mine[i];
+        *took |= mine[i];
+    }
     free(mine);
     return rc;
 }
@@ -182,8 +210,8 @@ int exact_choice_eval(exact_choice *c, const select_graph *g, unsigned char *cho
 {
     for (int i = 0; i < g->nfn; i++) {
         chosen[i] = 0;
-        for (int k = 0; k < c->nnames; k++) {
-            if (name_matches(&g->fn[i], c->names[k])) {
+        for (int k = 0; k < c->nknob; k++) {
+            if (exact_name_matches(&g->fn[i], c->names[k])) {
                 chosen[i] = 1;
                 c->matched[k] = 1;
             }
@@ -191,30 +219,47 @@ int exact_choice_eval(exact_choice *c, const select_graph *g, unsigned char *cho
     }
     int rc = 0;
     if (c->select)
-        rc |= add_selected(c, c->select, "HPROF_SELECT", g, chosen);
+        rc |= add_selected(c, c->select, "HPROF_SELECT", g, chosen, &c->took_select);
     if (c->filter)
-        rc |= add_selected(c, c->filter, "HPROF_FILTER", g, chosen);
+        rc |= add_selected(c, c->filter, "HPROF_FILTER", g, chosen, &c->took_filter);
     return rc ? -1 : 0;
 }
 
-const char *exact_choice_unmatched(exact_choice *c)
+int exact_choice_names(const exact_choice *c)
 {
-    size_t len = 1;
-    for (int k = 0; k < c->nnames; k++)
-        len += c->matched[k] ? 0 : strlen(c->names[k]) + 2;
-    free(c->unmatched);
-    c->unmatched = NULL;
-    if (len == 1 || !(c->unmatched = malloc(len)))
-        return NULL;
-    c->unmatched[0] = '\0';
-    for (int k = 0; k < c->nnames; k++) {
-        if (c->matched[k])
-            continue;
-        if (c->unmatched[0])
-            strcat(c->unmatched, ", ");
-        strcat(c->unmatched, c->names[k]);
+    return c->nnames;
+}
+
+const char *exact_choice_name(const exact_choice *c, int k, int *matched, const char **var)
+{
+    *matched = c->matched[k];
+    if (var)
+        *var = c->name_var[k];
+    return c->names[k];
+}
+
+void exact_choice_note(exact_choice *c, const select_graph *g)
+{
+    for (int k = c->nknob; k < c->nnames; k++)
+        for (int i = 0; i < g->nfn && !c->matched[k]; i++)
+            c->matched[k] = (char)exact_name_matches(&g->fn[i], c->names[k]);
+}
+
+int exact_choice_exprs(const exact_choice *c)
+{
+    return (c->select != NULL) + (c->filter != NULL);
+}
+
+const char *exact_choice_expr(const exact_choice *c, int k, const char **text, int *took)
+{
+    if (k == 0 && c->select) {
+        *text = hprof_config.select;
+        *took = c->took_select;
+        return "HPROF_SELECT";
     }
-    return c->unmatched;
+    *text = hprof_config.filter;
+    *took = c->took_filter;
+    return "HPROF_FILTER";
 }
 
 void exact_choice_free(exact_choice *c)
@@ -226,7 +271,7 @@ void exact_choice_free(exact_choice *c)
     for (int k = 0; k < c->nnames; k++)
         free(c->names[k]);
     free(c->names);
+    free(c->name_var);
     free(c->matched);
-    free(c->unmatched);
     free(c);
 }

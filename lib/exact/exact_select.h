@@ -45,8 +45,22 @@ int exact_choice_dynamic(const exact_choice *c);
 int exact_choice_needs_files(const exact_choice *c);
 /* chosen[i] = 1 for each function of g selected. 0, or -1 (one line said why). */
 int exact_choice_eval(exact_choice *c, const select_graph *g, unsigned char *chosen);
-/* What was asked by name and matched nothing so far ("a, b"), or NULL. */
-const char *exact_choice_unmatched(exact_choice *c);
+/* The names asked for: HPROFTEST_EXACT's, then those HPROF_SELECT and
+ * HPROF_FILTER ask for literally (select_literal_names), each once; how
+ * many, and name k, with whether some function took it so far (of the
+ * literal ones: some function of a graph exact_choice_note saw has it,
+ * taken or not) and the variable that asked (*var, may be NULL). */
+int exact_choice_names(const exact_choice *c);
+const char *exact_choice_name(const exact_choice *c, int k, int *matched, const char **var);
+/* The literal names some function of g has noted (at each module read). */
+void exact_choice_note(exact_choice *c, const select_graph *g);
+/* Whether function f is one name asks for (the rules above). */
+int exact_name_matches(const exact_fn_info *f, const char *name);
+/* HPROF_SELECT's and HPROF_FILTER's expressions (not auto): how many, and
+ * expression k's variable ("HPROF_SELECT"), its text, and whether it took
+ * some function so far (*took). */
+int exact_choice_exprs(const exact_choice *c);
+const char *exact_choice_expr(const exact_choice *c, int k, const char **text, int *took);
 void exact_choice_free(exact_choice *c);
 
 

@@ -132,6 +132,19 @@ int exact_site_at(uint64_t fn, uint64_t size, const char *name, exact_site *s)
     return site_of(fn - 5, &f, s);
 }
 
+void exact_area_shape(uint64_t area, uint64_t fn, uint64_t high, int *n, int *m)
+{
+    uint64_t j = fn;
+    if (fn + 4 <= high && memcmp((const void *)(uintptr_t)j, endbr64, 4) == 0)
+        j += 4;
+    int left = high > j ? (int)(high - j < MAX_BEFORE ? high - j : MAX_BEFORE) : 0, at = 0;
+    for (int len;
+         at < left && (len = nop_len((const unsigned char *)(uintptr_t)(j + (uint64_t)at), left - at)) > 0;)
+        at += len;
+    *m = (int)(fn - area);
+    *n = *m + at;
+}
+
 /* The records of section scn (in memory at bias + its address). */
 static int read_records(const GElf_Shdr *sh, uint64_t bias, uint64_t low, uint64_t high, const fsym *syms,
                         int nsyms, exact_module_sites *out)

@@ -46,4 +46,10 @@ void exact_sites_free(exact_module_sites *s);
  * start at fn - 5, as for a record: 0, or -1 when its NOPs do not fit. */
 int exact_site_at(uint64_t fn, uint64_t size, const char *name, exact_site *s);
 
+/* The shape of the NOP area whose first byte is at area, of the function
+ * entered at fn (mapped code, up to high): *m NOP bytes before the entry,
+ * *n - *m at it (after its endbr64), the N,M of the
+ * -fpatchable-function-entry=N,M it was built with. */
+void exact_area_shape(uint64_t area, uint64_t fn, uint64_t high, int *n, int *m);
+
 #endif

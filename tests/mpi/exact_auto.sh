@@ -9,7 +9,9 @@
 # each call against its hprof::exact attribute's since, 5 ms spared) and at
 # least all of phase B's; cold is never measured; tiny is not measured at
 # the end and hprof::auto::dropped names it (or it was never taken), with
-# the verbose line, and hprof-view's header; hprof::auto says the budget
+# the verbose line, and hprof-view's header; main (on the stack since
+# before MPI_Init, on a call path to MPI) is never taken, a verbose line
+# says so (issue 38.5); hprof::auto says the budget
 # and the cost of a visit (hprof-view shows it);
 # work's CPU time a call in phase B (after the choice, its median) is at
 # most twice what it was before hprof chose (the program's own clock; the
@@ -60,6 +62,10 @@ if "tiny" in exact:
         fails.append("hprof-view does not show tiny dropped")
     elif not re.search(r"HPROF_SELECT=auto: tiny dropped: \S+ visits/s x \S+ ns = \S+% of the run, budget 1.00%", err):
         fails.append("no verbose line says tiny was dropped")
+if "main" in exact:
+    fails.append("main was taken: %s" % (exact["main"],))
+if not re.search(r"HPROF_SELECT=auto: main left out: on the stack since before MPI_Init, its visits would count only from its patch$", err, re.M):
+    fails.append("no verbose line says main is left out")
 if "solver" not in exact or not re.search(r"HPROF_SELECT=auto: solver taken \(on a call path to MPI\)", err):
     fails.append("solver not taken (attributes %s)" % sorted(exact))
 else:
@@ -83,8 +89,8 @@ for r in range(np_):
     if int(n_early) < 5 or int(n_late) < 5 or b > 2 * a:
         fails.append("rank %d: work's CPU time a call (median) %.1f us after the choice (%s calls), %.1f us before (%s)" % (r, b * 1e6, n_late, a * 1e6, n_early))
 if fails:
-    print("not ok - exact auto: tiny dropped, attributes, dilation: " + "; ".join(fails)[:900])
+    print("not ok - exact auto: tiny dropped, main never, attributes, dilation: " + "; ".join(fails)[:900])
     sys.exit(1)
-print("ok - exact auto: tiny dropped or never taken, the attributes and verbose lines say so, work not dilated")
+print("ok - exact auto: tiny dropped or never taken, main never, the attributes and verbose lines say so, work not dilated")
 PYEOF
 finish

@@ -3,7 +3,8 @@
 # -fpatchable-function-entry runs as it does without a selection, and a
 # selection gets one line saying what the build needs; a program built
 # with it and no selection has nothing patched (no exact_time metric, no
-# visits on its functions); a name no patchable function has gets one line.
+# visits on its functions), and each name one more saying it has no NOP
+# area; a name no function has gets one line: not in the program.
 . "$(dirname "$0")/progs/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 require_built exact_noflag
@@ -23,6 +24,10 @@ if run "exact no flag: run with a selection" noflag noflag HPROFTEST_EXACT=solve
     check "exact no flag: one line says the build needs -fpatchable-function-entry=18,16" \
         "$(lines noflag fpatchable) such lines: $(grep '^hprof' noflag.err | head -3 | tr '\n' ' ')" \
         test "$(lines noflag 'no code loaded has patchable entries: build the program with -fpatchable-function-entry=18,16')" -eq 1
+    check "exact no flag: one line for each name: no NOP area, built without the flag" \
+        "$(grep '^hprof' noflag.err | head -4 | tr '\n' ' ')" \
+        eval '[ "$(lines noflag "HPROFTEST_EXACT: solve has no NOP area: noflag was built without -fpatchable-function-entry ")" -eq 1 ] &&
+              [ "$(lines noflag "HPROFTEST_EXACT: step has no NOP area: noflag was built without -fpatchable-function-entry ")" -eq 1 ]'
     check "exact no flag: the profile as without a selection (no exact_time, no visits on solve)" \
         "$(grep -E 'exact_time|^main;solve,.*visits' noflag.csv | head -2 | tr '\n' ' ')" no_exact noflag
 fi
@@ -32,8 +37,9 @@ if run "exact with the flag, no selection: run" plain withflag; then
         eval 'no_exact plain && [ "$(lines plain patchable)" -eq 0 ]'
 fi
 if run "exact with the flag, an unknown name: run" unknown withflag HPROFTEST_EXACT=solve,nosuch; then
-    check "exact with the flag, an unknown name: one line names it, solve still measured" \
+    check "exact with the flag, an unknown name: one line says it is not in the program, solve still measured" \
         "$(grep '^hprof' unknown.err | head -3 | tr '\n' ' ')" \
-        eval '[ "$(lines unknown "no function with a patchable entry is named nosuch$")" -eq 1 ] && grep -qE "^main;solve,0,0,visits,2," unknown.csv'
+        eval '[ "$(lines unknown "HPROFTEST_EXACT: nosuch is not in the program: no module loaded has a function symbol of that name")" -eq 1 ] &&
+              [ "$(grep -c "^hprof: " unknown.err)" -eq 2 ] && grep -qE "^main;solve,0,0,visits,2," unknown.csv'
 fi
 finish

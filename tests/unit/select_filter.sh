@@ -20,6 +20,9 @@ expect "scorep-score -g's file: all but the EXCLUDEd (MANGLED, per region)" \
        "main;ns::solve(int, double);ns::smooth(int);fib(int);util_helper;$NEW;solve_" "$G" -f "$F/scorep_score_g.filter"
 expect "CaPI's file: EXCLUDE *, then INCLUDE MANGLED and a list: only the list" \
        "main;ns::solve(int, double);ns::smooth(int);solve_" "$G" -f "$F/capi.filter"
+expect "literal names: a filter's INCLUDE rules without wildcards (select_literal_names)" \
+       "literal: _ZN2ns5solveEid;literal: _ZN2ns6smoothEi;literal: main;literal: solve_" -l "$G" -e 'filter("'"$F"'/capi.filter") & none'
+expect "literal names: none from scorep-score -g's EXCLUDE rules" "" -l "$G" -e 'filter("'"$F"'/scorep_score_g.filter") & none'
 expect "wildcards * ? [] and escaped space, [, ], *, #; patterns over several lines" \
        "ns::solve(int, double);$GRID;$VEC;fib(int);tiny" "$G" -f "$F/wildcards.filter"
 expect "MANGLED for the rest of its rule, DEMANGLED back, each rule starts demangled" \

@@ -65,6 +65,14 @@ expect "select_inputs: names only" "inputs:;main" -i "$G" -e 'name("^main$")'
 expect "select_inputs: calls" "inputs: calls;island" -i "$G" -e 'callers(name("^island$"))'
 expect "select_inputs: MPI paths" "inputs: mpi_path" -i "$G" -e 'mpi_path & none'
 expect "select_inputs: an unused definition counts" "inputs: calls mpi_path" -i "$G" -e 'x = callees(mpi_path); none'
+
+# ---- the names a selection asks for literally (select_literal_names: what
+# the runtime explains when one measures nothing, issue 38.3)
+expect "literal names: ^NAME\$, ^NAME\\(, qualified, mangled" "literal: tiny;literal: ns::solve;literal: _ZN2ns5solveEid;ns::solve(int, double);tiny" \
+    -l "$G" -e 'name("^tiny$") | name("^ns::solve\(") | mangled("^_ZN2ns5solveEid$")'
+expect "literal names: not a regex with more in it, nor unanchored" "" -l "$G" -e 'name("^ti.y$") & name("tiny") & name("^tiny") & none'
+expect "literal names: not under ! nor right of -, through definitions" "literal: leaf;literal: fib" \
+    -l "$G" -e 'x = name("^fib$"); (name("^leaf$") - name("^tiny$")) & !name("^main$") & none | %x & none'
 expect "evaluated 5 times: the same result" "main;ns::solve(int, double);ns::smooth(int);fib(int);tiny" -r 5 "$G" -e 'a = callers(name("^tiny$")); %a & callees(%a)'
 
 # ---- errors: one line each, with where

@@ -133,6 +133,9 @@ int view_exact_lines(vtree *t, FILE *out)
                 duration(per, sizeof per, visits > 0 ? time / visits : 0), ranks, since,
                 strcmp(until, "-") ? " to " : "", strcmp(until, "-") ? until : "");
     }
+    const char *unmeasured = cube_attr_get(p, "hprof::unmeasured");
+    if (unmeasured)
+        fprintf(out, "%-10s selected but not measured: %s\n", shown ? "" : "exact", unmeasured);
     auto_lines(p, out);
     return 0;
 }

@@ -21,7 +21,8 @@ int view_exact_at(const vtree *t, int m, int v, double *per_visit);
 /* "[exact, 12.3 us a visit]" for such a vnode, else NULL. */
 const char *view_exact_marker(const vtree *t, int m, int v, char *buf, size_t len);
 /* Header lines: each function, its ranks and since when, visits and time
- * per visit over the selected ranks. 0, or a view error. */
+ * per visit over the selected ranks; what was selected but not measured
+ * (hprof::unmeasured, one line). 0, or a view error. */
 int view_exact_lines(vtree *t, FILE *out);
 
 #endif

@@ -6,6 +6,7 @@
  *   select_driver GRAPH -e 'SELECTION'   the selection language
  *   select_driver GRAPH -f FILTER_FILE   a Score-P filter file
  *   options before GRAPH: -i  print "inputs: ..." (select_inputs) first
+ *                         -l  print "literal: NAME" (select_literal_names) first
  *                         -r N evaluate N times (the same result each time)
  *
  * Prints the chosen functions' names in the graph's order, one a line, or
@@ -141,7 +142,7 @@ static void free_graph(graph *g)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: select_driver [-i] [-r N] GRAPH (-e SELECTION | -f FILTER_FILE)\n");
+    fprintf(stderr, "usage: select_driver [-i] [-l] [-r N] GRAPH (-e SELECTION | -f FILTER_FILE)\n");
     return 3;
 }
 
@@ -169,10 +170,12 @@ static int evaluate(const select_expr *e, const graph *g, int rounds, unsigned c
 
 int main(int argc, char **argv)
 {
-    int show_inputs = 0, rounds = 1, a = 1;
+    int show_inputs = 0, show_literals = 0, rounds = 1, a = 1;
     for (; a < argc && argv[a][0] == '-' && argv[a][1]; a++) {
         if (strcmp(argv[a], "-i") == 0)
             show_inputs = 1;
+        else if (strcmp(argv[a], "-l") == 0)
+            show_literals = 1;
         else if (strcmp(argv[a], "-r") == 0 && a + 1 < argc)
             rounds = atoi(argv[++a]);
         else
@@ -193,6 +196,11 @@ int main(int argc, char **argv)
         if (show_inputs)
             printf("inputs:%s%s\n", in & SELECT_USES_CALLS ? " calls" : "",
                    in & SELECT_USES_MPI_PATH ? " mpi_path" : "");
+        int nlit = show_literals ? select_literal_names(e, NULL, 0) : 0;
+        const char **lit = calloc((size_t)nlit + 1, sizeof *lit);
+        for (int i = 0, n = lit ? select_literal_names(e, lit, nlit) : 0; i < n && i < nlit; i++)
+            printf("literal: %s\n", lit[i]);
+        free(lit);
         unsigned char *chosen = malloc((size_t)g.nfn + 1);
         rc = evaluate(e, &g, rounds, chosen);
         for (int i = 0; rc == 0 && i < g.nfn; i++)

@@ -21,16 +21,9 @@ mkdir -p job && cd job || exit 1
 HPROF_OUTPUT=$PWD/run.cubex timeout 120 $MPIRUN -np $NP ../killed >out 2>err &
 launcher=$!
 # Until every rank is well into its loop (its own count, not a duration).
-for _ in $(seq 600); do
-    n=0
-    for r in $(seq 0 $((NP - 1))); do
-        [ "$(awk '{ print $2 }' count.$r 2>/dev/null)" -ge 200 ] 2>/dev/null && n=$((n + 1))
-    done
-    [ $n = $NP ] && break
-    sleep 0.1
-done
+wait_counts $NP 200; going=$?
 pids=$(cat count.* 2>/dev/null | awk '{ print $1 }' | tr '\n' ' ')
-if [ $n != $NP ]; then
+if [ $going != 0 ]; then
     notok "merge_offline: job" "the ranks did not get going: $(oneline err)"
     kill -TERM $launcher 2>/dev/null
     exit 0

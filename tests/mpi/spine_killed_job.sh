@@ -26,17 +26,10 @@ start() {
     runner=$!
     ( sleep 150; kill -KILL -- "-$runner" 2>/dev/null ) &
     watchdog=$!
-    local n _ r
-    for _ in $(seq 600); do
-        n=0
-        for r in $(seq 0 $((NP - 1))); do
-            [ "$(awk '{ print $2 }' count.$r 2>/dev/null)" -ge 200 ] 2>/dev/null && n=$((n + 1))
-        done
-        [ $n = $NP ] && break
-        sleep 0.1
-    done
+    local going
+    wait_counts $NP 200; going=$?
     ranks=$(awk '{ print $1 }' count.* 2>/dev/null | tr '\n' ' ')
-    [ $n = $NP ] || { notok "killed job ($1): the ranks get going" "$(oneline err)"; kill -TERM -- -$runner; return 1; }
+    [ $going = 0 ] || { notok "killed job ($1): the ranks get going" "$(oneline err)"; kill -TERM -- -$runner; return 1; }
 }
 # merged_line: hprof-run's line, its rank count and file
 merged_line() { grep '^hprof-run: the job ended without MPI_Finalize' err | head -n 1; }

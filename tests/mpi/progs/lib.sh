@@ -141,6 +141,20 @@ csv_check() { local n=$1 csv=$2 exp=$3 np=$4; shift 4
     $CHECK_CSV --name "$n" --np "$np" --expect "$exp" "$@" "$csv" || N_FAILED=$((N_FAILED + 1))
 }
 
+# wait_counts NP MIN: until each rank's count.<r> ("pid count", a program's
+# own count of its calls) shows at least MIN (60 s at most); 1 if not
+wait_counts() { local np=$1 min=$2 n r _
+    for _ in $(seq 600); do
+        n=0
+        for r in $(seq 0 $((np - 1))); do
+            [ "$(awk '{ print $2 }' count.$r 2>/dev/null)" -ge "$min" ] 2>/dev/null && n=$((n + 1))
+        done
+        [ "$n" = "$np" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # finish: exit status of the script (0; failures are counted from 'not ok')
 finish() { exit 0; }
 

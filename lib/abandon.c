@@ -23,6 +23,7 @@
 #include "lib/thread.h"
 
 static int my_rank, my_nranks;
+static void (*book_call_in_flight)(void);
 static volatile int abandoning;
 static volatile int merging; /* MPI_Finalize's merge runs: the measurement is over, its profile not written */
 
@@ -131,6 +132,8 @@ void abandon_measurement(const char *reason)
     if (merging) {
         hprof_merge_drop_output(); /* never half a profile; every thread is closed already */
     } else {
+        if (book_call_in_flight)
+            book_call_in_flight(); /* a rank stopped in MPI_Recv waited there, it did not compute */
         hprof_active = 0;
         hprof_thread_freeze(0);
         for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
@@ -207,8 +210,9 @@ static int crash_signal(int sig)
     return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT;
 }
 
-void abandon_arm(int rank, int nranks)
+void abandon_arm(int rank, int nranks, void (*book_in_flight)(void))
 {
+    book_call_in_flight = book_in_flight;
     my_rank = rank;
     my_nranks = nranks;
     run_marks_arm(rank);

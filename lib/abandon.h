@@ -9,8 +9,11 @@
 #ifndef HPROF_ABANDON_H
 #define HPROF_ABANDON_H
 
-/* Arms the exit, fork and fatal-signal hooks; called at MPI_Init. */
-void abandon_arm(int rank, int nranks);
+/* Arms the exit, fork and fatal-signal hooks; called at MPI_Init.
+ * book_in_flight books the calling thread's MPI call under way, if any
+ * (measure.h's hprof_call_book_in_flight: passed in, since the wrappers'
+ * MPI_Abort calls into this file). */
+void abandon_arm(int rank, int nranks, void (*book_in_flight)(void));
 
 /* Writes this rank's fallback profile if the measurement still runs, or
  * if MPI_Finalize's merge has begun and not ended. */

@@ -40,10 +40,30 @@
 
 /* Everything but the common case: before MPI_Init or after finalize,
  * MPI_Abort, a thread's first call, MPI calls made inside a wrapper. */
+static void record(hprof_thread *t, hprof_call *call);
+
+/* MPI_Abort itself, a visit on its call path, before the measurement ends
+ * (the call never returns). */
+static void book_abort(hprof_call *call, hprof_thread *t)
+{
+    if (!hprof_active || !t || t->depth)
+        return;
+    for (int i = 0; i < HPROF_NBYTES; i++)
+        call->bytes[i] = 0;
+    t->depth = 1;
+    SIGNAL_FENCE();
+    call->start_ns = hprof_now_ns();
+    record(t, call);
+    SIGNAL_FENCE();
+    t->depth = 0;
+}
+
 static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread *t)
 {
-    if (call->fn == hprof_abort_fn)
+    if (call->fn == hprof_abort_fn) {
+        book_abort(call, t);
         abandon_measurement("MPI_Abort"); /* also from another thread during MPI_Finalize's merge */
+    }
     if (!hprof_active) {
         hprof_unmeasured();
         return;
@@ -66,6 +86,7 @@ static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread 
     call->start_ns = hprof_now_ns();
     if (hprof_papi_nevents)
         hprof_papi_call_begin(&t->papi); /* after the clock: its cost is MPI time */
+    t->in_flight = call;
 }
 
 /* A call's record as its wrapper starts: measured on thread t (NULL: not
@@ -101,6 +122,7 @@ void hprof_call_begin(hprof_call *call, int fn, void *frame)
         call->bytes[i] = 0;
     COST_MARK(0);
     call->start_ns = hprof_now_ns();
+    t->in_flight = call;
     if (__builtin_expect(t->poll.frame != NULL, 0)) {
         if (poll_run_joins(t, frame) && (hprof_fn_table[fn].flags & HPROF_FN_POLL))
             call->chained = 2; /* a poll of the run, timed (poll_run.h) */
@@ -304,9 +326,22 @@ void hprof_call_end(hprof_call *call)
     hprof_thread *t = call->thread;
     if (!t)
         return;
+    t->in_flight = NULL; /* before the record: a signal meanwhile must not book the call twice */
+    SIGNAL_FENCE();
     if (call->measured)
         record(t, call);
     SIGNAL_FENCE();
     t->depth--;
     COST_MARK(6);
+}
+
+void hprof_call_book_in_flight(void)
+{
+    hprof_thread *t = hprof_self;
+    hprof_call *call = t ? t->in_flight : NULL;
+    if (!call || !call->measured || call->chained)
+        return;
+    t->in_flight = NULL;
+    SIGNAL_FENCE();
+    record(t, call);
 }

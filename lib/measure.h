@@ -61,6 +61,13 @@ typedef struct hprof_call {
 void hprof_call_begin(hprof_call *call, int fn, void *frame);
 void hprof_call_end(hprof_call *call);
 
+/* The measurement ends while the calling thread is inside a measured MPI
+ * call (a fatal signal in MPI_Recv, a hung job killed): that call is
+ * recorded now, on its path, with its time up to now, as if it had
+ * returned; its own end then books nothing more. Async-signal-safe, for
+ * the calling thread only (its walk needs the thread's own state). */
+void hprof_call_book_in_flight(void);
+
 /* Polls (MPI_Test*, MPI_Iprobe, MPI_Improbe) from the frame of the
  * thread's polling run (lib/poll_run.h) take a shorter path, since
  * in a loop whose own work misses the cache every instruction counts:

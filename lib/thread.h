@@ -51,13 +51,14 @@ typedef struct hprof_thread {
     } leaf_memo[HPROF_LEAF_MEMO];
     uint32_t last_site; /* CCT_NONE: no site known (first call, failed walk, PAPI) */
     int last_fn;
-    struct hprof_poll_run poll; /* polling loops: the run of polls that complete nothing (poll_run.h) */
-    uint64_t polls_in_runs;     /* polls counted in runs (HPROF_VERBOSE=1) */
-    uint64_t polls_timed;       /* of them timed */
-    uint64_t poll_cpu_reads;    /* reads of the CPU clock for them */
-    uint64_t polls_off_cpu_ns;  /* their MPI time for time off the CPU */
-    uint64_t polls_repeated;    /* polls that completed nothing recorded that way (HPROF_VERBOSE=1) */
-    uint64_t ended_threads;     /* >0: not a thread but the location that many ended threads
+    struct hprof_poll_run poll;   /* polling loops: the run of polls that complete nothing (poll_run.h) */
+    uint64_t polls_in_runs;       /* polls counted in runs (HPROF_VERBOSE=1) */
+    uint64_t polls_timed;         /* of them timed */
+    uint64_t poll_cpu_reads;      /* reads of the CPU clock for them */
+    uint64_t polls_off_cpu_ns;    /* their MPI time for time off the CPU */
+    uint64_t polls_repeated;      /* polls that completed nothing recorded that way (HPROF_VERBOSE=1) */
+    struct hprof_call *in_flight; /* the measured MPI call under way (measure.c), NULL outside one */
+    uint64_t ended_threads;       /* >0: not a thread but the location that many ended threads
                              * with this start_routine were merged into */
     struct hprof_thread *next;
 } hprof_thread;

@@ -40,6 +40,7 @@
 #include "core/own_code.h"
 #include "core/real_dl.h"
 #include "lib/interpose/interpose.h"
+#include "lib/thread.h"
 #include "unwind/exact_stack.h"
 #include "unwind/own_walk.h"
 #include "unwind/thunk_stack.h"
@@ -275,6 +276,11 @@ static uint64_t jump_target_sp(const struct __jmp_buf_tag *env)
  * is no frame above this one on the thread's stack is left alone. */
 static void exact_jump(const struct __jmp_buf_tag *env)
 {
+    /* a jump out of an MPI call (a handler's siglongjmp): the call is no
+     * longer under way, a later stop must not book it */
+    hprof_thread *t = hprof_self;
+    if (t && t->in_flight && (uint64_t)(uintptr_t)t->in_flight < jump_target_sp(env))
+        t->in_flight = NULL;
     exact_stack *x = exact_stack_peek();
     if (!x || !x->top || x->busy)
         return;

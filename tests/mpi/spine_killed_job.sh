@@ -67,7 +67,7 @@ if start termed; then
         check "killed job: each rank's MPI_Pack visits are its own count of calls" "$said" test $bad = 0
         "$TEST_VIEW" hprof-killed-${NP}p.cubex >view.txt 2>&1
         check "killed job: hprof-view's header says the profile is partial, merged from $NP ranks" \
-            "$(grep -m1 '^partial' view.txt)" grep -q "^partial    merged by hprof-merge from $NP profiles of $NP ranks; the lowest rank's: Terminated" view.txt
+            "$(grep -m1 '^partial' view.txt)" grep -q "^partial    merged by hprof-merge from $NP profiles of $NP ranks; Terminated on ranks 0-$((NP - 1))$" view.txt
     else
         notok "killed job: the merged profile" "$(oneline run.csv.err) $(ls | tr '\n' ' ')"
     fi

@@ -57,27 +57,75 @@ void merged_attrs_free(merged_attrs *a)
     free(a->keys), free(a->values), free(a->owned);
 }
 
-/* "1, 3, 5-7" of the ranks below the job's size that ranks[] (sorted)
- * lacks, into buf; 0 when none is missing. */
-static int missing_ranks(const int *ranks, int n, int job, char *buf, size_t len)
+static int by_int(const void *x, const void *y)
 {
-    int missing = 0, k = 0;
+    return (*(const int *)x > *(const int *)y) - (*(const int *)x < *(const int *)y);
+}
+
+/* "1, 3, 5-7" of the sorted v[0..n) into buf at *used. */
+static void ranges_text(const int *v, int n, char *buf, size_t len, size_t *used)
+{
+    for (int i = 0; i < n; i++) {
+        int j = i;
+        while (j + 1 < n && v[j + 1] == v[j] + 1)
+            j++;
+        if (*used < len)
+            *used += (size_t)snprintf(buf + *used, len - *used, j > i ? "%s%d-%d" : "%s%d", i ? ", " : "",
+                                      v[i], v[j]);
+        i = j;
+    }
+}
+
+/* "MPI_Abort on rank 2; Terminated on ranks 0-1, 3": each reason the
+ * inputs give for being partial, with the ranks that gave it. */
+static void reasons_text(const cube_profile *const *in, int nin, char *buf, size_t len)
+{
     size_t used = 0;
     buf[0] = '\0';
-    for (int r = 0; r < job; r++) {
+    int total = 0;
+    for (int i = 0; i < nin; i++)
+        total += in[i]->nprocs;
+    int *v = malloc(((size_t)total + 1) * sizeof *v);
+    for (int i = 0; v && i < nin; i++) {
+        const char *why = cube_attr_get(in[i], "hprof::partial");
+        int seen = !why;
+        for (int j = 0; j < i && !seen; j++) {
+            const char *w = cube_attr_get(in[j], "hprof::partial");
+            seen = w && strcmp(w, why) == 0;
+        }
+        if (seen)
+            continue;
+        int n = 0;
+        for (int j = i; j < nin; j++) {
+            const char *w = cube_attr_get(in[j], "hprof::partial");
+            for (int k = 0; w && strcmp(w, why) == 0 && k < in[j]->nprocs; k++)
+                v[n++] = in[j]->procs[k].rank;
+        }
+        qsort(v, (size_t)n, sizeof *v, by_int);
+        if (used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s on rank%s ", used ? "; " : "", why,
+                                     n > 1 ? "s" : "");
+        ranges_text(v, n, buf, len, &used);
+    }
+    free(v);
+}
+
+/* "1, 4-6" of the ranks below the job's size that ranks[] (sorted) lacks,
+ * into buf; how many they are. */
+static int missing_ranks(const int *ranks, int n, int job, char *buf, size_t len)
+{
+    int *gone = malloc(((size_t)(job > 0 ? job : 0) + 1) * sizeof *gone), missing = 0, k = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int r = 0; gone && r < job; r++) {
         while (k < n && ranks[k] < r)
             k++;
-        if (k < n && ranks[k] == r)
-            continue;
-        int last = r;
-        while (last + 1 < job && !(k < n && ranks[k] == last + 1))
-            last++;
-        if (used < len)
-            used += (size_t)snprintf(buf + used, len - used, last > r ? "%s%d-%d" : "%s%d",
-                                     missing ? ", " : "", r, last);
-        missing += last - r + 1;
-        r = last;
+        if (!(k < n && ranks[k] == r))
+            gone[missing++] = r;
     }
+    if (gone)
+        ranges_text(gone, missing, buf, len, &used);
+    free(gone);
     return missing;
 }
 
@@ -115,8 +163,10 @@ int merged_attrs_make(merged_attrs *a, const cube_profile *const *in, int nin, c
     if (nmissing > 0)
         snprintf(of_job, sizeof of_job, " of the job's %d (missing: rank%s %s)", job, nmissing > 1 ? "s" : "",
                  gone);
+    char reasons[700];
+    reasons_text(in, nin, reasons, sizeof reasons);
     snprintf(buf, sizeof buf, "merged by hprof-merge from %d profiles of %d ranks%s%s%s", nin, nranks, of_job,
-             why ? "; the lowest rank's: " : " (none partial)", why ? why : "");
+             why ? "; " : " (none partial)", why ? reasons : "");
     a->owned[a->n] = strdup(buf);
     if (!a->owned[a->n])
         return -1;

@@ -1,0 +1,67 @@
+/*
+ * stopped.c - a job that hangs, or aborts, in MPI calls (issue 37.5).
+ * usage: stopped hang | abort
+ * hang: ranks 0..P-2 wait in MPI_Barrier (from wait_all), rank P-1 in
+ * MPI_Recv from rank P-2, tag 7, which never sends (from wait_for_peer);
+ * each rank writes entered.<rank> ("pid seconds", CLOCK_MONOTONIC) just
+ * before its call, for the test to stop it in there.
+ * abort: after one barrier, rank 1 calls MPI_Abort(5) from give_up; the
+ * others wait in MPI_Barrier.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void entered(int rank)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    char name[32];
+    snprintf(name, sizeof name, "entered.%d", rank);
+    FILE *f = fopen(name, "w");
+    if (f) {
+        fprintf(f, "%ld %.6f\n", (long)getpid(), ts.tv_sec + ts.tv_nsec * 1e-9);
+        fclose(f);
+    }
+}
+
+static void __attribute__((noinline)) wait_all(int rank)
+{
+    entered(rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void __attribute__((noinline)) wait_for_peer(int rank, int from)
+{
+    int x;
+    entered(rank);
+    MPI_Recv(&x, 1, MPI_INT, from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static void __attribute__((noinline)) give_up(void)
+{
+    MPI_Abort(MPI_COMM_WORLD, 5);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int abort_it = argc > 1 && strcmp(argv[1], "abort") == 0;
+    if (abort_it) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 1)
+            give_up();
+        wait_all(rank);
+    } else if (rank == size - 1) {
+        wait_for_peer(rank, size - 2);
+    } else {
+        wait_all(rank);
+    }
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,86 @@
+#!/bin/bash
+# Partial profiles that tell the truth (issue 37.5), under hprof-run, 4
+# ranks (reliability/stopped.c). A hung job: ranks 0-2 in MPI_Barrier, rank
+# 3 in MPI_Recv from a rank that never sends; each rank notes when it
+# entered its call; once every rank has been in there a second by its own
+# clock, each gets SIGTERM (the launcher stopped meanwhile, as in
+# spine_killed_job.sh). Each rank's call is booked on its path, one visit
+# with its time up to the signal, not as computation. An aborted job: rank
+# 1 calls MPI_Abort from give_up; the merged profile holds that call on
+# rank 1's path, and its header names MPI_Abort on rank 1.
+. "$(dirname "$0")/progs/lib.sh"
+require_built reliability_stopped_calls
+use_hprof_run
+NP=4
+build_or_fail "stopped calls: build" build_plain "$MPICC" "$ROOT/tests/mpi/reliability/stopped.c" stopped -O1 || finish
+mono() { python3 -c 'import time; print("%.6f" % time.monotonic())'; }
+
+# start NAME ARGS...: hprof-run in a process group of its own, in folder NAME
+start() { local dir=$1; shift
+    mkdir -p "$dir" && cd "$dir" || return 1
+    $CLEAN_ENV setsid "$HPROF_RUN" $MPIRUN -np $NP ../stopped "$@" >out 2>err </dev/null &
+    runner=$!
+    ( sleep 150; kill -KILL -- "-$runner" 2>/dev/null ) &
+    watchdog=$!
+}
+finish_run() { wait $runner; rc=$?; kill $watchdog 2>/dev/null; }
+prof=hprof-stopped-${NP}p.cubex
+
+start hung
+for _ in $(seq 600); do [ "$(ls entered.* 2>/dev/null | wc -l)" = $NP ] && break; sleep 0.1; done
+if [ "$(ls entered.* 2>/dev/null | wc -l)" != $NP ]; then
+    notok "stopped calls: every rank enters its call" "$(oneline err)"; kill -KILL -- -$runner
+else
+    last=$(awk '{ print $2 }' entered.* | sort -n | tail -n 1)
+    while awk -v now="$(mono)" -v t="$last" 'BEGIN { exit !(now < t + 1) }'; do sleep 0.1; done
+    ranks=$(awk '{ print $1 }' entered.* | tr '\n' ' ')
+    parents=$(for p in $ranks; do ps -o ppid= -p "$p"; done | sort -u | tr '\n' ' ')
+    launcher=$(pgrep -P $runner 2>/dev/null | tr '\n' ' ')
+    # shellcheck disable=SC2086 # one pid a word
+    kill -STOP $parents $launcher 2>/dev/null
+    stop_at=$(mono)
+    # shellcheck disable=SC2086
+    kill -TERM $ranks
+    for _ in $(seq 100); do
+        alive=0
+        for p in $ranks; do kill -0 "$p" 2>/dev/null && alive=1; done
+        [ $alive = 0 ] && break
+        sleep 0.1
+    done
+    # shellcheck disable=SC2086
+    kill -CONT $parents $launcher 2>/dev/null
+    finish_run
+    check "stopped calls, hung job: hprof-run merged all $NP ranks" "$(grep '^hprof' err | tr '\n' '|' | cut -c1-400)" \
+        grep -q "merged the partial profiles of $NP ranks into $prof" err
+    if to_csv $prof hung.csv; then
+        bad=0 said=""
+        for r in $(seq 0 $((NP - 1))); do
+            if [ $r = $((NP - 1)) ]; then path="main;wait_for_peer;MPI_Recv"; else path="main;wait_all;MPI_Barrier"; fi
+            waited=$(awk -v s="$stop_at" '{ printf "%.3f", s - $2 }' entered.$r)
+            v=$(awk -F, -v p="$path" -v r=$r '$1 == p && $2 == r && $4 == "visits" { print $5 }' hung.csv)
+            t=$(awk -F, -v p="$path" -v r=$r '$1 == p && $2 == r && $4 == "time" { print $5 }' hung.csv)
+            said="$said rank $r: ${path##*;} $v visits ${t}s of ${waited}s;"
+            [ "$v" = 1 ] && awk -v t="${t:-0}" -v w="$waited" 'BEGIN { exit !(t >= w - 0.02) }' || bad=1
+        done
+        check "stopped calls, hung job: each rank's wait booked to its call, on its path, up to the signal" "$said" \
+            test $bad = 0
+    else
+        notok "stopped calls, hung job: the merged profile" "$(oneline hung.csv.err) $(ls | tr '\n' ' ')"
+    fi
+fi
+cd ..
+
+start aborted abort
+finish_run
+check "stopped calls, MPI_Abort: the job's status is MPI_Abort's" "status $rc" test "$rc" -ne 0
+if to_csv $prof abort.csv; then
+    v=$(awk -F, '$1 == "main;give_up;MPI_Abort" && $2 == 1 && $4 == "visits" { print $5 }' abort.csv)
+    check "stopped calls, MPI_Abort: rank 1's call is in the profile on its path" \
+        "visits '$v': $(grep MPI_Abort abort.csv | head -3 | tr '\n' ' ')" test "$v" = 1
+    "$TEST_VIEW" $prof >view.txt 2>&1
+    check "stopped calls, MPI_Abort: the header names MPI_Abort on rank 1" "$(grep -m1 '^partial' view.txt)" \
+        grep -qE "^partial .*MPI_Abort on rank 1(;|$)" view.txt
+else
+    notok "stopped calls, MPI_Abort: the merged profile" "$(grep '^hprof' err | tr '\n' '|' | cut -c1-300) $(ls | tr '\n' ' ')"
+fi
+finish

@@ -203,13 +203,14 @@ install: all
 	    $(PC_SED) | sed "s|^Name: hprof-$$m|Name: hprof|" > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hprof.pc; \
 	done
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
-	install -m 644 docs/man/hprof-run.1 docs/man/hprof-view.1 docs/man/hprof-merge.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/man/hprof-run.1 docs/man/hprof-view.1 docs/man/hprof-merge.1 docs/man/hprof-snapshot.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 docs/man/hprof.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/tools/hprof-view $(DESTDIR)$(PREFIX)/bin/hprof-view
 	install -m 755 $(BUILD)/tools/hprof-merge $(DESTDIR)$(PREFIX)/bin/hprof-merge
 	sed 's|@HPROF_LIBDIR@|$(PREFIX)/lib/hprof|' tools/hprof-run > $(DESTDIR)$(PREFIX)/bin/hprof-run
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/hprof-run
+	install -m 755 tools/hprof-snapshot $(DESTDIR)$(PREFIX)/bin/hprof-snapshot
 
 clean:
 	rm -rf $(BUILD)

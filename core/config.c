@@ -70,6 +70,8 @@ static const hprof_var vars[] = {
     STRING("HPROF_OVERHEAD", overhead, "HPROF_SELECT=auto: the budget, percent of the run; default 1"),
     STRING("HPROF_AUTO_WARMUP", auto_warmup, "HPROF_SELECT=auto: seconds sampled before choosing; default 1"),
     ELSEWHERE("HPROF_BUILD", 0, "hprof-run: the folder holding <mpi>/libhprof.so"),
+    ELSEWHERE("HPROF_SNAPSHOT_EVERY", 0,
+              "hprof-run: seconds between snapshots of the running job; default none"),
     ELSEWHERE("HPROF_RUN_MARKS", HPROF_VAR_INTERNAL,
               "set by hprof-run: where ranks leave their marks (lib/run_marks.h)"),
     ELSEWHERE("HPROF_RUN_APPS", HPROF_VAR_INTERNAL,

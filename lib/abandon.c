@@ -105,6 +105,18 @@ static void write_in_background(const char *reason)
         _exit(0);
     run_marks_partial_writer();
     detach_descriptors();
+    char path[4096];
+    if (abandon_write_rank(hprof_config.output, reason, path, sizeof path, err, sizeof err) != 0) {
+        hprof_verbose(1, "partial profile not written: %s", err);
+        run_marks_partial_done(NULL, err);
+    } else {
+        run_marks_partial_done(path, NULL);
+    }
+    _exit(0);
+}
+
+int abandon_write_rank(const char *output, const char *reason, char *path, int pathlen, char *err, int errlen)
+{
     signal_chain_release();
     struct sigaction ign;
     memset(&ign, 0, sizeof ign);
@@ -112,17 +124,20 @@ static void write_in_background(const char *reason)
     real_sigaction(SIGPIPE, &ign, NULL); /* the launcher may be gone */
     run_attrs attrs;
     run_attrs_local(&attrs, my_nranks);
-    char path[4096];
     runtime_snapshot snapshot;
     runtime_snapshot_take(&snapshot);
-    if (fallback_write(&snapshot.s, my_rank, my_nranks, hprof_config.output, reason, attrs.keys, attrs.values,
-                       attrs.count, path, sizeof path, err, sizeof err) != 0) {
-        hprof_verbose(1, "partial profile not written: %s", err);
-        run_marks_partial_done(NULL, err);
-    } else {
-        run_marks_partial_done(path, NULL);
+    return fallback_write(&snapshot.s, my_rank, my_nranks, output, reason, attrs.keys, attrs.values,
+                          attrs.count, path, pathlen, err, errlen);
+}
+
+void abandon_stop_threads(void)
+{
+    hprof_active = 0;
+    hprof_thread_freeze(0);
+    for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
+        t->depth++; /* no more samples anywhere */
+        sampler_thread_close(t, window_clock_ns());
     }
-    _exit(0);
 }
 
 void abandon_measurement(const char *reason)
@@ -134,12 +149,7 @@ void abandon_measurement(const char *reason)
     } else {
         if (book_call_in_flight)
             book_call_in_flight(); /* a rank stopped in MPI_Recv waited there, it did not compute */
-        hprof_active = 0;
-        hprof_thread_freeze(0);
-        for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
-            t->depth++; /* no more samples anywhere */
-            sampler_thread_close(t, window_clock_ns());
-        }
+        abandon_stop_threads();
     }
     write_in_background(reason);
 }

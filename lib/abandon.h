@@ -24,6 +24,15 @@ void abandon_measurement(const char *reason);
  * rank aborted) that comes meanwhile ends the merge before it wrote
  * anything; each rank that gets there writes its own partial profile
  * then, as before MPI_Finalize. */
+/* For a process that only writes and exits (the fallback writer, a
+ * snapshot's child of lib/live_snapshot.h): the measurement stops now on every
+ * thread (abandon_stop_threads), then this rank's profile is written as a
+ * one-rank file <output's stem>.rank<R>.cubex with reason in
+ * hprof::partial: 0 and path, or -1 and err. */
+void abandon_stop_threads(void);
+int abandon_write_rank(const char *output, const char *reason, char *path, int pathlen, char *err,
+                       int errlen);
+
 void abandon_merge_begins(void);
 void abandon_merge_ended(void);
 

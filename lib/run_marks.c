@@ -85,21 +85,35 @@ void run_marks_partial_writer(void)
     close(fd);
 }
 
-void run_marks_partial_done(const char *path, const char *why)
+/* A mark holding one line, whole when it appears (renamed into place). */
+static void leave_whole_mark(const char *mark, const char *path, const char *why)
 {
-    if (!partial_path[0])
-        return;
     char tmp[4200], text[4200];
     int n = snprintf(text, sizeof text, path ? "ok %s\n" : "failed %s\n", path ? path : why ? why : "?");
-    snprintf(tmp, sizeof tmp, "%s.tmp", partial_path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", mark);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0)
         return;
     int whole = n > 0 && write(fd, text, (size_t)n) == n;
     if (close(fd) == 0 && whole)
-        rename(tmp, partial_path);
+        rename(tmp, mark);
     else
         unlink(tmp);
+}
+
+void run_marks_partial_done(const char *path, const char *why)
+{
+    if (partial_path[0])
+        leave_whole_mark(partial_path, path, why);
+}
+
+void run_marks_snapshot_done(const char *seq, int rank, const char *path, const char *why)
+{
+    const char *dir = getenv("HPROF_RUN_MARKS");
+    char kind[128], mark[4096];
+    snprintf(kind, sizeof kind, "snap.%s", seq);
+    if (dir && *dir && partial_name(mark, sizeof mark, dir, kind, rank) == 0)
+        leave_whole_mark(mark, path, why);
 }
 
 void run_marks_finalized(void)

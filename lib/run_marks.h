@@ -32,6 +32,9 @@ void run_marks_partial_done(const char *path, const char *why);
 /* From the writer, first: its pid into writing.<...>, so that hprof-run
  * waits while it lives and not for a rank killed before it forked one. */
 void run_marks_partial_writer(void);
+/* A snapshot (lib/live_snapshot.h) asked for as seq was written to path (or
+ * not, why): snap.<seq>.<rank>.<host>.<pid>, whole when it appears. */
+void run_marks_snapshot_done(const char *seq, int rank, const char *path, const char *why);
 /* This rank went through MPI_Finalize's merge: hprof-run, seeing fewer of
  * these than ranks started and no partial profile, says the job was killed
  * before any rank could write one. */

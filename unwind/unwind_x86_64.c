@@ -668,8 +668,12 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
     if (uw_check_mode > 0)
         unwind_check_count(0, check_outcome(w.status));
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
+        /* a recipe not learned (the learner held the lock: only the
+         * learner itself waits for it) or not modelled: libunwind, for an
+         * exact entry from its call site on (libunwind_walk.h) */
         restore_for_own_walk(st);
-        int n = lu_mpi_path(w.ips, UNWIND_MAX_FRAMES);
+        int n = depth ? lu_call_site_path(w.ips, UNWIND_MAX_FRAMES, wrapper_frame)
+                      : lu_mpi_path(w.ips, UNWIND_MAX_FRAMES);
         rearm_after_own_walk(st);
         if (n <= 0) {
             *failed = 1;

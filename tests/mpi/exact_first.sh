@@ -12,7 +12,8 @@
 # under main and main;realigned as the program counted them, no other
 # node of first_visit exists; lost_visit, called through assembly without
 # CFI, is under "(unwind failed)" (all its visits counted somewhere), and
-# hprof-view's header counts those entries.
+# hprof-view's header counts those entries. The unwinder's self-check
+# agrees with libunwind on the entries' paths.
 . "$(dirname "$0")/progs/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 require_built exact_first
@@ -54,4 +55,12 @@ for hz in 1000 2000 5000; do
         eval '[ "$all" = "$lost" ] && [ "$failed" -gt 0 ] &&
               grep -qE "^ +$failed of their entries failed to unwind; those visits are under \(unwind failed\)$" first$hz.view'
 done
+
+# The self-check (HPROFTEST_UNWIND_CHECK=1) compares each entry's path with
+# libunwind's walk from the same call site, not through the trampoline.
+HPROFTEST_UNWIND_CHECK=1 HPROFTEST_EXACT=first_visit HPROF_SAMPLING_HZ=1000 HPROF_OUTPUT=$PWD/check.cubex \
+    run_mpi check 1 ./first
+line=$(grep '^hprof-unwind-check: pid' check.err | head -n 1)
+check "exact first: the self-check finds the entries' paths as libunwind does" "${line:-no line} $(oneline check.err 300)" \
+    eval '[[ "$line" =~ compared\ ([1-9][0-9]*)\ mismatched\ 0\  ]]'
 finish

@@ -27,6 +27,7 @@ enum {
     ST_FULL,
     ST_SLOWED,
     ST_LONGEST_NS,
+    ST_EXACT_FAILED,
     NSTATS
 };
 
@@ -86,6 +87,7 @@ static void local_stats(unsigned long long *stats, unsigned long long *hist)
         stats[ST_BUSY] += s->busy;
         stats[ST_FAILED] += s->failed;
         stats[ST_FULL] += s->full;
+        stats[ST_EXACT_FAILED] += t->exact_failed;
         if (s->pace.longest_ns > s->pace.nominal_ns) { /* sample_pace.h */
             stats[ST_SLOWED]++;
             if (s->pace.longest_ns > stats[ST_LONGEST_NS])
@@ -142,6 +144,7 @@ static void add_sampling(run_attrs *a, MPI_Comm comm, int rank, int size)
     add_u64(a, "hprof::samples_in_mpi", total[ST_IN_MPI]);
     add_u64(a, "hprof::samples_dropped", total[ST_BUSY] + total[ST_FULL]);
     add_u64(a, "hprof::samples_unwind_failed", total[ST_FAILED]);
+    add_u64(a, "hprof::exact_unwind_failed", total[ST_EXACT_FAILED]);
     add_slowed(a, total[ST_SLOWED], total[ST_LONGEST_NS]);
     add(a, "hprof::interval_histogram::buckets",
         "effective interval / nominal interval in steps of 1/8: [0,1/8), [1/8,2/8), ..., [39/8,5), >=5");
@@ -193,6 +196,7 @@ void run_attrs_local(run_attrs *a, int nranks)
     add_u64(a, "hprof::samples_counted", stats[ST_COUNTED]);
     add_u64(a, "hprof::samples_in_mpi", stats[ST_IN_MPI]);
     add_u64(a, "hprof::samples_dropped", stats[ST_BUSY] + stats[ST_FULL]);
+    add_u64(a, "hprof::exact_unwind_failed", stats[ST_EXACT_FAILED]);
     histogram_text(buf, sizeof buf, hist);
     add(a, "hprof::interval_histogram", buf);
     hprof_exact_report(MPI_COMM_NULL, add_exact, a);

@@ -219,6 +219,7 @@ void hprof_thread_end(hprof_thread *t)
     }
     g->ended_threads++;
     add_sampling(&g->sampling, &t->sampling);
+    g->exact_failed += t->exact_failed;
     timeline_fold_to(&g->timeline, t->timeline.shift);
     timeline_fold_to(&t->timeline, g->timeline.shift);
     timeline_add_into(&g->timeline, &t->timeline);

@@ -5,6 +5,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include <string.h>
 #include <ucontext.h>
 
 #include "unwind/libunwind_walk.h"
@@ -60,10 +61,10 @@ int lu_mpi_path(uint64_t *ips, int max)
     return only_code(ips, count);
 }
 
-static int step_cursor(uint64_t *ips, int max, const void *ucontext)
+static int step_cursor(uint64_t *ips, int max, const void *ucontext, int flags)
 {
     unw_cursor_t cursor;
-    if (lu_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) != 0)
+    if (lu_init_local2(&cursor, (unw_context_t *)ucontext, flags) != 0)
         return 0;
     int n = 0;
     do {
@@ -80,10 +81,29 @@ static int step_cursor(uint64_t *ips, int max, const void *ucontext)
 int lu_step_from_context(uint64_t *ips, int max, const void *ucontext)
 {
     lu_own_walk_begin(0); /* the real unw_init_local2 makes the cursor */
-    int n = step_cursor(ips, max, ucontext);
+    int n = step_cursor(ips, max, ucontext, UNW_INIT_SIGNAL_FRAME);
     lu_own_walk_end();
     return n;
 }
+
+#if defined(__x86_64__)
+int lu_call_site_path(uint64_t *ips, int max, const uint64_t *frame)
+{
+    /* The caller's registers right after its call returned: rip the
+     * return address (a call frame's: looked up at rip - 1), rsp above
+     * the slot, rbp as the callee found it. The others are not known,
+     * and no CFI of a caller in a call path reads them. */
+    ucontext_t uc;
+    memset(&uc, 0, sizeof uc);
+    uc.uc_mcontext.gregs[REG_RIP] = (greg_t)frame[1];
+    uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)(frame + 2);
+    uc.uc_mcontext.gregs[REG_RBP] = (greg_t)frame[0];
+    lu_own_walk_begin(0);
+    int n = step_cursor(ips, max, &uc, 0);
+    lu_own_walk_end();
+    return n;
+}
+#endif
 
 int lu_signal_path(uint64_t *ips, int max, const void *ucontext)
 {

@@ -21,5 +21,12 @@ int lu_mpi_path(uint64_t *ips, int max);
 int lu_signal_path(uint64_t *ips, int max, const void *ucontext);
 /* The same by stepping a libunwind cursor from the context. */
 int lu_step_from_context(uint64_t *ips, int max, const void *ucontext);
+/* Return addresses from a call site on (x86_64): frame holds the rbp the
+ * callee found, then the return address into its caller; by stepping a
+ * cursor from the caller's registers at that return, so nothing between
+ * here and the callee's entry is walked (the exact entry's trampoline has
+ * no CFI: libunwind guesses from rbp there, and skips the caller or
+ * fails). 0 on failure. */
+int lu_call_site_path(uint64_t *ips, int max, const uint64_t *frame);
 
 #endif

@@ -352,10 +352,12 @@ static enum unwind_check_outcome check_outcome(int status)
 }
 
 /* Self-check: the path of node against libunwind's walk of the same stack
- * (an MPI call's when ucontext is NULL, else a sample's). libunwind cannot
- * see through thunks: it walks with the original return addresses back in
- * place, and the thunks are put back after. */
-static void check_against_libunwind(uw_thread *st, cct *tree, uint32_t node, const void *ucontext)
+ * (a sample's with ucontext, an exact entry's from its call site with
+ * call_site, else an MPI call's). libunwind cannot see through thunks: it
+ * walks with the original return addresses back in place, and the thunks
+ * are put back after. */
+static void check_against_libunwind(uw_thread *st, cct *tree, uint32_t node, const void *ucontext,
+                                    const uint64_t *call_site)
 {
     uint64_t ref[UNWIND_MAX_FRAMES];
     uint64_t *slots[THUNK_COUNT];
@@ -368,8 +370,9 @@ static void check_against_libunwind(uw_thread *st, cct *tree, uint32_t node, con
             slots[i] = NULL;
     }
     exact_stack_disarm_own(&st->ex, current_sp());
-    int nref = ucontext ? lu_step_from_context(ref, UNWIND_MAX_FRAMES, ucontext)
-                        : lu_mpi_path(ref, UNWIND_MAX_FRAMES);
+    int nref = ucontext    ? lu_step_from_context(ref, UNWIND_MAX_FRAMES, ucontext)
+               : call_site ? lu_call_site_path(ref, UNWIND_MAX_FRAMES, call_site)
+                           : lu_mpi_path(ref, UNWIND_MAX_FRAMES);
     rearm_after_own_walk(st);
     for (int64_t i = 0; i < top; i++)
         if (slots[i])
@@ -668,8 +671,12 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
     if (uw_check_mode > 0)
         unwind_check_count(0, check_outcome(w.status));
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
+        /* a recipe not learned (the learner held the lock: only the
+         * learner itself waits for it) or not modelled: libunwind, for an
+         * exact entry from its call site on (libunwind_walk.h) */
         restore_for_own_walk(st);
-        int n = lu_mpi_path(w.ips, UNWIND_MAX_FRAMES);
+        int n = depth ? lu_call_site_path(w.ips, UNWIND_MAX_FRAMES, wrapper_frame)
+                      : lu_mpi_path(w.ips, UNWIND_MAX_FRAMES);
         rearm_after_own_walk(st);
         if (n <= 0) {
             *failed = 1;
@@ -695,7 +702,7 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
         }
     }
     if (uw_check_mode > 0 && node != CCT_NONE)
-        check_against_libunwind(st, tree, node, NULL);
+        check_against_libunwind(st, tree, node, NULL, depth ? wrapper_frame : NULL);
     return node;
 }
 
@@ -765,7 +772,7 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
     python_of_walk(st, &w, &py, r.sp, 1);
     uint32_t node = commit(st, tree, &w, &py, 2, 1, st->thunks && !st->foreign);
     if (uw_check_mode > 0 && node != CCT_NONE)
-        check_against_libunwind(st, tree, node, ucontext);
+        check_against_libunwind(st, tree, node, ucontext, NULL);
     return node;
 }
 

@@ -70,7 +70,7 @@ static uint64_t window_start;
 static module_state **mods; /* each apart: a nested refresh (symbols_open) may add one meanwhile */
 static int nmods;
 static uint32_t next_id;
-static int records_seen, modules_with_records;
+static int records_seen, by_symbol_seen, modules_with_records;
 static int nmeasured;
 /* HPROF_SELECT=auto */
 static double auto_budget, auto_visit_ns; /* auto_visit_ns: 0 before the calibration, < 0 failed */
@@ -231,7 +231,10 @@ static void drop_own_sites(exact_module_sites *s)
     for (int i = 0; i < s->n; i++) {
         if (s->v[i].fn == own[0] || s->v[i].fn == own[1]) {
             free(s->v[i].name);
-            s->records--;
+            if (s->v[i].by_symbol)
+                s->by_symbol--;
+            else
+                s->records--;
             continue;
         }
         s->v[k++] = s->v[i];
@@ -302,12 +305,14 @@ static void add_module(int id, const module_rec *rec)
     m->low = rec->low;
     m->high = rec->high;
     m->path = strdup(rec->path ? rec->path : "");
-    if (exact_sites_read(rec->path, rec->bias, rec->low, rec->high, &m->s) != 0 || m->s.records == 0)
+    if (exact_sites_read(rec->path, rec->bias, rec->low, rec->high, &m->s) != 0 ||
+        m->s.records + m->s.by_symbol == 0)
         return;
     drop_own_sites(&m->s);
-    if (m->s.records == 0)
+    if (m->s.records + m->s.by_symbol == 0)
         return;
     records_seen += m->s.records;
+    by_symbol_seen += m->s.by_symbol;
     modules_with_records++;
     warn_odd_cxx_entries(m);
     if (m->s.unfit || m->s.unnamed)
@@ -315,6 +320,11 @@ static void add_module(int id, const module_rec *rec)
                       "%s: %d patchable entries, %d without a symbol, %d whose NOP area does not fit "
                       "(-fpatchable-function-entry=18,16 fits)",
                       base_name(m->path), m->s.records, m->s.unnamed, m->s.unfit);
+    if (m->s.by_symbol)
+        hprof_verbose(1,
+                      "%s: %d functions with a patchable entry and no record of it (the linker dropped "
+                      "their object file's records), found by their symbol",
+                      base_name(m->path), m->s.by_symbol);
     unsigned char *chosen = m->s.n ? calloc((size_t)m->s.n, 1) : NULL;
     if (chosen && number_sites(m) == 0 && (pin_init_stack(m), choose(m, chosen) == 0))
         patch_chosen(m, chosen, hprof_now_ns());
@@ -559,7 +569,7 @@ static void say_absent_names(void)
  * line said so). */
 static void say_empty_exprs(int at_end)
 {
-    for (int k = 0; records_seen > 0 && k < exact_choice_exprs(choice); k++) {
+    for (int k = 0; records_seen + by_symbol_seen > 0 && k < exact_choice_exprs(choice); k++) {
         const char *text;
         int took;
         const char *var = exact_choice_expr(choice, k, &text, &took);
@@ -610,15 +620,16 @@ void hprof_exact_start(uint64_t window_start_ns)
         if (modules_get(id, &rec) == 0 && rec.live)
             add_module(id, &rec);
     }
-    if (records_seen == 0)
+    if (records_seen + by_symbol_seen == 0)
         hprof_say("%s asks for functions measured exactly, but no code loaded has patchable entries: build "
                   "the program with -fpatchable-function-entry=18,16",
                   exact_choice_var(choice));
     say_absent_names();
     if (!exact_choice_dynamic(choice))
         say_empty_exprs(0);
-    hprof_verbose(1, "%d functions measured exactly; %d patchable entries in %d modules", nmeasured,
-                  records_seen, modules_with_records);
+    hprof_verbose(
+        1, "%d functions measured exactly; %d patchable entries in %d modules (%d more found by symbol)",
+        nmeasured, records_seen, modules_with_records, by_symbol_seen);
     hprof_dlsym_watch(1); /* a library dlopen adds: patched at the program's dlsym */
     if (exact_choice_auto(choice)) {
         auto_budget = exact_auto_budget();

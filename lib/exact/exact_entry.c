@@ -222,8 +222,10 @@ static uint32_t node_by_walk(hprof_thread *t, const exact_fn *f, uint32_t id, ui
     *site = unwind_entry_node(&t->tree, frame, &failed, depth);
     uint32_t node =
         *site != CCT_NONE && cct_reserve(&t->tree, 1) == 0 ? cct_child(&t->tree, *site, f->key) : CCT_NONE;
-    if (failed)
+    if (failed) {
         *depth = -1;
+        t->exact_failed++;
+    }
     if (node == CCT_NONE || node == 0) {
         *site = CCT_NONE;
         return t->tree.full_node;

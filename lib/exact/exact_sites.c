@@ -1,7 +1,9 @@
 /*
  * exact_sites.c - see exact_sites.h. The section headers and the symbol
  * table come from the file (libelf); the records and the code bytes from
- * memory, as the loader relocated them.
+ * memory, as the loader relocated them. Code bytes are read only inside
+ * the executable section a symbol belongs to, within [low, high): mapped
+ * and readable as long as the module is.
  */
 #include "lib/exact/exact_sites.h"
 
@@ -17,8 +19,10 @@
 
 typedef struct fsym {
     uint64_t addr, size;
-    const char *name; /* in the ELF's string table (valid while it is open) */
+    const char *name;          /* in the ELF's string table (valid while it is open) */
+    uint64_t code_lo, code_hi; /* its executable section (runtime), [0, 0) when not in one */
     int global;
+    int claimed; /* a record names it (fit or not) */
 } fsym;
 
 static int by_addr(const void *a, const void *b)
@@ -27,6 +31,20 @@ static int by_addr(const void *a, const void *b)
     if (x->addr != y->addr)
         return x->addr < y->addr ? -1 : 1;
     return y->global - x->global; /* the global one of aliases first */
+}
+
+/* The runtime range of section index ndx of elf when it is executable
+ * code loaded with the module, else [0, 0). */
+static void code_range(Elf *elf, size_t ndx, uint64_t bias, uint64_t *lo, uint64_t *hi)
+{
+    GElf_Shdr sh;
+    Elf_Scn *scn = ndx < SHN_LORESERVE ? elf_getscn(elf, ndx) : NULL;
+    *lo = *hi = 0;
+    if (scn && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+        (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == (SHF_ALLOC | SHF_EXECINSTR)) {
+        *lo = bias + sh.sh_addr;
+        *hi = *lo + sh.sh_size;
+    }
 }
 
 /* The function symbols of the table section scn (runtime addresses). */
@@ -48,7 +66,9 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t bi
         const char *name = elf_strptr(elf, sh->sh_link, s.st_name);
         if (!name || !*name)
             continue;
-        v[k++] = (fsym){ bias + s.st_value, s.st_size, name, GELF_ST_BIND(s.st_info) == STB_GLOBAL };
+        v[k] = (fsym){ bias + s.st_value, s.st_size, name, 0, 0, GELF_ST_BIND(s.st_info) == STB_GLOBAL, 0 };
+        code_range(elf, s.st_shndx, bias, &v[k].code_lo, &v[k].code_hi);
+        k++;
     }
     qsort(v, (size_t)k, sizeof *v, by_addr);
     *out = v;
@@ -102,7 +122,8 @@ static int all_nops(const unsigned char *p, int n)
 
 static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 
-/* The site of the record at area (the first NOP byte), its function f. */
+/* The site of the record at area (the first NOP byte), its function f:
+ * the area and the entry's first 6 bytes are readable. */
 static int site_of(uint64_t area, const fsym *f, exact_site *s)
 {
     const unsigned char *before = (const unsigned char *)(uintptr_t)area;
@@ -122,13 +143,14 @@ static int site_of(uint64_t area, const fsym *f, exact_site *s)
     s->stub_jmp_at = f->addr - 5;
     s->jmp_at = j;
     memcpy(&s->nops, at, 2);
+    s->by_symbol = 0;
     s->name = strdup(f->name);
     return s->name ? 0 : -1;
 }
 
 int exact_site_at(uint64_t fn, uint64_t size, const char *name, exact_site *s)
 {
-    fsym f = { fn, size, name, 1 };
+    fsym f = { .addr = fn, .size = size, .name = name, .global = 1 };
     return site_of(fn - 5, &f, s);
 }
 
@@ -160,15 +182,63 @@ static int read_records(const GElf_Shdr *sh, uint64_t bias, uint64_t low, uint64
         if (area < low || area >= high)
             continue; /* a record of discarded code */
         out->records++;
-        const fsym *f = symbol_from(syms, nsyms, area);
+        fsym *f = (fsym *)symbol_from(syms, nsyms, area);
         if (!f || f->addr - area > MAX_BEFORE || f->addr + 16 > high) {
             out->unnamed++;
             continue;
         }
+        f->claimed = 1;
         if (site_of(area, f, &v[out->n]) == 0)
             out->n++;
         else
             out->unfit++;
+    }
+    return 0;
+}
+
+/* The site of function f found by its code alone: at least 5 NOP bytes
+ * before its entry (from the nearest instruction boundary that decodes as
+ * NOPs up to it) and the 2-byte NOP at it. Reads only inside f's
+ * executable section and [low, high). 0, or -1. */
+static int site_by_code(const fsym *f, uint64_t low, uint64_t high, exact_site *s)
+{
+    uint64_t lo = f->code_lo > low ? f->code_lo : low, hi = f->code_hi < high ? f->code_hi : high;
+    if (f->addr < lo + 5 || f->addr + 6 > hi)
+        return -1;
+    const unsigned char *p = (const unsigned char *)(uintptr_t)f->addr;
+    int endbr = memcmp(p, endbr64, 4) == 0;
+    if (!((p[endbr * 4] == 0x90 && p[endbr * 4 + 1] == 0x90) ||
+          (p[endbr * 4] == 0x66 && p[endbr * 4 + 1] == 0x90)))
+        return -1; /* the common case, cheap: no NOP at the entry */
+    uint64_t room = f->addr - lo < MAX_BEFORE ? f->addr - lo : MAX_BEFORE;
+    for (int m = 5; m <= (int)room; m++)
+        if (all_nops((const unsigned char *)(uintptr_t)(f->addr - (uint64_t)m), m))
+            return site_of(f->addr - (uint64_t)m, f, s);
+    return -1;
+}
+
+/* The functions no record names whose code shows the NOP area: the
+ * records of a whole object file are gone where the linker discarded the
+ * COMDAT group its __patchable_function_entries section is tied to
+ * (SHF_LINK_ORDER; GCC 12, binutils 2.40), its functions are not. One
+ * site per address (aliases sort next to each other). */
+static int scan_symbols(const fsym *syms, int nsyms, uint64_t low, uint64_t high, exact_module_sites *out)
+{
+    exact_site *v = realloc(out->v, (size_t)(out->n + nsyms + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    out->v = v;
+    for (int i = 0; i < nsyms; i++) {
+        const fsym *f = &syms[i];
+        if (f->code_hi == 0 || (i > 0 && syms[i - 1].addr == f->addr))
+            continue;
+        int named = f->claimed;
+        for (int k = i + 1; k < nsyms && syms[k].addr == f->addr; k++)
+            named |= syms[k].claimed;
+        if (named || site_by_code(f, low, high, &v[out->n]) != 0)
+            continue;
+        v[out->n++].by_symbol = 1;
+        out->by_symbol++;
     }
     return 0;
 }
@@ -206,6 +276,8 @@ static int read_elf(Elf *elf, uint64_t bias, uint64_t low, uint64_t high, exact_
             (name = elf_strptr(elf, shstrndx, sh.sh_name)) && strcmp(name, SECTION) == 0)
             rc = read_records(&sh, bias, low, high, syms, nsyms, out);
     }
+    if (rc == 0)
+        rc = scan_symbols(syms, nsyms, low, high, out);
     free(syms);
     return rc;
 }

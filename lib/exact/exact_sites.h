@@ -3,7 +3,11 @@
  * a program built with -fpatchable-function-entry=N,M keeps in its
  * __patchable_function_entries section (the address of each function's
  * NOP area, relocated by the loader), checked against the code and named
- * from the module's symbol table.
+ * from the module's symbol table. The records are a hint: the linker drops
+ * all of an object file's where it discards the COMDAT group their section
+ * is tied to, so in a module that has the section (a sign it was built
+ * with the flag, even where it is empty) every function symbol whose code
+ * shows the NOP area is a site too, records or not.
  *
  * hprof needs M >= 5 NOP bytes before the entry (a jmp rel32 goes into
  * the last 5) and N - M >= 2 at the entry, after its endbr64 if it has
@@ -25,19 +29,22 @@ typedef struct exact_site {
     uint64_t stub_jmp_at; /* the 5 NOP bytes before the entry: the jump to its stub goes here */
     uint64_t jmp_at;      /* the 2 NOP bytes at the entry: the jump back to stub_jmp_at goes here */
     uint16_t nops;        /* their bytes, to put back */
+    uint8_t by_symbol;    /* found by its symbol and code alone: no record names it */
     char *name;           /* the symbol's name, as in the file (mangled) */
 } exact_site;
 
 typedef struct exact_module_sites {
     exact_site *v;
     int n;
-    int records; /* records found, patchable or not */
-    int unnamed; /* records of functions without a symbol */
-    int unfit;   /* records whose NOP area does not fit the scheme above */
+    int records;   /* records found, patchable or not */
+    int unnamed;   /* records of functions without a symbol */
+    int unfit;     /* records whose NOP area does not fit the scheme above */
+    int by_symbol; /* sites no record names, found by their symbol and code */
 } exact_module_sites;
 
 /* The sites of the module mapped from file path with load bias bias, its
- * segments in [low, high). 0 (n may be 0: no records), or -1 when the file
+ * segments in [low, high): its records' and, where it has the section,
+ * its symbols'. 0 (n may be 0: no records, no site), or -1 when the file
  * could not be read. */
 int exact_sites_read(const char *path, uint64_t bias, uint64_t low, uint64_t high, exact_module_sites *out);
 void exact_sites_free(exact_module_sites *s);

@@ -6,9 +6,9 @@
 
 /* Counts of the run that every rank adds to: summed over the inputs, as
  * MPI_Finalize's merge sums them (lists element by element). */
-static const char *const summed_attrs[] = { "hprof::samples_counted", "hprof::samples_in_mpi",
-                                            "hprof::samples_dropped", "hprof::samples_unwind_failed",
-                                            "hprof::interval_histogram" };
+static const char *const summed_attrs[] = { "hprof::samples_counted",     "hprof::samples_in_mpi",
+                                            "hprof::samples_dropped",     "hprof::samples_unwind_failed",
+                                            "hprof::exact_unwind_failed", "hprof::interval_histogram" };
 
 static int is_summed(const char *key)
 {

@@ -135,7 +135,11 @@ int view_exact_lines(vtree *t, FILE *out)
     }
     const char *unmeasured = cube_attr_get(p, "hprof::unmeasured");
     if (unmeasured)
-        fprintf(out, "%-10s selected but not measured: %s\n", shown ? "" : "exact", unmeasured);
+        fprintf(out, "%-10s selected but not measured: %s\n", shown++ ? "" : "exact", unmeasured);
+    const char *failed = cube_attr_get(p, "hprof::exact_unwind_failed");
+    if (failed && strtoull(failed, NULL, 10) > 0)
+        fprintf(out, "%-10s %s of their entries failed to unwind; those visits are under (unwind failed)\n",
+                shown ? "" : "exact", failed);
     auto_lines(p, out);
     return 0;
 }

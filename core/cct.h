@@ -93,6 +93,10 @@ enum cct_counter {
     CCT_EXACT_VISITS,
     CCT_EXACT_NS,
     CCT_EXACT_SELF_NS,
+    /* A snapshot of a running job (lib/live_snapshot.h): where each thread
+     * was, the node of the MPI call under way (its time in it so far) or of
+     * its last sample (the time since) */
+    CCT_NOW_NS,
     CCT_NCOUNTERS
 };
 

@@ -18,7 +18,10 @@
 #include "core/real_dl.h"
 #include "lib/abandon.h"
 #include "lib/active.h"
+#include "lib/measure.h"
 #include "lib/run_marks.h"
+#include "lib/thread.h"
+#include "core/clock.h"
 #include "report/profile/fallback.h"
 
 #define POLL_NS 100000000L /* a request is seen within a tenth of a second */
@@ -52,6 +55,35 @@ static int new_request(char *seq, size_t seqlen, char *when, size_t whenlen)
     return 1;
 }
 
+/* Where each live thread is (metric now, CCT_NOW_NS): the MPI call under
+ * way, at the node a sample in it found (under (not unwound) where none
+ * did yet: a call younger than the sampling interval, or sampling off),
+ * with its time so far; else the place of its last sample, with the time
+ * since. In the child, on its copy of the trees. */
+static void place_threads_now(void)
+{
+    uint64_t now = hprof_now_ns();
+    for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
+        const hprof_call *call = t->in_flight;
+        uint32_t node = CCT_NONE;
+        uint64_t since = 0;
+        if (t->ended_threads || t->sampling.ended)
+            continue;
+        if (call && call->measured && !call->chained && t->depth > 0) {
+            node = t->in_flight_node;
+            if (node == CCT_NONE && cct_reserve(&t->tree, 2) == 0)
+                node = cct_child(&t->tree, cct_child(&t->tree, CCT_ROOT, CCT_KEY_NOT_UNWOUND),
+                                 CCT_KEY_MPI_FN(call->fn));
+            since = now > call->start_ns ? now - call->start_ns : 0;
+        } else if (t->depth == 0) {
+            node = t->sampling.last_node;
+            since = window_room_ns(&t->sampling.window, window_clock_ns());
+        }
+        if (node != CCT_NONE)
+            t->tree.nodes[node].counter[CCT_NOW_NS] += since ? since : 1;
+    }
+}
+
 /* In the child: this rank's profile as of the fork. */
 static void write_in_child(const char *seq, const char *when)
 {
@@ -60,6 +92,8 @@ static void write_in_child(const char *seq, const char *when)
     fallback_stem(hprof_config.output, my_nranks, stem, sizeof stem);
     snprintf(output, sizeof output, "%s.snapshot-%s.cubex", stem, seq);
     snprintf(reason, sizeof reason, "snapshot asked for at %s", when);
+    hprof_thread_freeze(0);
+    place_threads_now();
     abandon_stop_threads();
     if (abandon_write_rank(output, reason, path, sizeof path, err, sizeof err) == 0)
         run_marks_snapshot_done(seq, my_rank, path, NULL);

@@ -86,6 +86,8 @@ static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread 
     call->start_ns = hprof_now_ns();
     if (hprof_papi_nevents)
         hprof_papi_call_begin(&t->papi); /* after the clock: its cost is MPI time */
+    t->in_flight_node = CCT_NONE;
+    SIGNAL_FENCE();
     t->in_flight = call;
 }
 
@@ -122,13 +124,16 @@ void hprof_call_begin(hprof_call *call, int fn, void *frame)
         call->bytes[i] = 0;
     COST_MARK(0);
     call->start_ns = hprof_now_ns();
-    t->in_flight = call;
     if (__builtin_expect(t->poll.frame != NULL, 0)) {
         if (poll_run_joins(t, frame) && (hprof_fn_table[fn].flags & HPROF_FN_POLL))
             call->chained = 2; /* a poll of the run, timed (poll_run.h) */
         else
             poll_run_close(t, call->start_ns);
     }
+    /* last: a sample that sees it may walk and add nodes (sampler.h) */
+    t->in_flight_node = CCT_NONE;
+    SIGNAL_FENCE();
+    t->in_flight = call;
     COST_MARK(1);
 }
 
@@ -344,4 +349,13 @@ void hprof_call_book_in_flight(void)
     t->in_flight = NULL;
     SIGNAL_FENCE();
     record(t, call);
+}
+
+void hprof_call_locate_in_flight(hprof_thread *t)
+{
+    hprof_call *call = t->in_flight;
+    if (!call || !call->measured || call->chained || t->in_flight_node != CCT_NONE)
+        return;
+    int counter;
+    t->in_flight_node = call_node(&t->tree, call->fn, call->frame, &counter);
 }

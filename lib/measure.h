@@ -68,6 +68,14 @@ void hprof_call_end(hprof_call *call);
  * the calling thread only (its walk needs the thread's own state). */
 void hprof_call_book_in_flight(void);
 
+/* Where t's MPI call under way is (t->in_flight_node), found by the walk
+ * its end would make: from the sampler's handler on t itself, for a sample
+ * that lands inside the call (those are otherwise ignored), so that a
+ * snapshot can say where each thread waits (lib/live_snapshot.h). Once a
+ * call; async-signal-safe. */
+struct hprof_thread;
+void hprof_call_locate_in_flight(struct hprof_thread *t);
+
 /* Polls (MPI_Test*, MPI_Iprobe, MPI_Improbe) from the frame of the
  * thread's polling run (lib/poll_run.h) take a shorter path, since
  * in a loop whose own work misses the cache every instruction counts:

@@ -6,7 +6,8 @@
  * per-thread set-up, and the preallocated calling context tree, which never
  * grows inside a lookup). It records only while the thread is outside every
  * MPI wrapper: all tree updates from the wrappers happen inside a wrapper
- * (depth > 0), so the handler never interrupts one.
+ * (depth > 0), so the handler never interrupts one; it only finds the node
+ * of a call under way, outside the wrapper's bookkeeping (measure.h).
  */
 #define _GNU_SOURCE
 #include "lib/sampler.h"
@@ -82,6 +83,13 @@ static void set_period(hprof_sampling *s, uint64_t ns)
     timer_settime(s->timer, 0, &its, NULL);
 }
 
+static void (*locate_in_flight)(hprof_thread *t);
+
+void sampler_set_in_mpi_hook(void (*locate)(struct hprof_thread *t))
+{
+    locate_in_flight = locate;
+}
+
 static void take_sample(siginfo_t *info, void *ucontext)
 {
     int saved_errno = errno;
@@ -93,6 +101,8 @@ static void take_sample(siginfo_t *info, void *ucontext)
     }
     if (t->depth > 0) {
         s->in_mpi++; /* its time is measured MPI time, and stays in the next interval */
+        if (locate_in_flight && t->in_flight && t->in_flight_node == CCT_NONE && t->depth == 1)
+            locate_in_flight(t);
         errno = saved_errno;
         return;
     }

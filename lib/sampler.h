@@ -39,6 +39,11 @@ void sampler_thread_stop(struct hprof_thread *t, uint64_t now_ns, uint32_t node)
  * (one that first shows up in an MPI call) starts its sampling now. */
 struct hprof_thread *sampler_thread_enter(void);
 
+/* A sample that lands inside a measured MPI call calls locate(t) on that
+ * thread (measure.h's hprof_call_locate_in_flight: passed in at MPI_Init,
+ * since the wrappers' first call enters the sampler). */
+void sampler_set_in_mpi_hook(void (*locate)(struct hprof_thread *t));
+
 /* Closes a thread's sampling window at now_ns (on the sampling clock). Its
  * last interval goes to its last sampled call path, or, without one, to the
  * routine it was started with. */

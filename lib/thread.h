@@ -58,6 +58,7 @@ typedef struct hprof_thread {
     uint64_t polls_off_cpu_ns;    /* their MPI time for time off the CPU */
     uint64_t polls_repeated;      /* polls that completed nothing recorded that way (HPROF_VERBOSE=1) */
     struct hprof_call *in_flight; /* the measured MPI call under way (measure.c), NULL outside one */
+    uint32_t in_flight_node;      /* its node once a sample in it found it (CCT_NONE: not yet) */
     uint64_t exact_failed;        /* exact entries whose walk failed (their visits: under (unwind failed)) */
     uint64_t ended_threads;       /* >0: not a thread but the location that many ended threads
                              * with this start_routine were merged into */

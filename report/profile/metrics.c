@@ -50,6 +50,11 @@ const cube_metric_def hprof_metric_defs[M_COUNT] = {
     [M_POLLS_FAILED_TIME] = { "polls_unsuccessful_time", "Unsuccessful polls' time", "DOUBLE", "sec",
                               "Time in polls that completed nothing (HPROF_POLLS=split; part of mpi_time)", 0,
                               -1 },
+    [M_NOW] = { "now", "Now", "DOUBLE", "sec",
+                "A snapshot of a running job (hprof-snapshot): where each thread was at that moment, the "
+                "MPI call under way with its time in it so far, or the place of its last sample with the "
+                "time since (hprof-view --now)",
+                0, -1 },
 };
 
 int metrics_fixed_index(const char *uniq_name)
@@ -69,6 +74,7 @@ int metrics_fixed_index(const char *uniq_name)
 static int polls_split = -1; /* -1: not agreed yet, this rank's setting */
 static int exact_any = -1;   /* -1: not agreed yet, this rank's counts */
 static int exact_here;       /* a node of this rank counted an exact call */
+static int now_here; /* a node of this rank holds a snapshot's place (never in MPI_Finalize's merge) */
 
 /* file[i]: the fixed metric at file position i; the count. */
 static int fixed_in_file_list(int *file)
@@ -77,7 +83,8 @@ static int fixed_in_file_list(int *file)
     int exact = exact_any >= 0 ? exact_any : exact_here;
     int n = 0;
     for (int m = 0; m < M_COUNT; m++)
-        if ((m != M_EXACT_TIME || exact) && ((m != M_POLLS_FAILED && m != M_POLLS_FAILED_TIME) || split))
+        if ((m != M_EXACT_TIME || exact) && ((m != M_POLLS_FAILED && m != M_POLLS_FAILED_TIME) || split) &&
+            (m != M_NOW || now_here))
             file[n++] = m;
     return n;
 }
@@ -117,6 +124,8 @@ void metrics_add_counters(double *v, const uint64_t *c, int is_function)
     v[M_CALLS_NOT_UNWOUND] += (double)c[CCT_CALLS_NOT_UNWOUND];
     v[M_POLLS_FAILED] += (double)c[CCT_POLLS_FAILED];
     v[M_POLLS_FAILED_TIME] += (double)c[CCT_POLLS_FAILED_NS] * 1e-9;
+    v[M_NOW] += (double)c[CCT_NOW_NS] * 1e-9;
+    now_here |= c[CCT_NOW_NS] != 0;
 }
 
 /* ---- PAPI events ---- */

@@ -30,6 +30,7 @@ enum hprof_metric {
     M_EXACT_TIME, /* in the file when some rank measured functions exactly */
     M_POLLS_FAILED,
     M_POLLS_FAILED_TIME, /* in the file with HPROF_POLLS=split only */
+    M_NOW,               /* in a snapshot's file only (some node holds a value) */
     M_COUNT
 };
 

@@ -7,10 +7,14 @@
 # spine_killed_job.sh). Each rank's call is booked on its path, one visit
 # with its time up to the signal, not as computation. An aborted job: rank
 # 1 calls MPI_Abort from give_up; the merged profile holds that call on
-# rank 1's path, and its header names MPI_Abort on rank 1.
+# rank 1's path, and its header names MPI_Abort on rank 1. Before the hung
+# job is stopped, hprof-snapshot takes it as it hangs (issue 37.3):
+# hprof-view --now places every rank on its path with the seconds it has
+# waited by its own clock, as text and as JSON.
 . "$(dirname "$0")/progs/lib.sh"
 require_built reliability_stopped_calls
 use_hprof_run
+export HPROF_SAMPLING_HZ=100 # a sample inside the call under way finds its path for the snapshot
 NP=4
 build_or_fail "stopped calls: build" build_plain "$MPICC" "$ROOT/tests/mpi/reliability/stopped.c" stopped -O1 || finish
 mono() { python3 -c 'import time; print("%.6f" % time.monotonic())'; }
@@ -33,6 +37,34 @@ if [ "$(ls entered.* 2>/dev/null | wc -l)" != $NP ]; then
 else
     last=$(awk '{ print $2 }' entered.* | sort -n | tail -n 1)
     while awk -v now="$(mono)" -v t="$last" 'BEGIN { exit !(now < t + 1) }'; do sleep 0.1; done
+    asked=$(mono)
+    "$ROOT/tools/hprof-snapshot" $runner >snap.out 2>snap.err
+    answered=$(mono)
+    snap=$(tail -n 1 snap.out)
+    if [ -s "$snap" ] && "$TEST_VIEW" --now "$snap" >now.txt 2>now.err && "$TEST_VIEW" --now --json "$snap" >now.json; then
+        check "stopped calls, hung job: hprof-view --now places rank 3 in MPI_Recv and ranks 0-2 in MPI_Barrier" \
+            "$(tr '\n' '|' <now.txt)" eval 'grep -qE "^rank  3 +main > wait_for_peer > MPI_Recv   [0-9.]+ s$" now.txt &&
+                grep -qE "^ranks 0-2 +main > wait_all > MPI_Barrier   [0-9.]+(-[0-9.]+)? s$" now.txt && [ $(wc -l <now.txt) = 2 ]'
+        out=$(python3 - "$asked" "$answered" now.json entered.* <<'PY'
+import json, sys
+asked, answered, groups = float(sys.argv[1]), float(sys.argv[2]), json.load(open(sys.argv[3]))
+entered = {int(f.split(".")[1]): float(open(f).read().split()[1]) for f in sys.argv[4:]}
+want = {(3,): ["main", "wait_for_peer", "MPI_Recv"], (0, 1, 2): ["main", "wait_all", "MPI_Barrier"]}
+got = {tuple(g["ranks"]): g for g in groups}
+bad = [f"ranks {r}: {got.get(r, {}).get('path')}" for r, p in want.items() if got.get(r, {}).get("path") != p]
+for r, g in got.items():
+    lo = max(asked - entered[k] for k in r) - 0.05
+    hi = min(answered - entered[k] for k in r) + 0.05
+    if not (lo <= g["seconds_least"] <= g["seconds"] <= hi):
+        bad.append(f"ranks {r}: {g['seconds_least']:.3f}-{g['seconds']:.3f} s, not within {lo:.3f}-{hi:.3f}")
+print("ok" if not bad and len(groups) == 2 else "; ".join(bad) or f"{len(groups)} groups")
+PY
+)
+        check "stopped calls, hung job: --now --json groups, paths, and seconds as each rank waited by its own clock" \
+            "$out" test "$out" = ok
+    else
+        notok "stopped calls, hung job: a snapshot read by --now" "$(oneline snap.err) $(oneline now.err 200)"
+    fi
     ranks=$(awk '{ print $1 }' entered.* | tr '\n' ' ')
     parents=$(for p in $ranks; do ps -o ppid= -p "$p"; done | sort -u | tr '\n' ' ')
     launcher=$(pgrep -P $runner 2>/dev/null | tr '\n' ' ')

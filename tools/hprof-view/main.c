@@ -33,7 +33,9 @@ enum mode {
     MODE_JSON,
     MODE_FOLDED,
     MODE_HTML,
-    MODE_TIMELINE
+    MODE_TIMELINE,
+    MODE_NOW,
+    MODE_NOW_JSON
 };
 
 static const char usage[] =
@@ -68,6 +70,9 @@ static const char usage[] =
     "  --html FILE           one self-contained HTML page: call tree, flame graph,\n"
     "                        per-rank heat strip, search ('-': standard output)\n"
     "  --check               read every value in the file and report\n"
+    "  --now                 a snapshot (hprof-snapshot): where every rank was, one\n"
+    "                        line a call path with its ranks and seconds there;\n"
+    "                        with --json a list of groups (ranks, path, seconds)\n"
     "Options:\n"
     "  --metric NAME[,NAME]  metrics to show (unique names; default: time and, in\n"
     "                        the tree, visits and bytes); the first one orders\n"
@@ -153,6 +158,7 @@ static const struct {
     { "--header", MODE_HEADER },     { "--intervals", MODE_INTERVALS },
     { "--json", MODE_JSON },         { "--folded", MODE_FOLDED },
     { "--tree", MODE_TREE },         { "--timeline", MODE_TIMELINE },
+    { "--now", MODE_NOW },
 };
 
 /* Options with a value; returns 1 if s was one, -1 on error (status in *rc). */
@@ -220,8 +226,12 @@ static int parse_args(int argc, char **argv, args *a)
         const char *s = argv[i];
         int known = 0;
         for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
-            if (strcmp(s, modes[k].flag) == 0)
-                a->mode = modes[k].mode, known = 1;
+            if (strcmp(s, modes[k].flag) == 0) {
+                int m = modes[k].mode; /* --now with --json, either order: the groups as JSON */
+                if ((m == MODE_JSON && a->mode == MODE_NOW) || (m == MODE_NOW && a->mode == MODE_JSON))
+                    m = MODE_NOW_JSON;
+                a->mode = m, known = 1;
+            }
         if (known)
             continue;
         int r = value_option(argc, argv, &i, a, &rc);
@@ -359,6 +369,8 @@ static int dispatch(cube_profile *p, int mode, const view_opts *o, FILE *out)
     case MODE_FOLDED: return view_folded(p, o, out);
     case MODE_HTML: return view_html(p, o, out);
     case MODE_TIMELINE: return view_timeline(p, o, out);
+    case MODE_NOW: return view_now(p, o, out, 0);
+    case MODE_NOW_JSON: return view_now(p, o, out, 1);
     default: return view_tree(p, o, out);
     }
 }

@@ -78,6 +78,9 @@ int view_folded(cube_profile *p, const view_opts *o, FILE *out);
 int view_html(cube_profile *p, const view_opts *o, FILE *out);
 /* --timeline: the member hprof.timeline (report/merge/timeline_file.h). */
 int view_timeline(cube_profile *p, const view_opts *o, FILE *out);
+/* A snapshot's places (metric now): one line a place, its ranks and
+ * seconds, longest first; json: a list of groups (ranks, path, seconds). */
+int view_now(cube_profile *p, const view_opts *o, FILE *out, int json);
 
 /* Helpers shared by views (view_util.c). */
 /* A number in [lo, hi] with blanks allowed around it: 0, or -1 when s is

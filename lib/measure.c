@@ -356,6 +356,9 @@ void hprof_call_locate_in_flight(hprof_thread *t)
     hprof_call *call = t->in_flight;
     if (!call || !call->measured || call->chained || t->in_flight_node != CCT_NONE)
         return;
-    int counter;
-    t->in_flight_node = call_node(&t->tree, call->fn, call->frame, &counter);
+    if (hprof_fn_nounwind && hprof_fn_nounwind[call->fn])
+        return; /* its place: (not unwound) > MPI_X, as a snapshot books it */
+    int failed;
+    uint32_t node = unwind_mpi_node_in_handler(&t->tree, call->frame, &failed);
+    t->in_flight_node = node == CCT_NONE ? CCT_NONE : cct_child(&t->tree, node, CCT_KEY_MPI_FN(call->fn));
 }

@@ -41,6 +41,10 @@ int unwind_signal_path(uint64_t *ips, int max, const void *ucontext);
  * the first frame not returned from since the last walk, patches the new
  * ones, and counts their visits (CCT_VISITS of their nodes). */
 uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed);
+/* The same from a signal handler that interrupted the MPI call of that
+ * wrapper frame on this thread (its libunwind fallback starts at the call
+ * site: from here it would see the signal frame and the MPI library's). */
+uint32_t unwind_mpi_node_in_handler(cct *tree, const void *wrapper_frame, int *failed);
 
 /* The node of the call site (as unwind_mpi_node would return it) when the
  * calling thread made an MPI call from this call site and wrapper frame

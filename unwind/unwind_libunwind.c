@@ -50,6 +50,14 @@ uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
     return n > 0 ? cct_path(tree, keys, n) : tree_path_failed(tree, NULL, 0);
 }
 
+uint32_t unwind_mpi_node_in_handler(cct *tree, const void *wrapper_frame, int *failed)
+{
+    (void)tree;
+    (void)wrapper_frame;
+    *failed = 1; /* from a handler libunwind would walk the signal frame and MPI's own */
+    return CCT_NONE;
+}
+
 uint32_t unwind_mpi_cached(const void *wrapper_frame)
 {
     (void)wrapper_frame;

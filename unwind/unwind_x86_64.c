@@ -649,9 +649,13 @@ static uint32_t python_path_from_root(const uw_thread *st, cct *tree, uint64_t *
 
 /* unwind_mpi_node; for an exactly measured call's entry (depth not NULL)
  * also the depth of the call site's frame in the thunk stack (-1: not
- * known), and the call site kept in the entry sites, not the MPI ones. */
-static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed, int *depth)
+ * known), and the call site kept in the entry sites, not the MPI ones.
+ * from_call_site: libunwind, where it is needed, starts at the call site,
+ * not here (an exact entry; a signal handler over an MPI call). */
+static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed, int *depth,
+                               int from_call_site)
 {
+    from_call_site |= depth != NULL;
     *failed = 0;
     if (depth)
         *depth = -1;
@@ -675,8 +679,8 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
          * learner itself waits for it) or not modelled: libunwind, for an
          * exact entry from its call site on (libunwind_walk.h) */
         restore_for_own_walk(st);
-        int n = depth ? lu_call_site_path(w.ips, UNWIND_MAX_FRAMES, wrapper_frame)
-                      : lu_mpi_path(w.ips, UNWIND_MAX_FRAMES);
+        int n = from_call_site ? lu_call_site_path(w.ips, UNWIND_MAX_FRAMES, wrapper_frame)
+                               : lu_mpi_path(w.ips, UNWIND_MAX_FRAMES);
         rearm_after_own_walk(st);
         if (n <= 0) {
             *failed = 1;
@@ -702,18 +706,23 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
         }
     }
     if (uw_check_mode > 0 && node != CCT_NONE)
-        check_against_libunwind(st, tree, node, NULL, depth ? wrapper_frame : NULL);
+        check_against_libunwind(st, tree, node, NULL, from_call_site ? wrapper_frame : NULL);
     return node;
 }
 
 uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
 {
-    return call_site_node(tree, wrapper_frame, failed, NULL);
+    return call_site_node(tree, wrapper_frame, failed, NULL, 0);
+}
+
+uint32_t unwind_mpi_node_in_handler(cct *tree, const void *wrapper_frame, int *failed)
+{
+    return call_site_node(tree, wrapper_frame, failed, NULL, 1);
 }
 
 uint32_t unwind_entry_node(cct *tree, const void *frame, int *failed, int *depth)
 {
-    return call_site_node(tree, frame, failed, depth);
+    return call_site_node(tree, frame, failed, depth, 0);
 }
 
 uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *inside)

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,8 +192,62 @@ static int fatal_index(int sig)
     return -1;
 }
 
+static int crash_signal(int sig);
+
+/* Does the main thread block sig? Its mask from /proc (open and read are
+ * async-signal-safe); 1 when it cannot be read: the signal stays here. */
+static int main_thread_blocks(int sig)
+{
+    char path[64], buf[2048];
+    int n = 0;
+    long pid = (long)getpid();
+    char digits[24];
+    int nd = 0;
+    do
+        digits[nd++] = (char)('0' + pid % 10);
+    while ((pid /= 10) && nd < 23);
+    memcpy(path, "/proc/self/task/", 16);
+    n = 16;
+    while (nd)
+        path[n++] = digits[--nd];
+    memcpy(path + n, "/status", 8);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 1;
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0)
+        return 1;
+    buf[len] = '\0';
+    const char *at = strstr(buf, "SigBlk:");
+    if (!at)
+        return 1;
+    at += 7;
+    while (*at == ' ' || *at == '\t')
+        at++;
+    unsigned long long mask = 0;
+    for (; (*at >= '0' && *at <= '9') || (*at >= 'a' && *at <= 'f'); at++)
+        mask = mask << 4 | (unsigned long long)(*at <= '9' ? *at - '0' : *at - 'a' + 10);
+    return (int)(mask >> (sig - 1) & 1);
+}
+
+/* A kill (SIGTERM, SIGINT, SIGHUP) that a thread hprof does not measure
+ * took (an MPI library's progress thread: the kernel hands a process's
+ * signal to another thread while the main one, blocked in MPI_Recv, has a
+ * sample pending) goes on to the main thread, which can book the MPI call
+ * it is in; not where the main thread blocks it (the program's choice). */
+static int pass_to_main_thread(int sig)
+{
+    if (crash_signal(sig) || hprof_self || (long)syscall(SYS_gettid) == (long)getpid() ||
+        main_thread_blocks(sig))
+        return 0;
+    return syscall(SYS_tgkill, getpid(), getpid(), sig) == 0;
+}
+
 static void on_fatal(int sig, siginfo_t *info, void *ucontext)
 {
+    if (pass_to_main_thread(sig))
+        return;
     /* Whatever happens below, the process dies as it would have: the
      * previous action is back in place and an alarm ends a write that got
      * stuck on a lock the interrupted code held. */

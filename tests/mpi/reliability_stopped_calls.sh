@@ -24,10 +24,9 @@ start() { local dir=$1; shift
     mkdir -p "$dir" && cd "$dir" || return 1
     $CLEAN_ENV setsid "$HPROF_RUN" $MPIRUN -np $NP ../stopped "$@" >out 2>err </dev/null &
     runner=$!
-    ( sleep 150; kill -KILL -- "-$runner" 2>/dev/null ) &
-    watchdog=$!
+    after 150 kill -KILL -- "-$runner"; watchdog=$AFTER_PID
 }
-finish_run() { wait $runner; rc=$?; kill $watchdog 2>/dev/null; }
+finish_run() { wait $runner; rc=$?; cancel_after $watchdog; }
 prof=hprof-stopped-${NP}p.cubex
 
 start hung

@@ -24,8 +24,7 @@ start() {
     # later (-k), before hprof-run is done; a watchdog of our own instead
     $CLEAN_ENV setsid "$HPROF_RUN" $MPIRUN -np $NP ../killed >out 2>err </dev/null &
     runner=$!
-    ( sleep 150; kill -KILL -- "-$runner" 2>/dev/null ) &
-    watchdog=$!
+    after 150 kill -KILL -- "-$runner"; watchdog=$AFTER_PID
     local going
     wait_counts $NP 200; going=$?
     ranks=$(awk '{ print $1 }' count.* 2>/dev/null | tr '\n' ' ')
@@ -50,7 +49,7 @@ if start termed; then
     # shellcheck disable=SC2086
     kill -CONT $parents $launcher 2>/dev/null
     wait $runner; rc=$?
-    kill $watchdog 2>/dev/null
+    cancel_after $watchdog
     line=$(merged_line)
     check "killed job: hprof-run exits with the launcher's status (not 0)" "status $rc" test "$rc" -ne 0
     check "killed job: one line says the partial profiles of all $NP ranks were merged into the job's name" \
@@ -77,10 +76,9 @@ fi
 if start group; then
     pg=$(ps -o pgid= -p $runner | tr -d ' ')
     kill -TERM -- "-$pg"
-    ( sleep 10; kill -KILL -- "-$pg" 2>/dev/null ) &
-    killer=$!
+    after 10 kill -KILL -- "-$pg"; killer=$AFTER_PID
     wait $runner; rc=$?
-    kill $killer $watchdog 2>/dev/null
+    cancel_after $killer; cancel_after $watchdog
     line=$(merged_line)
     files=$(ls hprof-killed-${NP}p.rank*.cubex 2>/dev/null | wc -l)
     note "SIGTERM to the group: $files of $NP ranks wrote theirs; $line"

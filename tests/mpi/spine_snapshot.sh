@@ -33,8 +33,7 @@ prof=hprof-killed-${NP}p.cubex
 mkdir -p job && cd job || finish
 $CLEAN_ENV "$HPROF_RUN" $MPIRUN -np $NP ../killed $N >out 2>err </dev/null &
 runner=$!
-( sleep 300; kill -KILL $runner 2>/dev/null ) &
-watchdog=$!
+after 300 kill -KILL $runner; watchdog=$AFTER_PID
 if ! wait_counts $NP 200; then
     notok "snapshot: the ranks get going" "$(oneline err)"; kill -TERM $runner; finish
 fi
@@ -66,7 +65,7 @@ else
     notok "snapshot 2 (no pid), at the same name" "status $rc2, path '$path2' (first '$path1'): $(oneline snap2.err)"
 fi
 wait $runner; rc=$?
-kill $watchdog 2>/dev/null
+cancel_after $watchdog
 check "snapshot: the job ends with status 0" "status $rc: $(oneline err)" test $rc = 0
 vf=$(visits $prof)
 want=$(for r in $(seq 1 $NP); do printf '%s ' $N; done)

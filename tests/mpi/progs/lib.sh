@@ -155,6 +155,13 @@ wait_counts() { local np=$1 min=$2 n r _
     return 1
 }
 
+# after SECONDS CMD...: CMD in the background once SECONDS have passed (a
+# watchdog; its pid in AFTER_PID); cancel_after PID stops it, its sleep
+# too. Its output goes nowhere: a sleep left holding the harness's pipe
+# would keep the script from ending until it is over.
+after() { local s=$1; shift; ( sleep "$s"; "$@" ) >/dev/null 2>&1 & AFTER_PID=$!; }
+cancel_after() { pkill -P "$1" 2>/dev/null; kill "$1" 2>/dev/null; }
+
 # finish: exit status of the script (0; failures are counted from 'not ok')
 finish() { exit 0; }
 

@@ -360,5 +360,7 @@ void hprof_call_locate_in_flight(hprof_thread *t)
         return; /* its place: (not unwound) > MPI_X, as a snapshot books it */
     int failed;
     uint32_t node = unwind_mpi_node_in_handler(&t->tree, call->frame, &failed);
+    if (failed && node == CCT_NONE)
+        return; /* a later sample tries again */
     t->in_flight_node = node == CCT_NONE ? CCT_NONE : cct_child(&t->tree, node, CCT_KEY_MPI_FN(call->fn));
 }

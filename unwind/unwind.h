@@ -42,8 +42,9 @@ int unwind_signal_path(uint64_t *ips, int max, const void *ucontext);
  * ones, and counts their visits (CCT_VISITS of their nodes). */
 uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed);
 /* The same from a signal handler that interrupted the MPI call of that
- * wrapper frame on this thread (its libunwind fallback starts at the call
- * site: from here it would see the signal frame and the MPI library's). */
+ * wrapper frame on this thread, with the recipes already learned only:
+ * the MPI library may hold the loader's lock there, which learning and
+ * libunwind take. CCT_NONE (and *failed) where they would be needed. */
 uint32_t unwind_mpi_node_in_handler(cct *tree, const void *wrapper_frame, int *failed);
 
 /* The node of the call site (as unwind_mpi_node would return it) when the

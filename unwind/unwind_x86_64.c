@@ -650,17 +650,18 @@ static uint32_t python_path_from_root(const uw_thread *st, cct *tree, uint64_t *
 /* unwind_mpi_node; for an exactly measured call's entry (depth not NULL)
  * also the depth of the call site's frame in the thunk stack (-1: not
  * known), and the call site kept in the entry sites, not the MPI ones.
- * from_call_site: libunwind, where it is needed, starts at the call site,
- * not here (an exact entry; a signal handler over an MPI call). */
-static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed, int *depth,
-                               int from_call_site)
+ * in_handler: a signal handler over the MPI call of wrapper_frame, which
+ * may hold the loader's lock or libdw's: recipes already learned only, no
+ * learning, no libunwind (CCT_NONE with *failed set where they would be
+ * needed; a later sample tries again). */
+static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed, int *depth, int in_handler)
 {
-    from_call_site |= depth != NULL;
     *failed = 0;
     if (depth)
         *depth = -1;
     uw_thread *st = python_room(thunk_stack_get());
-    learner_drain(0);
+    if (!in_handler)
+        learner_drain(0);
     if (st)
         st->foreign = 0; /* a foreign walk ended before any MPI call (unwind.h) */
     regs r;
@@ -672,15 +673,19 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
         uint64_t *first_slot = caller_of_wrapper(st, wrapper_frame, &r);
         do_walk(st, &w, r, UNWIND_MAX_FRAMES, !first_slot, st->thunks, 1, first_slot);
     }
-    if (uw_check_mode > 0)
+    if (uw_check_mode > 0 && !in_handler)
         unwind_check_count(0, check_outcome(w.status));
+    if (in_handler && (w.status == WK_COMPLEX || w.status == WK_MISS || w.status == WK_FAIL)) {
+        *failed = 1;
+        return CCT_NONE;
+    }
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
         /* a recipe not learned (the learner held the lock: only the
          * learner itself waits for it) or not modelled: libunwind, for an
          * exact entry from its call site on (libunwind_walk.h) */
         restore_for_own_walk(st);
-        int n = from_call_site ? lu_call_site_path(w.ips, UNWIND_MAX_FRAMES, wrapper_frame)
-                               : lu_mpi_path(w.ips, UNWIND_MAX_FRAMES);
+        int n = depth ? lu_call_site_path(w.ips, UNWIND_MAX_FRAMES, wrapper_frame)
+                      : lu_mpi_path(w.ips, UNWIND_MAX_FRAMES);
         rearm_after_own_walk(st);
         if (n <= 0) {
             *failed = 1;
@@ -705,8 +710,8 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
             remember_caller(st, &w, wrapper_frame, node);
         }
     }
-    if (uw_check_mode > 0 && node != CCT_NONE)
-        check_against_libunwind(st, tree, node, NULL, from_call_site ? wrapper_frame : NULL);
+    if (uw_check_mode > 0 && node != CCT_NONE && !in_handler)
+        check_against_libunwind(st, tree, node, NULL, depth ? wrapper_frame : NULL);
     return node;
 }
 

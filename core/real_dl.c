@@ -12,8 +12,23 @@
 
 int hprof_loader_quiet_signal = SIGPROF;
 
+/* glibc's fork resets the loader's main lock in the child, not the one
+ * dl_iterate_phdr takes: a thread that held it at the fork (hprof's
+ * learner in libunwind, or one of the program's) holds it for good there. */
+static int forked_child;
+
+static void note_forked_child(void)
+{
+    forked_child = 1;
+}
+
 int hprof_loader_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
 {
+    static int atfork_set;
+    if (!__atomic_exchange_n(&atfork_set, 1, __ATOMIC_ACQ_REL))
+        pthread_atfork(NULL, NULL, note_forked_child);
+    if (forked_child)
+        return -1;
     sigset_t quiet, before;
     sigemptyset(&quiet);
     sigaddset(&quiet, __atomic_load_n(&hprof_loader_quiet_signal, __ATOMIC_ACQUIRE));

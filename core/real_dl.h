@@ -31,7 +31,10 @@ extern int hprof_loader_quiet_signal;
  * this thread is taking it (the lock word set, its owner not yet) waits
  * for itself for good (seen at MPI_Init, exact_patch.c's call: the
  * program hung). Every call of hprof's own goes through here. Not from
- * signal handlers. */
+ * signal handlers. In a forked child (the partial profile's writer, a
+ * snapshot) it returns -1 and calls nothing: the lock dl_iterate_phdr takes
+ * may have been held by another thread at the fork, and so held for good;
+ * callers keep what they knew. */
 struct dl_phdr_info; /* <link.h> */
 int hprof_loader_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
 

@@ -116,9 +116,25 @@ static void write_in_background(const char *reason)
     _exit(0);
 }
 
+/* A writer stuck on a lock that another thread held at the fork (one
+ * hprof cannot keep out of its way: malloc's, taken in a signal handler)
+ * dies rather than staying for good. A rank's write takes well under a
+ * second; the program's own SIGALRM handler, inherited, would not end it. */
+#define WRITER_LIMIT_S 120
+
+static void set_writer_deadline(void)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    real_sigaction(SIGALRM, &dfl, NULL);
+    alarm(WRITER_LIMIT_S);
+}
+
 int abandon_write_rank(const char *output, const char *reason, char *path, int pathlen, char *err, int errlen)
 {
     signal_chain_release();
+    set_writer_deadline();
     struct sigaction ign;
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;

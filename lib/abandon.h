@@ -19,20 +19,21 @@ void abandon_arm(int rank, int nranks, void (*book_in_flight)(void));
  * if MPI_Finalize's merge has begun and not ended. */
 void abandon_measurement(const char *reason);
 
+/* For a process that only writes and exits (the fallback writer, a
+ * snapshot's child of lib/live_snapshot.h): the measurement stops now on every
+ * thread (abandon_stop_threads), then this rank's profile is written as a
+ * one-rank file <output's stem>.rank<R>.cubex with reason in
+ * hprof::partial: 0 and path, or -1 and err. A writer that has not ended
+ * after two minutes (a lock held for good since the fork) is killed. */
+void abandon_stop_threads(void);
+int abandon_write_rank(const char *output, const char *reason, char *path, int pathlen, char *err,
+                       int errlen);
+
 /* Around MPI_Finalize's merge and write: an MPI_Abort (from another
  * thread) or a fatal signal (the launcher ending the job after another
  * rank aborted) that comes meanwhile ends the merge before it wrote
  * anything; each rank that gets there writes its own partial profile
  * then, as before MPI_Finalize. */
-/* For a process that only writes and exits (the fallback writer, a
- * snapshot's child of lib/live_snapshot.h): the measurement stops now on every
- * thread (abandon_stop_threads), then this rank's profile is written as a
- * one-rank file <output's stem>.rank<R>.cubex with reason in
- * hprof::partial: 0 and path, or -1 and err. */
-void abandon_stop_threads(void);
-int abandon_write_rank(const char *output, const char *reason, char *path, int pathlen, char *err,
-                       int errlen);
-
 void abandon_merge_begins(void);
 void abandon_merge_ended(void);
 

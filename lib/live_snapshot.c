@@ -25,7 +25,6 @@
 #include "report/profile/fallback.h"
 
 #define POLL_NS 100000000L /* a request is seen within a tenth of a second */
-#define CHILD_LIMIT_S 60   /* a child stuck on a lock some thread held at the fork dies */
 
 static char request_path[4096];
 static char last_seq[64];
@@ -87,7 +86,6 @@ static void place_threads_now(void)
 /* In the child: this rank's profile as of the fork. */
 static void write_in_child(const char *seq, const char *when)
 {
-    alarm(CHILD_LIMIT_S);
     char stem[4096], output[4200], reason[160], path[4096], err[512];
     fallback_stem(hprof_config.output, my_nranks, stem, sizeof stem);
     snprintf(output, sizeof output, "%s.snapshot-%s.cubex", stem, seq);

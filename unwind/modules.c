@@ -229,7 +229,8 @@ void modules_refresh(void)
     if (!__atomic_exchange_n(&atfork_set, 1, __ATOMIC_ACQ_REL))
         pthread_atfork(NULL, NULL, after_fork_child);
     counters c = { 0, 0 };
-    hprof_loader_iterate(read_counters, &c);
+    if (hprof_loader_iterate(read_counters, &c) < 0)
+        return; /* a forked child: the record as it was names what it holds */
     pthread_mutex_lock(&lock);
     if (c.adds == last_adds && c.subs == last_subs && c.adds) {
         pthread_mutex_unlock(&lock);

@@ -4,14 +4,15 @@
 # the loader's lock too, and one landing while the thread was taking it
 # waited for itself for good (a program hung at MPI_Init, exact_patch.c's
 # call, 1 run in ~300 of tests/mpi/exact/exact_cxx at 10 kHz). The unit
-# (tests/unit/loader_quiet) checks the mask inside the walk and after it;
+# (tests/unit/loader_quiet) checks the mask inside the walk and after it,
+# and that a forked child walks nothing (its loader lock may be held);
 # and no file but core/real_dl.c calls dl_iterate_phdr itself.
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/../common/lib/common.sh"
 if cc -I. -g -O1 -std=gnu11 -o "$W/loader_quiet" tests/unit/loader_quiet/loader_quiet.c core/real_dl.c -ldl -lpthread \
     >"$W/build.log" 2>&1; then
     "$W/loader_quiet" >"$W/out" 2>&1
-    for c in sigprof realtime already_blocked; do
+    for c in sigprof realtime already_blocked forked_child; do
         line=$(grep "^$c " "$W/out")
         case $line in
         "$c ok"*) ok "loader quiet: $line" ;;

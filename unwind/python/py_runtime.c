@@ -309,7 +309,7 @@ void py_runtime_init(int enabled)
     uint64_t bytes_type = (uint64_t)(uintptr_t)hprof_dlsym(RTLD_DEFAULT, "PyBytes_Type");
     uint64_t at = (uint64_t)(uintptr_t)eval;
     if (!eval || !this_thread_state || !code_type || !unicode_type || !bytes_type ||
-        !hprof_loader_iterate(find_object, &at) || py_codes_init() != 0) {
+        hprof_loader_iterate(find_object, &at) <= 0 || py_codes_init() != 0) {
         hprof_verbose(
             1, "Python 3.11: its symbols were not all found; call paths keep the interpreter's C frames");
         return;

@@ -1,7 +1,8 @@
 /*
  * loader_quiet.c - hprof_loader_iterate holds hprof's sampling signal back
  * while the loader's list is walked, and gives the mask back as it was
- * (tests/unit/loader_quiet.sh). Prints one line per case: "<case> ok" or
+ * (tests/unit/loader_quiet.sh), and calls nothing in a forked child,
+ * where the loader's lock may be held for good. Prints one line per case: "<case> ok" or
  * "<case> fail: why".
  */
 #define _GNU_SOURCE
@@ -9,6 +10,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/real_dl.h"
 
@@ -48,6 +51,33 @@ static void check(const char *name, int sig)
         printf("%s ok (%d objects)\n", name, objects);
 }
 
+static int count(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)info, (void)size;
+    ++*(int *)data;
+    return 0;
+}
+
+static void check_forked_child(void)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        int n = 0;
+        int rc = hprof_loader_iterate(count, &n);
+        _exit(rc == -1 && n == 0 ? 0 : 1);
+    }
+    int status = -1;
+    waitpid(child, &status, 0);
+    int n = 0;
+    hprof_loader_iterate(count, &n);
+    if (status != 0)
+        printf("forked_child fail: the loader was walked in a forked child\n");
+    else if (n == 0)
+        printf("forked_child fail: the parent's walk saw no object\n");
+    else
+        printf("forked_child ok\n");
+}
+
 int main(void)
 {
     check("sigprof", SIGPROF);
@@ -58,5 +88,6 @@ int main(void)
     sigaddset(&s, SIGPROF);
     pthread_sigmask(SIG_BLOCK, &s, NULL);
     check("already_blocked", SIGPROF);
+    check_forked_child();
     return 0;
 }

@@ -107,7 +107,7 @@ static void write_in_background(const char *reason)
     run_marks_partial_writer();
     detach_descriptors();
     char path[4096];
-    if (abandon_write_rank(hprof_config.output, reason, path, sizeof path, err, sizeof err) != 0) {
+    if (abandon_write_rank(hprof_config.output, reason, NULL, path, sizeof path, err, sizeof err) != 0) {
         hprof_verbose(1, "partial profile not written: %s", err);
         run_marks_partial_done(NULL, err);
     } else {
@@ -131,7 +131,8 @@ static void set_writer_deadline(void)
     alarm(WRITER_LIMIT_S);
 }
 
-int abandon_write_rank(const char *output, const char *reason, char *path, int pathlen, char *err, int errlen)
+int abandon_write_rank(const char *output, const char *reason, const char *now, char *path, int pathlen,
+                       char *err, int errlen)
 {
     signal_chain_release();
     set_writer_deadline();
@@ -141,10 +142,17 @@ int abandon_write_rank(const char *output, const char *reason, char *path, int p
     real_sigaction(SIGPIPE, &ign, NULL); /* the launcher may be gone */
     run_attrs attrs;
     run_attrs_local(&attrs, my_nranks);
+    const char **keys = calloc((size_t)attrs.count + 1, sizeof *keys);
+    const char **values = calloc((size_t)attrs.count + 1, sizeof *values);
+    int n = 0;
+    for (; keys && values && n < attrs.count; n++)
+        keys[n] = attrs.keys[n], values[n] = attrs.values[n];
+    if (keys && values && now)
+        keys[n] = "hprof::now", values[n++] = now;
     runtime_snapshot snapshot;
     runtime_snapshot_take(&snapshot);
-    return fallback_write(&snapshot.s, my_rank, my_nranks, output, reason, attrs.keys, attrs.values,
-                          attrs.count, path, pathlen, err, errlen);
+    return fallback_write(&snapshot.s, my_rank, my_nranks, output, reason, keys, values, n, path, pathlen,
+                          err, errlen);
 }
 
 void abandon_stop_threads(void)

@@ -23,11 +23,12 @@ void abandon_measurement(const char *reason);
  * snapshot's child of lib/live_snapshot.h): the measurement stops now on every
  * thread (abandon_stop_threads), then this rank's profile is written as a
  * one-rank file <output's stem>.rank<R>.cubex with reason in
- * hprof::partial: 0 and path, or -1 and err. A writer that has not ended
+ * hprof::partial, and now (where its threads are, NULL: none) in hprof::now:
+ * 0 and path, or -1 and err. A writer that has not ended
  * after two minutes (a lock held for good since the fork) is killed. */
 void abandon_stop_threads(void);
-int abandon_write_rank(const char *output, const char *reason, char *path, int pathlen, char *err,
-                       int errlen);
+int abandon_write_rank(const char *output, const char *reason, const char *now, char *path, int pathlen,
+                       char *err, int errlen);
 
 /* Around MPI_Finalize's merge and write: an MPI_Abort (from another
  * thread) or a fatal signal (the launcher ending the job after another

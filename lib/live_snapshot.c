@@ -18,6 +18,8 @@
 #include "core/real_dl.h"
 #include "lib/abandon.h"
 #include "lib/active.h"
+#include "lib/comm_peers.h"
+#include "core/fn_table.h"
 #include "lib/measure.h"
 #include "lib/run_marks.h"
 #include "lib/thread.h"
@@ -54,14 +56,33 @@ static int new_request(char *seq, size_t seqlen, char *when, size_t whenlen)
     return 1;
 }
 
+/* "R.T fn=MPI_Recv comm=world source=2 tag=7; " of thread t's call under
+ * way into buf (what fits); its length. */
+static size_t describe_call(const hprof_thread *t, const hprof_call *call, char *buf, size_t len)
+{
+    if (call->where.comm == 0 || len < 2)
+        return 0;
+    char words[256];
+    comm_peers_describe(hprof_fn_table[call->fn].name, &call->where, words, sizeof words);
+    int n = snprintf(buf, len, "%d.%d%s; ", my_rank, t->index, words);
+    if (n < 0 || (size_t)n >= len) {
+        buf[0] = '\0';
+        return 0;
+    }
+    return (size_t)n;
+}
+
 /* Where each live thread is (metric now, CCT_NOW_NS): the MPI call under
  * way, at the node a sample in it found (under (not unwound) where none
  * did yet: a call younger than the sampling interval, or sampling off),
  * with its time so far; else the place of its last sample, with the time
- * since. In the child, on its copy of the trees. */
-static void place_threads_now(void)
+ * since. In the child, on its copy of the trees. The calls' communicators
+ * and peers go into where (hprof::now). */
+static void place_threads_now(char *where, size_t len)
 {
     uint64_t now = hprof_now_ns();
+    size_t used = 0;
+    where[0] = '\0';
     for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
         const hprof_call *call = t->in_flight;
         uint32_t node = CCT_NONE;
@@ -74,6 +95,7 @@ static void place_threads_now(void)
                 node = cct_child(&t->tree, cct_child(&t->tree, CCT_ROOT, CCT_KEY_NOT_UNWOUND),
                                  CCT_KEY_MPI_FN(call->fn));
             since = now > call->start_ns ? now - call->start_ns : 0;
+            used += describe_call(t, call, where + used, len - used);
         } else if (t->depth == 0) {
             node = t->sampling.last_node;
             since = window_room_ns(&t->sampling.window, window_clock_ns());
@@ -90,10 +112,11 @@ static void write_in_child(const char *seq, const char *when)
     fallback_stem(hprof_config.output, my_nranks, stem, sizeof stem);
     snprintf(output, sizeof output, "%s.snapshot-%s.cubex", stem, seq);
     snprintf(reason, sizeof reason, "snapshot asked for at %s", when);
+    static char where[1 << 16];
     hprof_thread_freeze(0);
-    place_threads_now();
+    place_threads_now(where, sizeof where);
     abandon_stop_threads();
-    if (abandon_write_rank(output, reason, path, sizeof path, err, sizeof err) == 0)
+    if (abandon_write_rank(output, reason, where[0] ? where : NULL, path, sizeof path, err, sizeof err) == 0)
         run_marks_snapshot_done(seq, my_rank, path, NULL);
     else
         run_marks_snapshot_done(seq, my_rank, NULL, err);

@@ -96,6 +96,7 @@ static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread 
 static inline void call_start(hprof_call *call, int fn, void *frame, hprof_thread *t, int chained)
 {
     call->fn = fn;
+    call->where.comm = 0;
     call->frame = frame;
     call->measured = t != NULL;
     call->nested = 0;

@@ -38,8 +38,21 @@ enum hprof_bytes_kind {
     HPROF_NBYTES
 };
 
+/* Whom a call waits for, as the wrapper was given it, for a snapshot's
+ * "where every rank is now" (lib/live_snapshot.h): the communicator
+ * (HPROF_COMM_KEY; 0 for a call that has none) and its peers in that
+ * communicator's ranks, HPROF_NO_PEER where the call has no such argument.
+ * Set by the wrapper after hprof_call_begin; read only by a snapshot. */
+#define HPROF_NO_PEER INT32_MIN
+#define HPROF_COMM_KEY(comm) ((uint64_t)(uintptr_t)(comm))
+typedef struct hprof_call_where {
+    uint64_t comm;
+    int32_t source, dest, send_tag, recv_tag, root;
+} hprof_call_where;
+
 typedef struct hprof_call {
     uint64_t start_ns;
+    hprof_call_where where;
     void *frame;                 /* the wrapper's frame: the call path's walk starts at its caller */
     int fn;                      /* index into hprof_fn_table */
     int measured;                /* 0: the call passes through unmeasured */
@@ -59,6 +72,13 @@ typedef struct hprof_call {
 #define HPROF_FRAME __builtin_frame_address(0)
 
 void hprof_call_begin(hprof_call *call, int fn, void *frame);
+
+/* A few stores, no branch: in the wrapper of every call with a communicator. */
+static inline void hprof_call_where_set(hprof_call *call, uint64_t comm, int source, int dest, int send_tag,
+                                        int recv_tag, int root)
+{
+    call->where = (hprof_call_where){ comm, source, dest, send_tag, recv_tag, root };
+}
 void hprof_call_end(hprof_call *call);
 
 /* The measurement ends while the calling thread is inside a measured MPI

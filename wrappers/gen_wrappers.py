@@ -408,6 +408,46 @@ def lean_poll_wrapper(fn, sig, params):
     return o
 
 
+# Communicators a call makes (noted after it returns, lib/comm_peers.h) and
+# frees (forgotten before); MPI_Comm_idup's is unusable until it completes.
+MADE_COMMS = ('newcomm', 'comm_cart', 'comm_graph', 'comm_dist_graph', 'intercomm', 'newintercomm',
+              'newintracomm', 'parent')
+FREED_COMMS = ('MPI_Comm_free', 'MPI_Comm_disconnect')
+
+
+def where_code(fn, L):
+    """The call's communicator and peers for snapshots (measure.h's
+    hprof_call_where_set), or [] for a call without an input MPI_Comm."""
+    names = {p.name: p for p in fn.params}
+    comm = names.get('comm')
+    if not comm or comm.core != 'MPI_Comm' or comm.stars:
+        return []
+    none = 'HPROF_NO_PEER'
+    arg = lambda n: L.scalar(names[n]) if n in names and names[n].core == 'int' and not names[n].stars else none
+    recv = 'source' in names
+    send_tag = arg('sendtag') if 'sendtag' in names else (none if recv else arg('tag'))
+    recv_tag = arg('recvtag') if 'recvtag' in names else (arg('tag') if recv else none)
+    key = 'HPROF_COMM_KEY(%s)' % L.handle(comm)
+    code = 'hprof_call_where_set(&call, %s, %s, %s, %s, %s, %s);' % (
+        key, arg('source'), arg('dest'), send_tag, recv_tag, arg('root'))
+    # a Fortran handle is converted by a call: only for measured calls
+    return ['if (call.measured) ' + code] if L.fortran else [code]
+
+
+def comm_book_code(fn, L, pre, post):
+    """Note the communicators fn makes, forget those it frees."""
+    if fn.name.startswith('MPI_Comm_idup'):
+        return
+    for p in fn.params:
+        if p.core != 'MPI_Comm' or p.stars != 1:
+            continue
+        h = L.handle(p) if L.fortran else '*' + p.name
+        if fn.name in FREED_COMMS:
+            pre.append('if (call.measured) comm_peers_forget(%s);' % h)
+        elif p.name in MADE_COMMS:
+            post.append('if (call.measured) comm_peers_note(%s);' % h)
+
+
 def request_param(fn):
     for p in fn.params:
         if p.core == 'MPI_Request' and p.stars == 1 and not p.type.startswith('const'):
@@ -444,7 +484,8 @@ def general_c_wrapper(fn, sig, head, frame):
               '    return P%s(%s);' % (fn.name, args), '}', '']
         return o
 
-    pre, post = [], []
+    pre, post = where_code(fn, L), []
+    comm_book_code(fn, L, pre, post)
     # statuses that byte counting reads
     for sp in status_params(fn):
         pre += ['MPI_Status hprof_st_%s;' % sp.name,
@@ -619,7 +660,8 @@ def gen_f_wrapper(fn, f08=None):
     elif life == 'finalize':
         o += ['    hprof_lifecycle_finalize();', '    ' + call_expr, '}']
     else:
-        pre, post = [], []
+        pre, post = where_code(fn, L), []
+        comm_book_code(fn, L, pre, post)
         for sp in status_params(fn):
             pre += ['MPI_Fint hprof_fst_%s[MPI_F_STATUS_SIZE];' % sp.name,
                     'if (call.measured && (MPI_Fint *)%s == HPROF_FST_IGNORE) %s = hprof_fst_%s;'
@@ -746,7 +788,7 @@ def wrappers_c(head, m, wrapped):
     c = [head, '#include <mpi.h>',
          '/* deprecated MPI functions are wrapped too */',
          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '#include <stdint.h>', '#include <string.h>',
-         '#include "lib/lifecycle.h"', '#include "lib/measure.h"', '#include "lib/poll_run.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"',
+         '#include "lib/comm_peers.h"', '#include "lib/lifecycle.h"', '#include "lib/measure.h"', '#include "lib/poll_run.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"',
          '#include "wrappers/wrap_support.h"', '#include "gen/fn_ids.h"', '']
     for f in wrapped:
         for n in (f.name, 'P' + f.name):
@@ -762,7 +804,7 @@ def wrappers_c(head, m, wrapped):
 def wrappers_f(head, m, fwrapped):
     fortran_libs, fcommons, flav = m.fortran_libs, set(m.fcommons), m.flav
     fo = [head, '#include <mpi.h>', '#include <stddef.h>', '#include <stdint.h>', '#include <string.h>',
-          '#include "lib/lifecycle.h"', '#include "lib/measure.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"', '#include "wrappers/wrap_support.h"',
+          '#include "lib/comm_peers.h"', '#include "lib/lifecycle.h"', '#include "lib/measure.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"', '#include "wrappers/wrap_support.h"',
           '#include "gen/fn_ids.h"', '#include "wrappers/fortran_mpif.h"', '',
           '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '',
           '/* The Fortran MPI libraries the probe found (fortran_libs.h). */',

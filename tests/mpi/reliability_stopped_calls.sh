@@ -10,7 +10,9 @@
 # rank 1's path, and its header names MPI_Abort on rank 1. Before the hung
 # job is stopped, hprof-snapshot takes it as it hangs (issue 37.3):
 # hprof-view --now places every rank on its path with the seconds it has
-# waited by its own clock, as text and as JSON.
+# waited by its own clock, rank 3's MPI_Recv with its source as a world
+# rank (2, though it is rank 1 of the communicator it receives on) and its
+# tag, and names the wait-for cycle of ranks 0-3, as text and as JSON.
 . "$(dirname "$0")/progs/lib.sh"
 require_built reliability_stopped_calls
 use_hprof_run
@@ -42,8 +44,12 @@ else
     snap=$(tail -n 1 snap.out)
     if [ -s "$snap" ] && "$TEST_VIEW" --now "$snap" >now.txt 2>now.err && "$TEST_VIEW" --now --json "$snap" >now.json; then
         check "stopped calls, hung job: hprof-view --now places rank 3 in MPI_Recv and ranks 0-2 in MPI_Barrier" \
-            "$(tr '\n' '|' <now.txt)" eval 'grep -qE "^rank  3 +main > wait_for_peer > MPI_Recv   [0-9.]+ s$" now.txt &&
-                grep -qE "^ranks 0-2 +main > wait_all > MPI_Barrier   [0-9.]+(-[0-9.]+)? s$" now.txt && [ $(wc -l <now.txt) = 2 ]'
+            "$(tr '\n' '|' <now.txt)" eval 'grep -qE "^rank  3 +main > wait_for_peer > MPI_Recv \(source 2, tag 7, on a communicator of 4 ranks\)   [0-9.]+ s$" now.txt &&
+                grep -qE "^ranks 0-2 +main > wait_all > MPI_Barrier   [0-9.]+(-[0-9.]+)? s$" now.txt'
+        check "stopped calls, hung job: hprof-view --now names the wait-for cycle of ranks 0-3" "$(tr '\n' '|' <now.txt)" \
+            eval 'grep -q "^wait-for cycle: ranks 0-3 wait for each other" now.txt &&
+                grep -qE "^  rank  3 +in MPI_Recv waits for rank 2$" now.txt &&
+                grep -qE "^  ranks 0-2 +in MPI_Barrier waits for rank 3$" now.txt'
         out=$(python3 - "$asked" "$answered" now.json entered.* <<'PY'
 import json, sys
 asked, answered, groups = float(sys.argv[1]), float(sys.argv[2]), json.load(open(sys.argv[3]))
@@ -56,10 +62,15 @@ for r, g in got.items():
     hi = min(answered - entered[k] for k in r) + 0.05
     if not (lo <= g["seconds_least"] <= g["seconds"] <= hi):
         bad.append(f"ranks {r}: {g['seconds_least']:.3f}-{g['seconds']:.3f} s, not within {lo:.3f}-{hi:.3f}")
+recv = got.get((3,), {})
+if recv.get("mpi") != {"function": "MPI_Recv", "comm": "size4", "source": 2, "tag": 7}:
+    bad.append(f"rank 3's call: {recv.get('mpi')}")
+if not all(g.get("in_cycle") for g in groups):
+    bad.append("not every group in the cycle")
 print("ok" if not bad and len(groups) == 2 else "; ".join(bad) or f"{len(groups)} groups")
 PY
 )
-        check "stopped calls, hung job: --now --json groups, paths, and seconds as each rank waited by its own clock" \
+        check "stopped calls, hung job: --now --json groups, paths, peers, the cycle, and seconds as each rank waited by its own clock" \
             "$out" test "$out" = ok
     else
         notok "stopped calls, hung job: a snapshot read by --now" "$(oneline snap.err) $(oneline now.err 200)"

@@ -50,6 +50,31 @@ static int sum_attr(const cube_profile *const *in, int nin, const char *key, cha
     return n > 0 ? 0 : -1;
 }
 
+/* Where each input's threads were at a snapshot (hprof::now, one entry
+ * per thread that names its rank): every input's, joined; NULL for none. */
+static char *joined_now(const cube_profile *const *in, int nin)
+{
+    size_t len = 1;
+    for (int i = 0; i < nin; i++) {
+        const char *v = cube_attr_get(in[i], "hprof::now");
+        len += v ? strlen(v) : 0;
+    }
+    if (len == 1)
+        return NULL;
+    char *all = malloc(len);
+    if (!all)
+        return NULL;
+    size_t used = 0;
+    for (int i = 0; i < nin; i++) {
+        const char *v = cube_attr_get(in[i], "hprof::now");
+        size_t n = v ? strlen(v) : 0;
+        memcpy(all + used, v ? v : "", n);
+        used += n;
+    }
+    all[used] = '\0';
+    return all;
+}
+
 void merged_attrs_free(merged_attrs *a)
 {
     for (int i = 0; a->owned && i < a->n; i++)
@@ -132,7 +157,7 @@ static int missing_ranks(const int *ranks, int n, int job, char *buf, size_t len
 int merged_attrs_make(merged_attrs *a, const cube_profile *const *in, int nin, const cube_profile *first,
                       const int *ranks, int nranks)
 {
-    int cap = first->nattrs + 3;
+    int cap = first->nattrs + 4;
     a->keys = calloc((size_t)cap, sizeof *a->keys);
     a->values = calloc((size_t)cap, sizeof *a->values);
     a->owned = calloc((size_t)cap, sizeof *a->owned);
@@ -142,7 +167,7 @@ int merged_attrs_make(merged_attrs *a, const cube_profile *const *in, int nin, c
     for (int i = 0; i < first->nattrs; i++) {
         const char *k = first->attrs[i].key;
         char buf[4096];
-        if (strcmp(k, "hprof::partial") == 0)
+        if (strcmp(k, "hprof::partial") == 0 || strcmp(k, "hprof::now") == 0)
             continue;
         if (is_summed(k)) {
             if (sum_attr(in, nin, k, buf, sizeof buf) != 0)
@@ -171,6 +196,8 @@ int merged_attrs_make(merged_attrs *a, const cube_profile *const *in, int nin, c
     if (!a->owned[a->n])
         return -1;
     a->keys[a->n] = "hprof::partial", a->values[a->n] = a->owned[a->n], a->n++;
+    if ((a->owned[a->n] = joined_now(in, nin)) != NULL)
+        a->keys[a->n] = "hprof::now", a->values[a->n] = a->owned[a->n], a->n++;
     if (nmissing > 0) {
         a->owned[a->n] = strdup(gone);
         if (!a->owned[a->n])

@@ -2,8 +2,9 @@
  * merged_attrs.h - the <attr> pairs of hprof-merge's profile: the lowest
  * rank's (what was measured, the command, hprof's version), the run's
  * sample counts summed over the inputs as MPI_Finalize's merge sums them,
- * and hprof::partial saying the file was merged from partial profiles and
- * which of the job's ranks it lacks.
+ * hprof::partial saying the file was merged from partial profiles and
+ * which of the job's ranks it lacks, and the snapshots' hprof::now, where
+ * each rank's threads were, joined.
  */
 #ifndef HPROF_MERGED_ATTRS_H
 #define HPROF_MERGED_ATTRS_H

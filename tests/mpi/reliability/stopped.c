@@ -2,7 +2,9 @@
  * stopped.c - a job that hangs, or aborts, in MPI calls (issue 37.5).
  * usage: stopped hang | abort
  * hang: ranks 0..P-2 wait in MPI_Barrier (from wait_all), rank P-1 in
- * MPI_Recv from rank P-2, tag 7, which never sends (from wait_for_peer);
+ * MPI_Recv from rank P-2, tag 7, which never sends (from wait_for_peer),
+ * on a communicator whose ranks are the world's in reverse (P-2 is its
+ * rank 1: a snapshot must name the world rank);
  * each rank writes entered.<rank> ("pid seconds", CLOCK_MONOTONIC) just
  * before its call, for the test to stop it in there.
  * abort: after one barrier, rank 1 calls MPI_Abort(5) from give_up; the
@@ -33,11 +35,11 @@ static void __attribute__((noinline)) wait_all(int rank)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static void __attribute__((noinline)) wait_for_peer(int rank, int from)
+static void __attribute__((noinline)) wait_for_peer(int rank, int from, MPI_Comm comm)
 {
     int x;
     entered(rank);
-    MPI_Recv(&x, 1, MPI_INT, from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(&x, 1, MPI_INT, from, 7, comm, MPI_STATUS_IGNORE);
 }
 
 static void __attribute__((noinline)) give_up(void)
@@ -57,10 +59,13 @@ int main(int argc, char **argv)
         if (rank == 1)
             give_up();
         wait_all(rank);
-    } else if (rank == size - 1) {
-        wait_for_peer(rank, size - 2);
     } else {
-        wait_all(rank);
+        MPI_Comm reversed;
+        MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &reversed);
+        if (rank == size - 1)
+            wait_for_peer(rank, 1, reversed); /* world rank size - 2 */
+        else
+            wait_all(rank);
     }
     MPI_Finalize();
     return 0;

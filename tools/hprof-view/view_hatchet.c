@@ -42,23 +42,33 @@ static void put_frame(FILE *out, const export_nodes *e, const vtree *t, int k)
     fprintf(out, ", \"line\": %ld}", c && c->line > 0 ? c->line : 0L);
 }
 
-static void print_graph(FILE *out, const export_nodes *e, const vtree *t)
+static int print_graph(FILE *out, const export_nodes *e, const vtree *t)
 {
     const html_nodes *h = &e->h;
+    int *first = malloc(sizeof *first * ((size_t)h->n + 1)),
+        *next = malloc(sizeof *next * ((size_t)h->n + 1));
+    if (!first || !next) {
+        free(first), free(next);
+        return VIEW_FAILED;
+    }
+    for (int k = h->n - 1; k >= 0; k--) { /* callers come first: lists in node order */
+        first[k] = -1;
+        next[k] = h->parent[k] >= 0 ? first[h->parent[k]] : -1;
+        if (h->parent[k] >= 0)
+            first[h->parent[k]] = k;
+    }
     fputs("{\n  \"graph\": [{", out);
     for (int k = 0; k < h->n; k++) {
         fprintf(out, "%s\n    \"%d\": {\"data\": ", k ? "," : "", k);
         put_frame(out, e, t, k);
         fputs(", \"children\": [", out);
-        int first = 1;
-        for (int c = k + 1; c < h->n; c++) /* callers come first */
-            if (h->parent[c] == k) {
-                fprintf(out, "%s%d", first ? "" : ", ", c);
-                first = 0;
-            }
+        for (int c = first[k]; c >= 0; c = next[c])
+            fprintf(out, c == first[k] ? "%d" : ", %d", c);
         fputs("]}", out);
     }
     fputs("\n  }],\n", out);
+    free(first), free(next);
+    return 0;
 }
 
 static int threaded(const cube_profile *p)
@@ -163,6 +173,29 @@ static void print_metadata(FILE *out, const cube_profile *p, const view_opts *o)
     fputs("}\n}\n", out);
 }
 
+static int print_all(FILE *out, const export_nodes *e, const vtree *t, const int *ml, const view_opts *o)
+{
+    const cube_profile *p = t->p;
+    int thr = threaded(p);
+    if (print_graph(out, e, t) != 0)
+        return VIEW_FAILED;
+    fputs("  \"dataframe\": [\n", out);
+    for (int k = 0; k < e->h.n; k++)
+        for (int l = 0; l < p->nlocs; l++) {
+            print_record(out, e, t, ml, k, l, thr);
+            fputs(k + 1 < e->h.n || l + 1 < p->nlocs ? ",\n" : "\n", out);
+        }
+    fprintf(out, "  ],\n  \"dataframe_indices\": [\"node\", \"rank\"%s],\n  \"exclusive_metrics\": ",
+            thr ? ", \"thread\"" : "");
+    print_metric_names(out, p, ml, e->nm, "");
+    fputs(",\n  \"inclusive_metrics\": ", out);
+    print_metric_names(out, p, ml, e->nm, " (inc)");
+    fputs(",\n", out);
+    print_metadata(out, p, o);
+    html_nodes_note(&e->h, o->note, o->notelen);
+    return 0;
+}
+
 int view_hatchet(cube_profile *p, const view_opts *o, FILE *out)
 {
     int nm, rc;
@@ -173,24 +206,7 @@ int view_hatchet(cube_profile *p, const view_opts *o, FILE *out)
     export_nodes e;
     rc = vt_build(&t, p, o);
     if (rc == 0 && (rc = export_nodes_build(&e, &t, ml, nm)) == 0) {
-        int thr = threaded(p);
-        print_graph(out, &e, &t);
-        fputs("  \"dataframe\": [\n", out);
-        for (int k = 0; k < e.h.n; k++)
-            for (int l = 0; l < p->nlocs; l++) {
-                print_record(out, &e, &t, ml, k, l, thr);
-                fputs(k + 1 < e.h.n || l + 1 < p->nlocs ? ",\n" : "\n", out);
-            }
-        fprintf(out, "  ],\n  \"dataframe_indices\": [\"node\", \"rank\"%s],\n  \"exclusive_metrics\": ",
-                thr ? ", \"thread\"" : "");
-        print_metric_names(out, p, ml, nm, "");
-        fputs(",\n  \"inclusive_metrics\": ", out);
-        print_metric_names(out, p, ml, nm, " (inc)");
-        fputs(",\n", out);
-        print_metadata(out, p, o);
-        const char *note = html_nodes_note(&e.h, o->note, o->notelen);
-        if (!note)
-            o->note[0] = '\0';
+        rc = print_all(out, &e, &t, ml, o);
         export_nodes_free(&e);
     }
     vt_free(&t);

@@ -4,8 +4,8 @@
 # phases; threads/multiple.c, 4 threads a rank). Hatchet's
 # GraphFrame.from_json of --hatchet must give the values pyCubexR reads
 # from the .cubex per (call path, rank, thread) for every metric, print
-# its tree, and hprof_hatchet.read must set the run's metadata as Thicket
-# takes it; --speedscope validates against speedscope's schema with one
+# its tree, and hprof_hatchet.read must set the run's metadata (with the
+# MPI library's name) as Thicket takes it; --speedscope validates against speedscope's schema with one
 # profile per rank (and thread) weighing the rank's time; --perfetto is
 # trace-event JSON with a track per rank. Hatchet and pyCubexR are
 # optional clients from ../shared/clients beside the checkout (or
@@ -32,6 +32,7 @@ if ! /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
     have_jsonschema=0; echo "ok - exports: speedscope schema # skip: Debian's python3-jsonschema is not installed"
 fi
 export PYTHONPATH=$HATCHET:$PYC:$ROOT/tools/python
+MPI_NAME=$([ "$TEST_MPI" = openmpi ] && echo "Open MPI" || echo MPICH)  # how the library names itself
 
 # exports NAME PROFILE PROGRAM NP: the three exports of one profile, checked
 exports() { local n=$1 prof=$2 prog=$3 np=$4 f
@@ -41,7 +42,7 @@ exports() { local n=$1 prof=$2 prog=$3 np=$4 f
         fi
     done
     if [ $have_hatchet = 1 ] && [ $have_pycubexr = 1 ]; then
-        $CHECK hatchet "$n" "$prof" "$n.hatchet.json" "$prog" "$np" || N_FAILED=$((N_FAILED + 1))
+        $CHECK hatchet "$n" "$prof" "$n.hatchet.json" "$prog" "$np" "$MPI_NAME" || N_FAILED=$((N_FAILED + 1))
     fi
     if [ $have_jsonschema = 1 ] && [ $have_pycubexr = 1 ]; then
         $CHECK speedscope "$n" "$prof" "$n.speedscope.json" "$SCHEMA" "$np" || N_FAILED=$((N_FAILED + 1))

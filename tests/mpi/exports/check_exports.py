@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Checks hprof-view's exports of one profile against the profile itself.
 
-usage: check_exports.py hatchet   NAME PROFILE.cubex HATCHET.json PROGRAM NP
+usage: check_exports.py hatchet   NAME PROFILE.cubex HATCHET.json PROGRAM NP MPI_NAME
        check_exports.py speedscope NAME PROFILE.cubex SPEEDSCOPE.json SCHEMA.json NP
        check_exports.py perfetto  NAME TRACE.json NP
 
@@ -68,7 +68,7 @@ def cube_values(path):
     return values, locs, root
 
 
-def check_hatchet(name, cubex, jpath, program, np_):
+def check_hatchet(name, cubex, jpath, program, np_, mpi_name):
     import pandas as pd
     import hprof_hatchet
     gf = hprof_hatchet.read(jpath)
@@ -106,14 +106,16 @@ def check_hatchet(name, cubex, jpath, program, np_):
         problems.append("program %r, not %r" % (meta.get("program"), program))
     if meta.get("ranks") != np_:
         problems.append("ranks %r, not %d" % (meta.get("ranks"), np_))
+    if not str(meta.get("mpi", "")).startswith(mpi_name):
+        problems.append("mpi %r, not %s's" % (meta.get("mpi"), mpi_name))
     for key in ("command", "date", "hprof_version", "sampling_hz"):
         if key not in meta:
             problems.append("no %s" % key)
     frame = pd.DataFrame.from_dict({1: meta}, orient="index")  # as thicketize_graphframe does
     if len(frame) != 1 or any(isinstance(v, (list, dict)) for v in frame.iloc[0]):
         problems.append("metadata is not one row of scalars: %r" % meta)
-    ok &= report(name, "hprof_hatchet.read sets the run's metadata (program, ranks, command, date)", problems,
-                 " (%s)" % ", ".join("%s=%s" % (k, meta.get(k)) for k in ("program", "ranks", "sampling_hz")))
+    ok &= report(name, "hprof_hatchet.read sets the run's metadata (program, ranks, MPI, command, date)",
+                 problems, " (%s)" % ", ".join("%s=%s" % (k, meta.get(k)) for k in ("program", "ranks", "mpi")))
     return ok
 
 
@@ -180,7 +182,7 @@ def check_perfetto(name, jpath, np_):
 def main():
     kind, name = sys.argv[1], sys.argv[2]
     if kind == "hatchet":
-        ok = check_hatchet(name, sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]))
+        ok = check_hatchet(name, sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7])
     elif kind == "speedscope":
         ok = check_speedscope(name, sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]))
     else:

@@ -51,8 +51,22 @@ exports() { local n=$1 prof=$2 prog=$3 np=$4 f
 }
 
 profile_run "exports app run" app app.cubex app.csv 2 ./app 20 && exports "exports app" app.cubex app 2
-profile_run "exports phases run" phases phases.cubex phases.csv 2 ./phases 10 5 2 5 &&
+if profile_run "exports phases run" phases phases.cubex phases.csv 2 ./phases 10 5 2 5; then
     exports "exports phases" phases.cubex phases 2
+    # --phase 2: the counters start at rank 0's MPI_Pcontrol(2), to the bucket
+    "$TEST_VIEW" --perfetto --phase 2 phases.cubex > phase2.json 2> phase2.err
+    out=$(/usr/bin/python3 - "exports phases.perfetto.json" phase2.json <<'PY'
+import json, sys
+full, part = (json.load(open(f)) for f in sys.argv[1:3])
+mark = min(e["ts"] for e in full["traceEvents"] if e["ph"] == "i" and e["pid"] == 0 and e["name"] == "MPI_Pcontrol(2)")
+width = full["otherData"]["bucket_seconds"] * 1e6
+first = min(e["ts"] for e in part["traceEvents"] if e["ph"] == "C")
+print("first counter %.0f us, mark %.0f us, bucket %.0f us" % (first, mark, width))
+sys.exit(0 if abs(first - mark) <= width else 1)
+PY
+    ) && ok "exports phases: --perfetto --phase 2 starts at MPI_Pcontrol(2) ($out)" ||
+        notok "exports phases: --perfetto --phase 2" "$out $(head -c 200 phase2.err)"
+fi
 if profile_run "exports threads run" multiple multiple.cubex multiple.csv 2 ./multiple; then
     exports "exports threads" multiple.cubex multiple 2
     check "exports threads: a record per call path, rank and thread" "$(head -c 200 "exports threads.hatchet.json.err" 2>/dev/null)" \

@@ -37,4 +37,6 @@ def read(path, view="hprof-view"):
     text = load_json(path, view)
     gf = hatchet.GraphFrame.from_json(text)
     gf.metadata = dict(json.loads(text).get("metadata", {}))
+    if "time" not in gf.exc_metrics and gf.exc_metrics:
+        gf.default_metric = gf.exc_metrics[0]  # gf.tree() shows "time" by default
     return gf

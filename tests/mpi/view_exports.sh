@@ -6,7 +6,8 @@
 # from the .cubex per (call path, rank, thread) for every metric, print
 # its tree, and hprof_hatchet.read must set the run's metadata (with the
 # MPI library's name) as Thicket takes it; --speedscope validates against speedscope's schema with one
-# profile per rank (and thread) weighing the rank's time; --perfetto is
+# profile per rank (and thread) weighing the rank's time, and evented
+# profiles of the heaviest paths over time, well nested; --perfetto is
 # trace-event JSON with a track per rank. Hatchet and pyCubexR are
 # optional clients from ../shared/clients beside the checkout (or
 # TEST_HATCHET, TEST_PYCUBEXR), skipped with one line where absent.

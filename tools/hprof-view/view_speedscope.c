@@ -8,8 +8,11 @@
  * the view tree's (hidden frames folded as in --folded), bounded as the
  * HTML page's (view_export_nodes.h); a stack deeper than VT_PATH_FRAMES
  * keeps its first and last frames around one "[... frames ...]" frame.
+ * Where the profile has a timeline and the metric is time, evented
+ * profiles of the heaviest paths over time follow (view_speedscope_time.h).
  */
 #include "tools/hprof-view/view_export_nodes.h"
+#include "tools/hprof-view/view_speedscope_time.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -149,9 +152,11 @@ int view_speedscope(cube_profile *p, const view_opts *o, FILE *out)
             fputs("\n ]},\n \"profiles\": [\n", out);
             for (int l = 0; l < p->nlocs; l++) {
                 print_profile(out, &e, &t, l, fid, nframes - 1, chain, threaded, unit);
-                fputs(l + 1 < p->nlocs ? ",\n" : "\n", out);
+                fputs(l + 1 < p->nlocs ? ",\n" : "", out);
             }
-            fputs(" ]}\n", out);
+            if (strcmp(unit, "seconds") == 0 && speedscope_time_profiles(p, o, out) < 0)
+                rc = VIEW_FAILED;
+            fputs("\n ]}\n", out);
             html_nodes_note(&e.h, o->note, o->notelen);
         } else {
             rc = VIEW_FAILED;

@@ -133,7 +133,7 @@ def check_speedscope(name, cubex, jpath, schema_path, np_):
     for (cnode, rank, thread, m), (ex, _) in want.items():
         if m == "time":
             time[(rank, thread)] = time.get((rank, thread), 0) + ex
-    problems, profiles = [], doc.get("profiles", [])
+    problems, profiles = [], [p for p in doc.get("profiles", []) if p["type"] == "sampled"]
     threaded = any(t for _, t in locs)
     if len(profiles) != len(locs):
         problems.append("%d profiles for %d locations" % (len(profiles), len(locs)))
@@ -148,8 +148,44 @@ def check_speedscope(name, cubex, jpath, schema_path, np_):
     ranks = len({r for r, _ in locs})
     if ranks != np_:
         problems.append("%d ranks, not %d" % (ranks, np_))
-    return ok & report(name, "one profile per rank, weights sum to the rank's time (pyCubexR)", problems,
-                       " (%s)" % ", ".join("%s %.6f s" % (p["name"], sum(p["weights"])) for p in profiles[:4]))
+    ok &= report(name, "one profile per rank, weights sum to the rank's time (pyCubexR)", problems,
+                 " (%s)" % ", ".join("%s %.6f s" % (p["name"], sum(p["weights"])) for p in profiles[:4]))
+    rank_time = {}
+    for (rank, _), t in time.items():
+        rank_time[rank] = rank_time.get(rank, 0) + t
+    return ok & check_evented(name, [p for p in doc["profiles"] if p["type"] == "evented"], np_, rank_time)
+
+
+def check_evented(name, profiles, np_, rank_time):
+    """The heaviest paths over time: a profile per rank, its events in time
+    order, each close matching the innermost open frame, all inside the run,
+    the time under its outer frames no more than the rank's (pyCubexR)."""
+    problems, busy = [], []
+    if [p["name"] for p in profiles] != ["rank %d over time" % r for r in range(min(np_, 16))]:
+        problems.append("evented profiles %r" % [p["name"] for p in profiles])
+    for r, p in enumerate(profiles):
+        stack, last, outer = [], p["startValue"], 0.0
+        for e in p["events"]:
+            if e["at"] < last or e["at"] > p["endValue"] + 1e-9:
+                problems.append("%s: event at %r after %r (end %r)" % (p["name"], e["at"], last, p["endValue"]))
+                break
+            if e["type"] == "O":
+                stack.append((e["frame"], e["at"]))
+            elif not stack or stack[-1][0] != e["frame"]:
+                problems.append("%s: closes frame %d, innermost %r" % (p["name"], e["frame"], stack[-1:]))
+                break
+            else:
+                frame, opened = stack.pop()
+                outer += e["at"] - opened if not stack else 0
+            last = e["at"]
+        if stack:
+            problems.append("%s: %d frames left open" % (p["name"], len(stack)))
+        if not 0 < outer <= min(p["endValue"] - p["startValue"], rank_time.get(r, 0) * (1 + 1e-6)) + 1e-9:
+            problems.append("%s: %r s under its outer frames; it ends at %r, the rank's time %r"
+                            % (p["name"], outer, p["endValue"], rank_time.get(r)))
+        busy.append(outer)
+    return report(name, "evented profiles of the heaviest paths over time, nested and in time order", problems,
+                  " (%s s under the outer frames)" % ", ".join("%.3f" % b for b in busy[:4]))
 
 
 def check_perfetto(name, jpath, np_):

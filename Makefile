@@ -211,6 +211,8 @@ install: all
 	sed 's|@HPROF_LIBDIR@|$(PREFIX)/lib/hprof|' tools/hprof-run > $(DESTDIR)$(PREFIX)/bin/hprof-run
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/hprof-run
 	install -m 755 tools/hprof-snapshot $(DESTDIR)$(PREFIX)/bin/hprof-snapshot
+	install -d $(DESTDIR)$(PREFIX)/share/hprof/python
+	install -m 644 tools/python/hprof_hatchet.py $(DESTDIR)$(PREFIX)/share/hprof/python/
 
 clean:
 	rm -rf $(BUILD)

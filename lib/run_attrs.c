@@ -2,6 +2,7 @@
 #include "report/merge/quiet.h"
 #include "report/profile/program_id.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -159,6 +160,29 @@ static void add_sampling(run_attrs *a, MPI_Comm comm, int rank, int size)
     free(all);
 }
 
+/* The MPI library's own name and version, for readers that take the run's
+ * parameters (hprof-view --hatchet's metadata): its first line, blanks
+ * collapsed ("Open MPI v4.1.4, package: ...", "MPICH Version: 4.0.2"). */
+static void add_mpi_library(run_attrs *a)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING + 1], out[256];
+    int len = 0;
+    if (PMPI_Get_library_version(lib, &len) != MPI_SUCCESS || len <= 0)
+        return;
+    lib[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING] = '\0';
+    size_t n = 0;
+    for (const char *s = lib; *s && *s != '\n' && n + 1 < sizeof out; s++)
+        if (!isspace((unsigned char)*s))
+            out[n++] = *s;
+        else if (n > 0 && out[n - 1] != ' ')
+            out[n++] = ' ';
+    while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == ','))
+        n--;
+    out[n] = '\0';
+    if (n > 0)
+        add(a, "hprof::mpi", out);
+}
+
 static void add_common(run_attrs *a, int size)
 {
     char buf[4096];
@@ -173,6 +197,7 @@ static void add_common(run_attrs *a, int size)
     add_u64(a, "hprof::sampling_hz", (unsigned long long)hprof_config.sampling_hz);
     add(a, "hprof::sampling_clock", hprof_config.sampling_clock == HPROF_CLOCK_CPU ? "cpu" : "wall");
     add(a, "hprof::callsites", hprof_config.callsites == HPROF_CALLSITES_SPLIT ? "split" : "merge");
+    add_mpi_library(a);
 }
 
 void run_attrs_collect(run_attrs *a, MPI_Comm comm)

@@ -27,7 +27,8 @@ N=50000
 $GEN deep $N deep.cubex && $GEN deep $((N - 10)) deep2.cubex || { notok "bounds: deep profiles written" "generator failed"; exit 1; }
 PATHS=$((2 * N))
 LIMIT=$((400 * PATHS))          # bytes: 400 a call path
-for args in "" --flat --mpi --hotspots --ranks --json --folded --csv "--html -" "--diff deep2.cubex"; do
+for args in "" --flat --mpi --hotspots --ranks --json --folded --csv "--html -" --hatchet --speedscope \
+    "--diff deep2.cubex"; do
     name="deep: '${args:-tree}'"
     # shellcheck disable=SC2086
     timeout 10 "$VIEW" $args deep.cubex 2> err.txt | head -c $((LIMIT + 1)) > out.bin
@@ -53,7 +54,8 @@ else notok "deep: --folded paths" "$("$VIEW" --folded deep.cubex | tail -n 1 | c
 # fix every view printed (and hashed) the whole name on every path, 200 MB.
 $GEN longname 100000 2000 long.cubex || { notok "long names: profile written" "generator failed"; exit 1; }
 LIMIT=$((2000 * 2000 + 1000000))
-for args in "" "--threshold 0" --flat --mpi --hotspots --ranks --json --folded --csv "--html -" "--diff long.cubex"; do
+for args in "" "--threshold 0" --flat --mpi --hotspots --ranks --json --folded --csv "--html -" --hatchet \
+    --speedscope "--diff long.cubex"; do
     # shellcheck disable=SC2086
     timeout 10 "$VIEW" $args long.cubex 2> err.txt | head -c $((LIMIT + 1)) > out.bin
     rc=${PIPESTATUS[0]} bytes=$(wc -c < out.bin)
@@ -192,3 +194,39 @@ print("; ".join(bad[:3]) if bad else "%d nodes, %d of them groups of %d paths; t
 sys.exit(1 if bad else 0)
 PY
 ) && ok "html: folded page keeps every total: $out" || notok "html: folded page values" "$out"
+
+# ---- --hatchet and --speedscope of a huge profile (issue 43, item 3) ------------------
+# They hold a record per call path and rank: bounded as the page is, the
+# callees left out folded into '[N more call paths]' nodes whose values on
+# each rank are theirs, so every rank's totals stay exact.
+for f in hatchet speedscope; do
+    timeout 60 "$VIEW" --$f bushy.cubex > bushy.$f.json 2> err.$f.txt; rc=$?
+    bytes=$(wc -c < bushy.$f.json)
+    if [ $rc -eq 0 ] && [ "$bytes" -le 8000000 ] && [ "$(wc -l < err.$f.txt)" -eq 1 ] &&
+       grep -Eq '^hprof-view: page: [0-9]+ of 120001 call paths shown; .*folded into [0-9]+ .\[N more call paths\]. nodes$' err.$f.txt; then
+        ok "$f: 120001 call paths bounded ($bytes bytes), what was folded said in one line"
+    else notok "$f: a huge profile" "exit $rc, $bytes bytes: $(head -c 300 err.$f.txt)"; fi
+done
+out=$(python3 - bushy.hatchet.json bushy.speedscope.json <<'PY'
+import json, re, sys
+h, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+want = 1 + sum(1.5 / (i + 1) for i in range(60000))  # every rank's time
+bad, per_rank, folded = [], {}, 0
+graph = h["graph"][0]
+for r in h["dataframe"]:
+    per_rank[r["rank"]] = per_rank.get(r["rank"], 0) + r["time"]
+    if r["rank"] == 0 and re.fullmatch(r"\[\d+ more call paths?\]", r["name"]):
+        folded += int(r["name"][1:].split()[0])
+shown = sum(1 for n in graph.values() if n["data"]["type"] != "folded")
+if shown + folded != 120001:
+    bad.append("hatchet: %d shown + %d folded paths, not 120001" % (shown, folded))
+for rank, t in per_rank.items():
+    if abs(t - want) > 1e-9 * want:
+        bad.append("hatchet rank %d: time %r, not %r" % (rank, t, want))
+for p in s["profiles"]:
+    if abs(sum(p["weights"]) - want) > 1e-9 * want:
+        bad.append("speedscope %s: weights %r, not %r" % (p["name"], sum(p["weights"]), want))
+print("; ".join(bad[:3]) if bad else "%d nodes (%d paths folded); 4 ranks' time %.6f s in both" % (len(graph), folded, want))
+sys.exit(1 if bad else 0)
+PY
+) && ok "hatchet, speedscope: folded exports keep every rank's total: $out" || notok "hatchet, speedscope: folded values" "$out"

@@ -136,4 +136,23 @@ row=$(grep -F 'main;solve(Grid&);MPI_Allreduce,0,0,time,' d.csv)
 if [ "$head" = "path,rank,thread,metric,exclusive,inclusive" ] && [ "$row" = "main;solve(Grid&);MPI_Allreduce,0,0,time,0.5,0.5" ]; then
     ok "csv: header and rows as before"
 else notok "csv: form" "$head / $row"; fi
+
+# ---- Hatchet: another tool's profile, without a "time" metric -----------------------------
+# hprof_hatchet.read makes its first metric the tree's default (Hatchet's
+# is "time", which gf.tree() would fail on). Hatchet is an optional client
+# (../shared/clients/hatchet beside the checkout, or TEST_HATCHET).
+HATCHET=${TEST_HATCHET:-$ROOT/../shared/clients/hatchet}
+if ! PYTHONPATH=$HATCHET /usr/bin/python3 -c 'import hatchet' 2>/dev/null; then
+    ok "hatchet: a profile without time # skip: no Hatchet at $HATCHET (or its Debian packages)"
+else
+    "$VIEW" --hatchet "$S/test_only_files/cube-values_example.cubex" > v.hatchet.json 2> /dev/null
+    out=$(cd /tmp && PYTHONPATH=$HATCHET:$ROOT/tools/python /usr/bin/python3 -c '
+import sys, hprof_hatchet
+gf = hprof_hatchet.read(sys.argv[1])
+tree = gf.tree()
+print("default %s, %d records" % (gf.default_metric, len(gf.dataframe)))
+sys.exit(0 if "main" in tree and "foo" in tree else 1)' "$W/v.hatchet.json" 2>&1) &&
+        ok "hatchet: Score-P test file without time: gf.tree() prints ($out)" ||
+        notok "hatchet: a profile without time" "$(tail -n 1 <<<"$out")"
+fi
 exit 0

@@ -5,8 +5,9 @@
 # large one crashed). Each profile gets the views that cover most of the
 # viewer: the tree, --check (every value) and the HTML page (the time line's
 # heat map), plus one more view in turn (--hotspots, --flat, --no-hide,
-# --fold libs, --mpi, --ranks, --json, --csv, --folded, --timeline, --diff
-# against the profile before). A view may refuse a file (exit 2, e.g.
+# --fold libs, --mpi, --ranks, --json, --csv, --folded, --timeline,
+# --hatchet, --speedscope, --perfetto, --diff against the profile before).
+# A view may refuse a file (exit 2, e.g.
 # --timeline without a time line); a sanitizer report, a signal or another
 # status fails. Runs two at a time; tests/run.sh runs it after interop.sh.
 #   view_asan.sh [POOL_DIR]      (default: TEST_PROFILE_POOL)
@@ -31,7 +32,7 @@ export V=$W/asan/hprof-view-asan OUTDIR=$W/asan
 one_profile() {
     local i=$1 prev=$2 f=$3 rc err
     local extra=(--hotspots --flat --no-hide "--fold libs" --mpi --ranks --json --csv --folded --timeline
-                 "--diff $prev")
+                 --hatchet --speedscope --perfetto "--diff $prev")
     err=$OUTDIR/err.$i
     for args in "" --check "--html -" "${extra[$((i % ${#extra[@]}))]}"; do
         # shellcheck disable=SC2086

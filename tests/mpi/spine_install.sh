@@ -14,10 +14,10 @@ missing=""
 for f in lib/hprof/$TEST_MPI/libhprof.so lib/hprof/$TEST_MPI/libhprof.a bin/hprof-view bin/hprof-run \
          bin/hprof-merge bin/hprof-snapshot lib/pkgconfig/hprof-$TEST_MPI.pc lib/pkgconfig/hprof.pc \
          share/man/man1/hprof-run.1 share/man/man1/hprof-view.1 share/man/man1/hprof-merge.1 \
-         share/man/man1/hprof-snapshot.1 share/man/man7/hprof.7; do
+         share/man/man1/hprof-snapshot.1 share/man/man7/hprof.7 share/hprof/python/hprof_hatchet.py; do
     [ -e "$prefix/$f" ] || missing="$missing $f"
 done
-[ -z "$missing" ] && echo "ok - installed: lib/hprof/$TEST_MPI/libhprof.{so,a}, bin/hprof-view, bin/hprof-run, bin/hprof-merge, bin/hprof-snapshot, pkg-config files, man pages" \
+[ -z "$missing" ] && echo "ok - installed: lib/hprof/$TEST_MPI/libhprof.{so,a}, bin/hprof-view, bin/hprof-run, bin/hprof-merge, bin/hprof-snapshot, pkg-config files, man pages, share/hprof/python/hprof_hatchet.py" \
     || echo "not ok - missing after install:$missing"
 $MPICC -g "$root/examples/halo/halo.c" -o halo -lm || { echo "not ok - build halo"; exit 0; }
 HPROF_OUTPUT=inst.cubex timeout 60 "$prefix/bin/hprof-run" $MPIRUN -np 2 ./halo 20 100 >run.out 2>run.err

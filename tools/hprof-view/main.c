@@ -35,7 +35,10 @@ enum mode {
     MODE_HTML,
     MODE_TIMELINE,
     MODE_NOW,
-    MODE_NOW_JSON
+    MODE_NOW_JSON,
+    MODE_HATCHET,
+    MODE_SPEEDSCOPE,
+    MODE_PERFETTO
 };
 
 static const char usage[] =
@@ -69,6 +72,13 @@ static const char usage[] =
     "                        flame graph tools; seconds are written as microseconds\n"
     "  --html FILE           one self-contained HTML page: call tree, flame graph,\n"
     "                        per-rank heat strip, search ('-': standard output)\n"
+    "  --hatchet             Hatchet's GraphFrame JSON (GraphFrame.from_json; with\n"
+    "                        metadata: tools/python/hprof_hatchet.py): one record\n"
+    "                        per call path and rank, every metric\n"
+    "  --speedscope          speedscope's format: one profile per rank (and thread)\n"
+    "                        weighted by the main metric\n"
+    "  --perfetto            the timeline as Chrome trace-event JSON for Perfetto:\n"
+    "                        a track per rank, MPI share and heaviest paths\n"
     "  --check               read every value in the file and report\n"
     "  --now                 a snapshot (hprof-snapshot): where every rank was, one\n"
     "                        line a call path with its ranks and seconds there;\n"
@@ -93,9 +103,10 @@ static const char usage[] =
     "                        default the tree, --flat, --mpi, --hotspots and\n"
     "                        --ranks print them short (ns::Solver::step), longer\n"
     "                        only where two functions would look the same\n"
-    "  --phase N             --timeline, --hotspots' timeline findings and the HTML\n"
-    "                        heat map: only MPI_Pcontrol phase N (from rank 0's first\n"
-    "                        MPI_Pcontrol(N) to its next mark of another level)\n"
+    "  --phase N             --timeline, --hotspots' timeline findings, the HTML heat\n"
+    "                        map and --perfetto: only MPI_Pcontrol phase N (from\n"
+    "                        rank 0's first MPI_Pcontrol(N) to its next mark of\n"
+    "                        another level)\n"
     "  --top N               entries in --ranks, --mpi, --hotspots, --diff (default 10)\n"
     "  --color[=WHEN]        always, never or auto (default: auto: on a terminal and\n"
     "                        NO_COLOR unset); --no-color = --color=never\n"
@@ -158,7 +169,8 @@ static const struct {
     { "--header", MODE_HEADER },     { "--intervals", MODE_INTERVALS },
     { "--json", MODE_JSON },         { "--folded", MODE_FOLDED },
     { "--tree", MODE_TREE },         { "--timeline", MODE_TIMELINE },
-    { "--now", MODE_NOW },
+    { "--now", MODE_NOW },           { "--hatchet", MODE_HATCHET },
+    { "--perfetto", MODE_PERFETTO }, { "--speedscope", MODE_SPEEDSCOPE },
 };
 
 /* Options with a value; returns 1 if s was one, -1 on error (status in *rc). */
@@ -273,10 +285,12 @@ static int parse_args(int argc, char **argv, args *a)
         return bad_usage("--diff needs two files: BEFORE.cubex AFTER.cubex", NULL);
     if (a->mode != MODE_DIFF && a->path2)
         return bad_usage("more than one file given: ", a->path2);
-    if (a->o.phase && a->mode != MODE_TIMELINE && a->mode != MODE_HOTSPOTS && a->mode != MODE_HTML)
-        return bad_usage("--phase restricts --timeline, --hotspots and --html (the timeline's data: "
-                         "the call tree has no time axis)",
-                         NULL);
+    if (a->o.phase && a->mode != MODE_TIMELINE && a->mode != MODE_HOTSPOTS && a->mode != MODE_HTML &&
+        a->mode != MODE_PERFETTO)
+        return bad_usage(
+            "--phase restricts --timeline, --hotspots, --html and --perfetto (the timeline's data: "
+            "the call tree has no time axis)",
+            NULL);
     const char *nc = getenv("NO_COLOR");
     if (strcmp(a->color, "always") == 0)
         a->o.color = 1;
@@ -286,6 +300,8 @@ static int parse_args(int argc, char **argv, args *a)
         return bad_usage("--color: always, never or auto, not ", a->color);
     if (nc && nc[0])
         a->o.color = 0;
+    if (a->mode == MODE_HATCHET)
+        a->o.default_hide = 0; /* the file's own call paths, as --json: the same values */
     /* short names where space is short; exports and the HTML page (which
      * has room, and a search) keep the file's names */
     if (a->mode != MODE_TREE && a->mode != MODE_FLAT && a->mode != MODE_RANKS && a->mode != MODE_MPI &&
@@ -371,6 +387,9 @@ static int dispatch(cube_profile *p, int mode, const view_opts *o, FILE *out)
     case MODE_TIMELINE: return view_timeline(p, o, out);
     case MODE_NOW: return view_now(p, o, out, 0);
     case MODE_NOW_JSON: return view_now(p, o, out, 1);
+    case MODE_HATCHET: return view_hatchet(p, o, out);
+    case MODE_SPEEDSCOPE: return view_speedscope(p, o, out);
+    case MODE_PERFETTO: return view_perfetto(p, o, out);
     default: return view_tree(p, o, out);
     }
 }

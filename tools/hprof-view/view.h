@@ -76,6 +76,13 @@ int view_intervals(cube_profile *p, const view_opts *o, FILE *out);
 int view_json(cube_profile *p, const view_opts *o, FILE *out);
 int view_folded(cube_profile *p, const view_opts *o, FILE *out);
 int view_html(cube_profile *p, const view_opts *o, FILE *out);
+/* Exports for other tools (view_hatchet.c, view_speedscope.c,
+ * view_perfetto.c): Hatchet's GraphFrame JSON with the run's metadata,
+ * speedscope's format (a profile per rank), Chrome trace-event JSON of the
+ * timeline for Perfetto. */
+int view_hatchet(cube_profile *p, const view_opts *o, FILE *out);
+int view_speedscope(cube_profile *p, const view_opts *o, FILE *out);
+int view_perfetto(cube_profile *p, const view_opts *o, FILE *out);
 /* --timeline: the member hprof.timeline (report/merge/timeline_file.h). */
 int view_timeline(cube_profile *p, const view_opts *o, FILE *out);
 /* A snapshot's places (metric now): one line a place, its ranks and

@@ -553,6 +553,38 @@ int vt_metric_locs(vtree *t, int m)
     return rc;
 }
 
+int vt_metric_by_loc(vtree *t, int m, double **ex, double **in)
+{
+    cube_profile *p = t->p;
+    const cube_metric *mt = &p->metrics[m];
+    size_t n = (size_t)t->nv * (size_t)p->nlocs;
+    *ex = *in = NULL;
+    if (cube_reserve_values(p, 2 * n, t->o->err, t->o->errlen) < 0)
+        return VIEW_BAD_FILE;
+    if (mt->aggr == CUBE_AGGR_RATIO) {
+        double *ae, *ai, *be, *bi;
+        int num = mt->num, den = mt->den; /* mt may move: ratios are added metrics */
+        int rc = vt_metric_by_loc(t, num, &ae, &ai);
+        if (rc == 0 && (rc = vt_metric_by_loc(t, den, &be, &bi)) != 0)
+            free(ae), free(ai);
+        if (rc)
+            return rc;
+        for (size_t i = 0; i < n; i++)
+            ae[i] = ratio(ae[i], be[i]), ai[i] = ratio(ai[i], bi[i]);
+        free(be), free(bi);
+        *ex = ae, *in = ai;
+        return 0;
+    }
+    int *col = malloc(sizeof *col * ((size_t)p->nlocs + 1));
+    if (!col)
+        return VIEW_FAILED;
+    for (int l = 0; l < p->nlocs; l++)
+        col[l] = l;
+    int rc = accumulate(t, m, col, p->nlocs, ex, in);
+    free(col);
+    return rc;
+}
+
 double vt_total(const vtree *t, int m)
 {
     const cube_metric *mt = &t->p->metrics[m];

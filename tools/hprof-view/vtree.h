@@ -75,6 +75,11 @@ int vt_metric(vtree *t, int m);
  * call paths x processes is more than the file can honestly hold. */
 int vt_metric_locs(vtree *t, int m);
 
+/* Every location's exclusive and inclusive values of metric m per vnode,
+ * [vnode * nlocs + location], into *ex and *in (malloc'd, the caller
+ * frees them), whatever --rank selects: exports that keep the locations
+ * apart. 0 or a view status (VIEW_BAD_FILE past the reader's budget). */
+int vt_metric_by_loc(vtree *t, int m, double **ex, double **in);
 /* Whole-program total of a metric over the selected locations. */
 double vt_total(const vtree *t, int m);
 /* Value of vnode v on process (index) proc, combined over its threads;

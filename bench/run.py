@@ -11,7 +11,7 @@ and replaces it in bench/RESULTS.md.
 
 Environment: BENCH_RUNS (rounds, default 5), BENCH_MPI (openmpi), BENCH_ONLY
 (a comma list of sections: percall, pollacc, thunks, unwind, threads, sample, python, papi,
-dilation, hpccfloor, instrumentation, exact, finalize, million; the others keep their text in
+dilation, snapshots, hpccfloor, instrumentation, exact, finalize, million; the others keep their text in
 RESULTS.md), BENCH_POLL_MS (pollacc: ms a gap, 300), and for
 sections 4-6: BENCH_DROPS_STEPS (60), BENCH_LAMMPS_STEPS (1500),
 BENCH_INSTR_STEPS (5), BENCH_EXACT_STEPS (20), BENCH_SKIP_64=1 (no 64-rank finalize run). Section 4
@@ -654,6 +654,105 @@ def dilation_apps(lines):
     r = dilation_variants(lambda hprof: lammps_job(lmp, inp, hprof))
     dilation_rows(lines, "LAMMPS melt, %s steps (Debian lammps %s)" % (lsteps, lammps_version()), r, "lammps")
 
+SNAP_EVERY = 2.0   # dense enough that each run holds several snapshots
+
+def snapshot_job(argv, every, parse, mpi=MPI, np_=4):
+    """One job under hprof-run; every `every` seconds (0: never) the bench
+    itself runs hprof-snapshot on it and times it. Returns the app's own
+    time, the whole run's, the snapshots taken and their latencies."""
+    def job():
+        cwd = os.path.join(OUT, "snapshots")
+        shutil.rmtree(cwd, ignore_errors=True)
+        os.makedirs(cwd)
+        env = dict(ENV, HYDRA_LAUNCHER="fork", HPROF_BUILD=BUILD, HPROF_OUTPUT=os.path.join(cwd, "job.cubex"),
+                   HPROF_SAMPLING_HZ="100")
+        env.pop("LD_PRELOAD", None)
+        launcher = ["mpirun.openmpi", "--oversubscribe"] if mpi == "openmpi" else ["mpirun.mpich"]
+        cmd = [os.path.join(ROOT, "tools", "hprof-run")] + launcher + ["-np", str(np_)] + [str(a) for a in argv]
+        t = time.monotonic()
+        p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        latency, due = [], t + every
+        while every and p.poll() is None:
+            time.sleep(0.05)
+            if p.poll() is None and time.monotonic() >= due:
+                s0 = time.monotonic()
+                r = subprocess.run([os.path.join(ROOT, "tools", "hprof-snapshot"), str(p.pid)], env=env, cwd=cwd,
+                                   capture_output=True, text=True, timeout=120)
+                if r.returncode == 0:
+                    latency.append(time.monotonic() - s0)
+                due = time.monotonic() + every
+        out, err = p.communicate(timeout=900)
+        wall = time.monotonic() - t
+        if p.returncode != 0:
+            raise RuntimeError("%s exited %d: %s" % (" ".join(cmd), p.returncode, " ".join(err.split())[-300:]))
+        return {"app": parse(out), "wall": wall, "snaps": len(latency),
+                "latency": statistics.median(latency) if latency else 0.0}
+    return job
+
+def drops_time(out):
+    m = re.search(r"time ([0-9.]+) s", out)
+    if not m:
+        raise RuntimeError("drops_mini printed no time: %s" % out[-300:])
+    return float(m.group(1))
+
+def lammps_time(out):
+    m = re.search(r"Loop time of ([0-9.]+) on", out)
+    if not m:
+        raise RuntimeError("lmp printed no 'Loop time': %s" % out[-300:])
+    return float(m.group(1))
+
+def snapshot_rows(lines, name, r):
+    """One row: the app's time without and with snapshots, what one costs,
+    and that cost spread over 10 s and 60 s."""
+    per = [(b["app"] - a["app"]) / b["snaps"] for a, b in zip(r["none"], r["snap"]) if b["snaps"]]
+    nsnaps = [d["snaps"] for d in r["snap"]]
+    lat = [d["latency"] for d in r["snap"] if d["snaps"]]
+    if not per:
+        lines.append("| %s | %s | no snapshot was taken | | | | |" % (name, fmt_s(col(r, "none", "app"))))
+        return
+    cost = statistics.median(per)
+    base = statistics.median(col(r, "none", "app"))
+    lines.append("| %s | %s | %s, %d snapshots | %s | %+.3f s | %+.2f%% | %+.2f%% |" % (
+        name, fmt_s(col(r, "none", "app")), fmt_s(col(r, "snap", "app")), statistics.median(nsnaps),
+        fmt_s(lat), cost, 100.0 * cost / 10.0, 100.0 * cost / 60.0))
+    snapshot_rows.costs.append((name, cost, base))
+snapshot_rows.costs = []
+
+def snapshots(lines):
+    """Section 4c: what hprof-snapshot costs a running job (issue 37)."""
+    print("bench: snapshots of running jobs, drops_mini and LAMMPS, 4 ranks", flush=True)
+    steps = os.environ.get("BENCH_DROPS_STEPS", "60")
+    lsteps = os.environ.get("BENCH_LAMMPS_STEPS", "1500")
+    lines.append("\n## 4c. Snapshots of running jobs (hprof-snapshot), 4 ranks\n")
+    lines.append("Each application under hprof-run (100 Hz), without snapshots and with one every %.0f s "
+                 "(hprof-snapshot, called by the bench, timed), the two alternated. A snapshot's cost is the "
+                 "application's own time with snapshots minus without, in the same round, over the snapshots "
+                 "taken (median over rounds); spread over 10 s and over 60 s it is the dilation of "
+                 "`HPROF_SNAPSHOT_EVERY=10` and `=60`, which a run of this length would not show at all "
+                 "(a snapshot every 60 s in a 20 s run is none). Latency: hprof-snapshot's own time, asking to "
+                 "merged file. Goal: under 1%% of the run.\n" % SNAP_EVERY)
+    lines.append("| application | no snapshots | every %.0f s | latency | cost of one | every 10 s | every 60 s |"
+                 % SNAP_EVERY)
+    lines.append("|---|---|---|---|---|---|---|")
+    exe = build_drops()
+    r = alternate([("none", snapshot_job([exe, steps, 16], 0, drops_time)),
+                   ("snap", snapshot_job([exe, steps, 16], SNAP_EVERY, drops_time))])
+    snapshot_rows(lines, "drops_mini %s 16" % steps, r)
+    found = ensure_lammps()
+    if isinstance(found, str):
+        lines.append("| LAMMPS melt | skipped: %s | | | | | |" % found)
+        return
+    lmp, melt = found
+    inp = os.path.join(OUT, "in.melt.snap")
+    with open(melt) as f:
+        text = re.sub(r"(?m)^run\s+\d+", "run\t\t%s" % lsteps, f.read())
+    with open(inp, "w") as f:
+        f.write(text)
+    argv = [lmp, "-in", inp, "-log", "none"]
+    r = alternate([("none", snapshot_job(argv, 0, lammps_time, mpi="openmpi")),
+                   ("snap", snapshot_job(argv, SNAP_EVERY, lammps_time, mpi="openmpi"))])
+    snapshot_rows(lines, "LAMMPS melt, %s steps" % lsteps, r)
+
 def ensure_debian(pkgs, files):
     """Debian packages that a benchmark needs, installed with apt-get when
     missing and running as root. Returns None, or the reason they are missing."""
@@ -1208,6 +1307,7 @@ def main():
                 ("sample", lambda: per_sample(exe, lines)), ("python", lambda: guarded(per_sample_python, lines)),
                 ("papi", lambda: papi_cost(lines)),
                 ("dilation", lambda: guarded(dilation, lines)),
+                ("snapshots", lambda: guarded(snapshots, lines)),
                 ("hpccfloor", lambda: guarded(hpcc_floor, lines)),
                 ("instrumentation", lambda: guarded(instrumentation, lines)),
                 ("exact", lambda: guarded(exact_section, lines)),

@@ -99,6 +99,7 @@ static void write_in_background(const char *reason)
         while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
             ;
         say_partial(reason);
+        run_marks_hold_wait();
         return;
     }
     setsid();

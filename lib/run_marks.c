@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -37,7 +38,7 @@ static void leave_mark(const char *kind, const char *text)
     close(fd);
 }
 
-static char writing_path[4096], partial_path[4096];
+static char writing_path[4096], partial_path[4096], hold_path[4096];
 
 /* dir/kind.<rank>.<host>.<pid> into buf; 0, or -1 when it does not fit. */
 static int partial_name(char *buf, size_t len, const char *dir, const char *kind, int rank)
@@ -53,8 +54,19 @@ void run_marks_arm(int rank)
 {
     const char *dir = getenv("HPROF_RUN_MARKS");
     if (!dir || !*dir || partial_name(writing_path, sizeof writing_path, dir, "writing", rank) != 0 ||
-        partial_name(partial_path, sizeof partial_path, dir, "partial", rank) != 0)
-        writing_path[0] = partial_path[0] = '\0';
+        partial_name(partial_path, sizeof partial_path, dir, "partial", rank) != 0 ||
+        snprintf(hold_path, sizeof hold_path, "%s/hold", dir) >= (int)sizeof hold_path)
+        writing_path[0] = partial_path[0] = hold_path[0] = '\0';
+}
+
+void run_marks_hold_wait(void)
+{
+    if (!hold_path[0])
+        return;
+    for (int waited = 0; waited < 3000 && access(hold_path, F_OK) == 0; waited += 10) {
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
 }
 
 int run_marks_in_use(void)

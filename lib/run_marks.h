@@ -29,6 +29,13 @@ void run_marks_arm(int rank);
 int run_marks_in_use(void);
 void run_marks_partial_begins(void);
 void run_marks_partial_done(const char *path, const char *why);
+/* From the dying rank once its writer runs, maybe in a signal handler
+ * (access and nanosleep only): while hprof-run holds the job's ranks
+ * (a file `hold` in the folder, 3 s at most), wait. hprof-run, stopping a
+ * job, signals the ranks of its node first and lets them die together
+ * once each has forked its writer: a launcher kills the remaining ranks as
+ * soon as one dies (MPICH's proxy does), before they could fork theirs. */
+void run_marks_hold_wait(void);
 /* From the writer, first: its pid into writing.<...>, so that hprof-run
  * waits while it lives and not for a rank killed before it forked one. */
 void run_marks_partial_writer(void);

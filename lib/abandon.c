@@ -25,6 +25,7 @@
 
 static int my_rank, my_nranks;
 static void (*book_call_in_flight)(void);
+static void (*book_stopped_call)(hprof_thread *t);
 static volatile int abandoning;
 static volatile int merging; /* MPI_Finalize's merge runs: the measurement is over, its profile not written */
 
@@ -67,6 +68,26 @@ static void say_partial(const char *reason)
                   reason, whole, stem, my_rank, stem);
 }
 
+/* The measurement stops on every thread: no more samples anywhere. */
+static void quiet_threads(void)
+{
+    hprof_active = 0;
+    hprof_thread_freeze(0);
+    for (hprof_thread *t = hprof_thread_list(); t; t = t->next)
+        t->depth++;
+}
+
+/* Every thread's window closes; with book, each one's MPI call under way
+ * is booked first (the calling thread's was, in the dying rank). */
+static void close_threads(void (*book)(hprof_thread *t))
+{
+    for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
+        if (book)
+            book(t);
+        sampler_thread_close(t, window_clock_ns());
+    }
+}
+
 /* The writer: a detached grandchild, so that the dying rank goes on dying
  * at once (the launcher sees the same exit, at the same moment, as without
  * hprof) and the launcher's clean-up of the rank does not take the write
@@ -107,6 +128,7 @@ static void write_in_background(const char *reason)
         _exit(0);
     run_marks_partial_writer();
     detach_descriptors();
+    close_threads(book_stopped_call);
     char path[4096];
     if (abandon_write_rank(hprof_config.output, reason, NULL, path, sizeof path, err, sizeof err) != 0) {
         hprof_verbose(1, "partial profile not written: %s", err);
@@ -158,12 +180,8 @@ int abandon_write_rank(const char *output, const char *reason, const char *now, 
 
 void abandon_stop_threads(void)
 {
-    hprof_active = 0;
-    hprof_thread_freeze(0);
-    for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
-        t->depth++; /* no more samples anywhere */
-        sampler_thread_close(t, window_clock_ns());
-    }
+    quiet_threads();
+    close_threads(NULL);
 }
 
 void abandon_measurement(const char *reason)
@@ -175,7 +193,7 @@ void abandon_measurement(const char *reason)
     } else {
         if (book_call_in_flight)
             book_call_in_flight(); /* a rank stopped in MPI_Recv waited there, it did not compute */
-        abandon_stop_threads();
+        quiet_threads();           /* the writer closes the windows, other threads' calls booked */
     }
     write_in_background(reason);
 }
@@ -300,8 +318,9 @@ static int crash_signal(int sig)
     return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT;
 }
 
-void abandon_arm(int rank, int nranks, void (*book_in_flight)(void))
+void abandon_arm(int rank, int nranks, void (*book_in_flight)(void), void (*book_stopped)(hprof_thread *t))
 {
+    book_stopped_call = book_stopped;
     book_call_in_flight = book_in_flight;
     my_rank = rank;
     my_nranks = nranks;

@@ -11,9 +11,13 @@
 
 /* Arms the exit, fork and fatal-signal hooks; called at MPI_Init.
  * book_in_flight books the calling thread's MPI call under way, if any
- * (measure.h's hprof_call_book_in_flight: passed in, since the wrappers'
- * MPI_Abort calls into this file). */
-void abandon_arm(int rank, int nranks, void (*book_in_flight)(void));
+ * (measure.h's hprof_call_book_in_flight), book_stopped another thread's
+ * in the writer, where that thread no longer runs
+ * (hprof_call_book_stopped): passed in, since the wrappers' MPI_Abort
+ * calls into this file. */
+struct hprof_thread;
+void abandon_arm(int rank, int nranks, void (*book_in_flight)(void),
+                 void (*book_stopped)(struct hprof_thread *t));
 
 /* Writes this rank's fallback profile if the measurement still runs, or
  * if MPI_Finalize's merge has begun and not ended. */

@@ -89,11 +89,7 @@ static void place_threads_now(char *where, size_t len)
         uint64_t since = 0;
         if (t->ended_threads || t->sampling.ended)
             continue;
-        if (call && call->measured && !call->chained && t->depth > 0) {
-            node = t->in_flight_node;
-            if (node == CCT_NONE && cct_reserve(&t->tree, 2) == 0)
-                node = cct_child(&t->tree, cct_child(&t->tree, CCT_ROOT, CCT_KEY_NOT_UNWOUND),
-                                 CCT_KEY_MPI_FN(call->fn));
+        if ((node = hprof_call_stopped_node(t)) != CCT_NONE) {
             since = now > call->start_ns ? now - call->start_ns : 0;
             used += describe_call(t, call, where + used, len - used);
         } else if (t->depth == 0) {

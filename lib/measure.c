@@ -352,6 +352,30 @@ void hprof_call_book_in_flight(void)
     record(t, call);
 }
 
+uint32_t hprof_call_stopped_node(hprof_thread *t)
+{
+    const hprof_call *call = t->in_flight;
+    if (!call || !call->measured || call->chained || t->depth <= 0)
+        return CCT_NONE;
+    if (t->in_flight_node != CCT_NONE || cct_reserve(&t->tree, 2) != 0)
+        return t->in_flight_node;
+    return cct_child(&t->tree, cct_child(&t->tree, CCT_ROOT, CCT_KEY_NOT_UNWOUND), CCT_KEY_MPI_FN(call->fn));
+}
+
+void hprof_call_book_stopped(hprof_thread *t)
+{
+    uint32_t node = hprof_call_stopped_node(t);
+    if (node == CCT_NONE)
+        return;
+    hprof_call *call = t->in_flight;
+    t->in_flight = NULL;
+    uint64_t end = hprof_now_ns(), ns = end > call->start_ns ? end - call->start_ns : 0;
+    window_add_mpi_time(&t->sampling.window, ns);
+    add_call(&t->tree.nodes[node], call, ns, 1);
+    timeline_add_call(&t->timeline, end, ns, call->bytes[HPROF_BYTES_SENT],
+                      call->bytes[HPROF_BYTES_RECEIVED]);
+}
+
 void hprof_call_locate_in_flight(hprof_thread *t)
 {
     hprof_call *call = t->in_flight;

@@ -96,6 +96,15 @@ void hprof_call_book_in_flight(void);
 struct hprof_thread;
 void hprof_call_locate_in_flight(struct hprof_thread *t);
 
+/* In a process where thread t no longer runs (a forked writer or
+ * snapshot, lib/abandon.h): the node of t's MPI call under way, the one a
+ * sample in it found, else <fn> under (not unwound); CCT_NONE where t is
+ * in no measured call. */
+uint32_t hprof_call_stopped_node(struct hprof_thread *t);
+/* There too: t's call under way booked on that node, one visit with its
+ * time up to now, as MPI time of t's window (before the window closes). */
+void hprof_call_book_stopped(struct hprof_thread *t);
+
 /* Polls (MPI_Test*, MPI_Iprobe, MPI_Improbe) from the frame of the
  * thread's polling run (lib/poll_run.h) take a shorter path, since
  * in a loop whose own work misses the cache every instruction counts:

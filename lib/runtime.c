@@ -112,7 +112,7 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
     }
     int nranks = 1;
     PMPI_Comm_size(run_comm, &nranks);
-    abandon_arm(process_rank, nranks, hprof_call_book_in_flight);
+    abandon_arm(process_rank, nranks, hprof_call_book_in_flight, hprof_call_book_stopped);
     sampler_set_in_mpi_hook(hprof_call_locate_in_flight);
     snapshot_listen_start(process_rank, nranks);
     hprof_dl_watch_start();

@@ -112,6 +112,37 @@ PY
 fi
 cd ..
 
+# A call under way on a thread the kill does not land on: each rank's
+# second thread waits in MPI_Recv while its main thread computes; SIGTERM
+# to the group (hprof-run passes it to the ranks). The writer books that
+# thread's call: one visit, its time up to the kill, on its path.
+start thread thread
+for _ in $(seq 600); do [ "$(ls entered.* 2>/dev/null | wc -l)" = $NP ] && break; sleep 0.1; done
+if [ "$(ls entered.* 2>/dev/null | wc -l)" != $NP ]; then
+    notok "stopped calls, a thread's call: every rank's thread enters MPI_Recv" "$(oneline err)"; kill -KILL -- -$runner
+else
+    last=$(awk '{ print $2 }' entered.* | sort -n | tail -n 1)
+    while awk -v now="$(mono)" -v t="$last" 'BEGIN { exit !(now < t + 1) }'; do sleep 0.1; done
+    stop_at=$(mono)
+    kill -TERM -- -$runner
+    finish_run
+    if to_csv $prof thread.csv; then
+        bad=0 said=""
+        for r in $(seq 0 $((NP - 1))); do
+            waited=$(awk -v s="$stop_at" '{ printf "%.3f", s - $2 }' entered.$r)
+            v=$(awk -F, -v r=$r '$1 ~ /(^|;)MPI_Recv$/ && $2 == r && $3 == 1 && $4 == "visits" { print $5 }' thread.csv)
+            t=$(awk -F, -v r=$r '$1 ~ /(^|;)MPI_Recv$/ && $2 == r && $3 == 1 && $4 == "time" { print $5 }' thread.csv)
+            said="$said rank $r: $v visits ${t}s of ${waited}s;"
+            [ "$v" = 1 ] && awk -v t="${t:-0}" -v w="$waited" 'BEGIN { exit !(t >= w - 0.05) }' || bad=1
+        done
+        check "stopped calls, a thread's call: booked to its MPI_Recv, one visit, its time up to the kill" "$said" \
+            test $bad = 0
+    else
+        notok "stopped calls, a thread's call: the merged profile" "$(grep '^hprof' err | tr '\n' '|' | cut -c1-300)"
+    fi
+fi
+cd ..
+
 start aborted abort
 finish_run
 check "stopped calls, MPI_Abort: the job's status is MPI_Abort's" "status $rc" test "$rc" -ne 0

@@ -9,8 +9,13 @@
  * before its call, for the test to stop it in there.
  * abort: after one barrier, rank 1 calls MPI_Abort(5) from give_up; the
  * others wait in MPI_Barrier.
+ * thread: MPI_THREAD_MULTIPLE; each rank's second thread waits in MPI_Recv
+ * for a message no one sends (from wait_in_thread, noting entered.<rank>)
+ * while its main thread computes for good (spin): the call under way is
+ * on a thread the kill does not land on.
  */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -42,6 +47,23 @@ static void __attribute__((noinline)) wait_for_peer(int rank, int from, MPI_Comm
     MPI_Recv(&x, 1, MPI_INT, from, 7, comm, MPI_STATUS_IGNORE);
 }
 
+static int my_rank;
+
+static void *__attribute__((noinline)) wait_in_thread(void *unused)
+{
+    (void)unused;
+    int x;
+    entered(my_rank);
+    MPI_Recv(&x, 1, MPI_INT, my_rank, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return NULL;
+}
+
+static void __attribute__((noinline)) spin(void)
+{
+    for (volatile unsigned long i = 0;; i++)
+        ;
+}
+
 static void __attribute__((noinline)) give_up(void)
 {
     MPI_Abort(MPI_COMM_WORLD, 5);
@@ -49,12 +71,18 @@ static void __attribute__((noinline)) give_up(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
+    int rank, size, provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int abort_it = argc > 1 && strcmp(argv[1], "abort") == 0;
-    if (abort_it) {
+    if (argc > 1 && strcmp(argv[1], "thread") == 0) {
+        pthread_t t;
+        my_rank = rank;
+        if (provided < MPI_THREAD_MULTIPLE || pthread_create(&t, NULL, wait_in_thread, NULL) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        spin();
+    } else if (abort_it) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 1)
             give_up();

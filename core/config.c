@@ -17,6 +17,7 @@ hprof_config_t hprof_config; /* hprof_config_load() sets the defaults */
 
 static void cap_sampling_rate(void);
 static void tell_log_verbose(void);
+static void refuse_control_output(void);
 
 static const char *const clocks[] = { "wall", "cpu", NULL };       /* enum hprof_sampling_clock */
 static const char *const polls[] = { "together", "split", NULL };  /* enum hprof_polls */
@@ -40,7 +41,8 @@ static const char *const callsites[] = { "merge", "split", NULL }; /* enum hprof
 static const hprof_var vars[] = {
     { "HPROF_VERBOSE", HPROF_VAR_INT, &hprof_config.verbose, 0, 2, 0, NULL, tell_log_verbose,
       "0..2; 2 prints from every rank", 0 },
-    STRING("HPROF_OUTPUT", output, "path of the profile; default: a new name in the working directory"),
+    { "HPROF_OUTPUT", HPROF_VAR_STRING, (void *)&hprof_config.output, 0, 0, 0, NULL, refuse_control_output,
+      "path of the profile; default: a new name in the working directory", 0 },
     { "HPROF_SAMPLING_HZ", HPROF_VAR_INT, &hprof_config.sampling_hz, 0, 100000, 100, NULL, cap_sampling_rate,
       "sampling rate, 0 turns sampling off; above 10000 sampled at 10000", 0 },
     { "HPROF_SAMPLING_CLOCK", HPROF_VAR_CHOICE, &hprof_config.sampling_clock, 0, 0, HPROF_CLOCK_WALL, clocks,
@@ -125,6 +127,35 @@ static void cap_sampling_rate(void)
     hprof_say("HPROF_SAMPLING_HZ=%d is above %d, the most one signal per sample sustains; sampling at %d Hz",
               hprof_config.sampling_hz, HPROF_MAX_SAMPLING_HZ, HPROF_MAX_SAMPLING_HZ);
     hprof_config.sampling_hz = HPROF_MAX_SAMPLING_HZ;
+}
+
+/* A newline in the profile's name would split every line that names it
+ * ("hprof: wrote ..."), and readers of those lines would take the rest for
+ * a line of its own; no one means one: the name is refused, with the
+ * control characters shown escaped, for the default. */
+static void refuse_control_output(void)
+{
+    const char *o = hprof_config.output;
+    size_t i = 0;
+    while (o && o[i] && (unsigned char)o[i] >= 0x20 && o[i] != 0x7f)
+        i++;
+    if (!o || !o[i])
+        return;
+    char shown[512];
+    size_t used = 0;
+    for (const unsigned char *p = (const unsigned char *)o; *p && used + 5 < sizeof shown; p++) {
+        if (*p == '\n')
+            used += (size_t)snprintf(shown + used, sizeof shown - used, "\\n");
+        else if (*p < 0x20 || *p == 0x7f)
+            used += (size_t)snprintf(shown + used, sizeof shown - used, "\\x%02x", *p);
+        else
+            shown[used++] = (char)*p;
+    }
+    shown[used] = '\0';
+    hprof_say("HPROF_OUTPUT='%s' holds a control character, which would split the lines naming the profile; "
+              "using the default name (a new one in the working directory)",
+              shown);
+    hprof_config.output = NULL;
 }
 
 /* "'a', 'b' or 'c'" of a NULL-terminated list, into buf */

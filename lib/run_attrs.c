@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +32,9 @@ enum {
     ST_EXACT_FAILED,
     NSTATS
 };
+
+#define RUN_ID_BYTES 16
+static char run_id[2 * RUN_ID_BYTES + 1]; /* hex; "" before the ranks agreed */
 
 static void add(run_attrs *a, const char *key, const char *value)
 {
@@ -183,6 +187,33 @@ static void add_mpi_library(run_attrs *a)
         add(a, "hprof::mpi", out);
 }
 
+/* Random bytes where the kernel gives them, else the time, host and pid:
+ * two runs that share a token would be merged as one. */
+static void make_run_id(char *hex)
+{
+    unsigned char b[RUN_ID_BYTES] = { 0 };
+    if (getrandom(b, sizeof b, GRND_NONBLOCK) != (ssize_t)sizeof b) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t mix[2] = { (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
+                            (uint64_t)getpid() ^ ((uint64_t)gethostid() << 32) };
+        memcpy(b, mix, sizeof b);
+    }
+    for (int i = 0; i < RUN_ID_BYTES; i++)
+        snprintf(hex + 2 * i, 3, "%02x", b[i]);
+}
+
+void run_attrs_agree_run(MPI_Comm comm)
+{
+    char id[sizeof run_id] = "";
+    int rank = 0;
+    PMPI_Comm_rank(comm, &rank);
+    if (rank == 0)
+        make_run_id(id);
+    if (PMPI_Bcast(id, (int)sizeof id, MPI_CHAR, 0, comm) == MPI_SUCCESS)
+        memcpy(run_id, id, sizeof run_id);
+}
+
 static void add_common(run_attrs *a, int size)
 {
     char buf[4096];
@@ -194,6 +225,8 @@ static void add_common(run_attrs *a, int size)
     strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", localtime_r(&now, &tm));
     add(a, "hprof::date", buf);
     add_u64(a, "hprof::ranks", (unsigned long long)size);
+    if (run_id[0])
+        add(a, "hprof::run", run_id);
     add_u64(a, "hprof::sampling_hz", (unsigned long long)hprof_config.sampling_hz);
     add(a, "hprof::sampling_clock", hprof_config.sampling_clock == HPROF_CLOCK_CPU ? "cpu" : "wall");
     add(a, "hprof::callsites", hprof_config.callsites == HPROF_CALLSITES_SPLIT ? "split" : "merge");

@@ -1,6 +1,6 @@
 /*
  * run_attrs.h - what was measured, stored as <attr> pairs in the profile:
- * version, command line, date, sampling settings, sample totals over all
+ * version, command line, date, the run's id, sampling settings, sample totals over all
  * ranks and the histograms of effective sampling intervals (the paper's
  * Figure 3): the sum over ranks, and per rank for the first
  * RUN_ATTRS_MAX_RANK_HISTOGRAMS ranks.
@@ -17,6 +17,10 @@ typedef struct run_attrs {
     int count, cap;
 } run_attrs;
 
+/* Collective over comm at start-up (PMPI only): the ranks take rank 0's
+ * run id, a token no other run shares, into every profile they write as
+ * hprof::run: hprof-merge joins partial profiles of one run only. */
+void run_attrs_agree_run(MPI_Comm comm);
 /* Collective over comm, which spans all processes (PMPI only). Rank 0 gets
  * the full set; other ranks a valid, possibly shorter one. */
 void run_attrs_collect(run_attrs *a, MPI_Comm comm);

@@ -96,6 +96,7 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
         return;
     }
     PMPI_Comm_set_errhandler(run_comm, MPI_ERRORS_RETURN);
+    run_attrs_agree_run(run_comm);
     hprof_clock_calibrate();
     int rank = 0;
     PMPI_Comm_rank(run_comm, &rank);

@@ -263,7 +263,10 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
             w->status = WK_OK;
             return;
         }
-        if (ex && stop && d == -1 && ex->depth >= 0 && ex->depth < THUNK_COUNT && ex->site != CCT_NONE) {
+        /* at any depth: past THUNK_COUNT no thunk marks a frame, and
+         * without this stop each entry of a deeper recursion would walk
+         * UNWIND_MAX_FRAMES frames and fail */
+        if (ex && stop && d == -1 && ex->depth >= 0 && ex->site != CCT_NONE) {
             w->thunk = ex->depth;
             w->stop_node = ex->site;
             w->at_exact = 1;
@@ -402,7 +405,8 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, const py_path *py, int
     if (w->status == WK_OK) {
         base = w->thunk;
         node = w->stop_node;
-        if (w->at_exact) { /* no thunk stands at this depth: the exact call's exit does */
+        if (w->at_exact &&
+            base < THUNK_COUNT) { /* no thunk stands at this depth: the exact call's exit does */
             st->slot[base] = NULL;
             st->node[base] = node;
         }
@@ -459,8 +463,12 @@ static uint32_t commit(uw_thread *st, cct *tree, walk *w, const py_path *py, int
     }
     if (top >= 0)
         st->top = top + 1;
-    else
-        st->top = w->status == WK_OK ? base + 1 : 0;
+    else if (w->status != WK_OK)
+        st->top = 0;
+    else if (base < THUNK_COUNT)
+        st->top = base + 1;
+    /* else stopped at an exact call deeper than any thunk: the thunks,
+     * all above it, stay as they are */
     st->epoch++;
     return node;
 }

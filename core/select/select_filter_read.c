@@ -21,16 +21,25 @@
  * upper-case SCOREP_ word that is no keyword (a typo); and a file without
  * any EXCLUDE rule, which filters nothing, so as a selection it would take
  * every function: hprof refuses it rather than measure everything.
+ *
+ * Only a regular file of at most FILTER_MAX_BYTES is read: a FIFO would
+ * block MPI_Init until some writer came, a device such as /dev/zero never
+ * ends (one line growing without bound).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/select/select.h"
 #include "core/select/select_filter.h"
 #include "core/select/select_node.h"
+
+#define FILTER_MAX_BYTES (64ll << 20) /* CaPI's list for 100,000 functions is a few MB */
 
 enum block {
     NO_BLOCK,
@@ -215,13 +224,25 @@ static int read_line(reader *r, char *p)
     }
 }
 
+static int too_large(reader *r)
+{
+    select_err(r->err, r->errlen, "%s: larger than a filter may be (%lld MiB)", r->path,
+               FILTER_MAX_BYTES >> 20);
+    return -1;
+}
+
 static int read_all(reader *r, FILE *in)
 {
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
+    long long bytes = 0;
     int rc = 0;
     while (rc == 0 && (n = getline(&line, &cap, in)) >= 0) {
+        if ((bytes += n) > FILTER_MAX_BYTES) { /* a file that grows while read */
+            rc = too_large(r);
+            break;
+        }
         r->line++;
         if (n > 0 && line[n - 1] == '\n')
             line[n - 1] = '\0';
@@ -267,15 +288,57 @@ static select_expr *wrap(select_filter *f)
     return e;
 }
 
+static const char *file_kind(mode_t mode)
+{
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "no regular file";
+}
+
+/* path as a stream when it is a regular file of a filter's size; opened
+ * without blocking, so that a FIFO is only looked at. */
+static FILE *open_filter(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        select_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size > FILTER_MAX_BYTES) {
+        if (!S_ISREG(st.st_mode))
+            select_err(err, errlen, "%s: is %s: a filter is read from a regular file", path,
+                       file_kind(st.st_mode));
+        else
+            select_err(err, errlen, "%s: larger than a filter may be (%lld MiB)", path,
+                       FILTER_MAX_BYTES >> 20);
+        close(fd);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *in = fdopen(fd, "r");
+    if (!in) {
+        select_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
+    }
+    return in;
+}
+
 select_expr *select_from_scorep_filter(const char *path, char *err, size_t errlen)
 {
     select_err(err, errlen, "%s", "");
-    FILE *in = path ? fopen(path, "r") : NULL;
-    if (!in) {
-        select_err(err, errlen, "%s: cannot open: %s", path ? path : "(no file)",
-                   path ? strerror(errno) : "no path given");
+    if (!path) {
+        select_err(err, errlen, "(no file): cannot open: no path given");
         return NULL;
     }
+    FILE *in = open_filter(path, err, errlen);
+    if (!in)
+        return NULL;
     reader r = { .path = path, .err = err, .errlen = errlen };
     r.f = calloc(1, sizeof *r.f);
     int rc = r.f ? read_all(&r, in) : fail(&r, "out of memory", NULL);

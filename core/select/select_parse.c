@@ -20,6 +20,7 @@
 #include "core/select/select.h"
 #include "core/select/select_lex.h"
 #include "core/select/select_node.h"
+#include "core/select/select_regex.h"
 
 typedef struct parser {
     const char *text, *pos;
@@ -255,6 +256,9 @@ static char *literal_of(const char *re)
 static select_node *regex_node(parser *p, enum select_kind kind, const char *at)
 {
     regex_t re;
+    char bounded[200];
+    if (select_regex_check(p->tok.text, bounded, sizeof bounded) != 0)
+        return fail_at(p, at, "regular expression \"%s\" refused: %s", p->tok.text, bounded);
     int rc = regcomp(&re, p->tok.text, REG_EXTENDED | REG_NOSUB);
     if (rc != 0) {
         char why[160];

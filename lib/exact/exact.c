@@ -259,6 +259,19 @@ static void warn_odd_cxx_entries(const module_state *m)
         }
 }
 
+/* A NOP area too small for the jumps (exact_sites.h: 5 bytes before the
+ * entry, 2 at it; -fpatchable-function-entry=6,5, 5,5 or 7,0) leaves its
+ * function unmeasured whatever the selection says: one line a module,
+ * naming the flag that fits. */
+static void warn_unfit_entries(const module_state *m)
+{
+    if (m->s.unfit)
+        hprof_say("%s: %d of its %d patchable entries (-fpatchable-function-entry=%d,%d) have too few NOP "
+                  "bytes for hprof's jumps (5 before the entry, 2 at it): their functions are not measured "
+                  "exactly; build with -fpatchable-function-entry=18,16",
+                  base_name(m->path), m->s.unfit, m->s.records, m->s.unfit_n, m->s.unfit_m);
+}
+
 /* HPROF_SELECT=auto never takes m's site i (exact_auto.h): why is where
  * it has been since before it could be patched. */
 static void pin(module_state *m, int i, const char *why)
@@ -315,11 +328,10 @@ static void add_module(int id, const module_rec *rec)
     by_symbol_seen += m->s.by_symbol;
     modules_with_records++;
     warn_odd_cxx_entries(m);
-    if (m->s.unfit || m->s.unnamed)
-        hprof_verbose(1,
-                      "%s: %d patchable entries, %d without a symbol, %d whose NOP area does not fit "
-                      "(-fpatchable-function-entry=18,16 fits)",
-                      base_name(m->path), m->s.records, m->s.unnamed, m->s.unfit);
+    warn_unfit_entries(m);
+    if (m->s.unnamed)
+        hprof_verbose(1, "%s: %d patchable entries, %d without a symbol", base_name(m->path), m->s.records,
+                      m->s.unnamed);
     if (m->s.by_symbol)
         hprof_verbose(1,
                       "%s: %d functions with a patchable entry and no record of it (the linker dropped "

@@ -190,8 +190,8 @@ static int read_records(const GElf_Shdr *sh, uint64_t bias, uint64_t low, uint64
         f->claimed = 1;
         if (site_of(area, f, &v[out->n]) == 0)
             out->n++;
-        else
-            out->unfit++;
+        else if (out->unfit++ == 0)
+            exact_area_shape(area, f->addr, high, &out->unfit_n, &out->unfit_m);
     }
     return 0;
 }

@@ -36,9 +36,11 @@ typedef struct exact_site {
 typedef struct exact_module_sites {
     exact_site *v;
     int n;
-    int records;   /* records found, patchable or not */
-    int unnamed;   /* records of functions without a symbol */
-    int unfit;     /* records whose NOP area does not fit the scheme above */
+    int records; /* records found, patchable or not */
+    int unnamed; /* records of functions without a symbol */
+    int unfit;   /* records whose NOP area does not fit the scheme above */
+    int unfit_n; /* the first such record's shape: -fpatchable-function-entry=unfit_n,unfit_m */
+    int unfit_m;
     int by_symbol; /* sites no record names, found by their symbol and code */
 } exact_module_sites;
 

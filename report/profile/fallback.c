@@ -2,6 +2,7 @@
 #include "report/profile/fallback.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,26 @@
 #include "report/profile/output_name.h"
 #include "report/profile/profile_file.h"
 
+/* What the partial profiles' names add to the stem's last component at
+ * most: ".rank" a rank of 10 digits, ".999" (a taken name's number) and
+ * ".cubex". */
+#define PARTIAL_SUFFIX_MAX 25
+
+/* The stem's last component cut to leave room for the suffix within
+ * NAME_MAX, at a character's first byte (UTF-8): a name the file system
+ * refuses would lose the rank's profile. */
+static void fit_name_max(char *stem)
+{
+    char *base = strrchr(stem, '/');
+    base = base ? base + 1 : stem;
+    size_t keep = NAME_MAX - PARTIAL_SUFFIX_MAX;
+    if (strlen(base) <= keep)
+        return;
+    while (keep > 0 && ((unsigned char)base[keep] & 0xc0) == 0x80)
+        keep--;
+    base[keep] = '\0';
+}
+
 void fallback_stem(const char *output, int nranks, char *stem, int len)
 {
     if (output) {
@@ -24,6 +45,7 @@ void fallback_stem(const char *output, int nranks, char *stem, int len)
     } else {
         snprintf(stem, (size_t)len, "hprof-%s-%dp", program_invocation_short_name, nranks);
     }
+    fit_name_max(stem);
 }
 
 /* <stem>.rank<R>.cubex, or <stem>.rank<R>.<N>.cubex; an existing file is

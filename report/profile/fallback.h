@@ -17,7 +17,8 @@
 int fallback_check_room(const char *output, char *err, int errlen);
 
 /* The partial profiles' names before .rank<R>: output without .cubex, or
- * hprof-<program>-<nranks>p in the working directory. */
+ * hprof-<program>-<nranks>p in the working directory; its last component
+ * shortened where <stem>.rank<R>.<N>.cubex would pass NAME_MAX. */
 void fallback_stem(const char *output, int nranks, char *stem, int len);
 
 #include "report/profile/snapshot.h"

@@ -42,4 +42,18 @@ if run "exact with the flag, an unknown name: run" unknown withflag HPROFTEST_EX
         eval '[ "$(lines unknown "HPROFTEST_EXACT: nosuch is not in the program: no module loaded has a function symbol of that name")" -eq 1 ] &&
               [ "$(grep -c "^hprof: " unknown.err)" -eq 2 ] && grep -qE "^main;solve,0,0,visits,2," unknown.csv'
 fi
+# Built with a NOP area too small for hprof's jumps (5 bytes before the
+# entry, 2 at it): measured by nothing, which was said nowhere; now one
+# line naming the shape and the flag that fits, and the program as without
+# a selection.
+for shape in 6,5 5,5 7,0; do
+    tag=small${shape/,/_}
+    build_or_fail "exact -fpatchable-function-entry=$shape: build" build_shared "$MPICC" "$here/exact/exact_c.c" "$tag" \
+        -O2 "-fpatchable-function-entry=$shape" || continue
+    run "exact -fpatchable-function-entry=$shape: run with a selection" "$tag" "$tag" 'HPROF_SELECT=name("^(solve|step)$")' \
+        || continue
+    check "exact -fpatchable-function-entry=$shape: one line names it and the flag that fits, nothing measured" \
+        "$(grep '^hprof' "$tag.err" | head -3 | tr '\n' ' ')" \
+        eval '[ "$(lines "$tag" "patchable entries (-fpatchable-function-entry=$shape) have too few NOP bytes for hprof.s jumps .*build with -fpatchable-function-entry=18,16")" -eq 1 ] && no_exact "$tag"'
+done
 finish

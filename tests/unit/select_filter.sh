@@ -51,7 +51,19 @@ bad() { # NAME TEXT FILE-CONTENT
 }
 expect_error "filter error: a file that does not exist" "$W/none.filter: cannot open: No such file or directory" "$G" -f "$W/none.filter"
 mkdir -p "$W/dir.filter"
-expect_error "filter error: a directory" "$W/dir.filter: cannot read: Is a directory" "$G" -f "$W/dir.filter"
+expect_error "filter error: a directory" "$W/dir.filter: is a directory: a filter is read from a regular file" "$G" -f "$W/dir.filter"
+# Files that never end or never come: refused at once, not read (a FIFO
+# without a writer blocked MPI_Init for ever, /dev/zero grew one line to
+# 2.1 GB); the timeout only keeps a regression from hanging the check.
+rm -f "$W/fifo.filter" && mkfifo "$W/fifo.filter"
+truncate -s 65M "$W/huge.filter"
+keep=("${RUN[@]}")
+RUN=(timeout 20 "${keep[@]}")
+expect_error "filter error: a FIFO without a writer" "$W/fifo.filter: is a FIFO: a filter is read from a regular file" "$G" -f "$W/fifo.filter"
+expect_error "filter error: filter() of a FIFO" "filter(): $W/fifo.filter: is a FIFO" "$G" -e "filter(\"$W/fifo.filter\")"
+expect_error "filter error: /dev/zero" "/dev/zero: is a character device: a filter is read from a regular file" "$G" -f /dev/zero
+expect_error "filter error: a file of 65 MiB" "$W/huge.filter: larger than a filter may be (64 MiB)" "$G" -f "$W/huge.filter"
+RUN=("${keep[@]}")
 bad "a keyword in the wrong case" ":3: 'Exclude' is not a keyword (keywords: SCOREP_REGION_NAMES_BEGIN/END" \
     'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE *\n  Exclude foo\nSCOREP_REGION_NAMES_END\n'
 bad "a misspelt block keyword" ":1: 'SCOREP_REGION_NAME_BEGIN' is not a keyword" \

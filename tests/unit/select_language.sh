@@ -102,6 +102,21 @@ expect_error "error: a lone %" "'%' must be followed by a definition's name" "$G
 expect_error "error: defined twice" "column 10: 'a' is defined twice" "$G" -e 'a = all; a = none; %a'
 expect_error "error: filter() of a missing file" "column 8: filter(): /nonexistent/x.filter: cannot open: No such file or directory" "$G" -e 'filter("/nonexistent/x.filter")'
 deep() { local i out=""; for ((i = 0; i < $2; i++)); do out="$out$1"; done; printf '%s' "$out"; }
+# Regexes that would keep every rank in MPI_Init: back-references (46 s in
+# glibc's regexec on a name of 21 characters) and repeats that expand to
+# millions of positions (1.8 GB in regcomp); one line each, at once (the
+# timeout only keeps a regression from hanging the check). Long lists of
+# names and small bounds are taken.
+keep=("${RUN[@]}")
+RUN=(timeout 20 "${keep[@]}")
+expect_error "error: back-references" 'column 6: regular expression "^(a|aa)*(a|aa)*\2\1Z$" refused: back-references (\2)' \
+    "$G" -e 'name("^(a|aa)*(a|aa)*\2\1Z$")'
+expect_error "error: nested bounded repeats" 'refused: its repeats add over 2000 positions' \
+    "$G" -e 'name("(((a{1,40}){1,40}){1,40}){1,40}")'
+expect_error "error: one large bound" 'refused: its repeats add over 2000 positions' "$G" -e 'file("x{1,10000}")'
+RUN=("${keep[@]}")
+expect "small bounds and a bracket with a digit after a backslash" "tiny;leaf" "$G" -e 'name("^(t|l)[a-z\1]{2,3}(f|y){1,2}$")'
+expect "a list of 300 names, 3000 characters" "main" "$G" -e "name(\"^($(deep 'nosuchname|' 300)main)\$\")"
 expect "200 unions in a row" "main" "$G" -e "$(deep 'none | ' 199)name(\"^main\$\")"
 expect_error "error: 300 unions in a row" "the selection is nested too deeply (over 256 levels" "$G" -e "$(deep 'none | ' 299)all"
 expect_error "error: 300 parentheses deep" "column 257: the selection is nested too deeply" "$G" -e "$(deep '(' 300)all$(deep ')' 300)"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tools/hprof-merge/offline_merge.h"
 
@@ -32,6 +33,19 @@ static int default_output(const char *input, char *out, size_t len)
         return -1;
     snprintf(out, len, "%.*s.cubex", (int)(last - input), input);
     return 0;
+}
+
+/* The input that is the output's file, whatever the spelling (./, a
+ * symbolic link, a hard link): -f must never replace an input. */
+static const char *input_of_output(const char *output, char *const *inputs, int n)
+{
+    struct stat out, in;
+    if (stat(output, &out) != 0)
+        return NULL; /* nothing there yet, or a dangling link: no input */
+    for (int i = 0; i < n; i++)
+        if (stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+            return inputs[i];
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -65,11 +79,11 @@ int main(int argc, char **argv)
         }
         o.output = name;
     }
-    for (int i = optind; i < argc; i++)
-        if (strcmp(argv[i], o.output) == 0) {
-            fprintf(stderr, "hprof-merge: the output %s is one of the inputs\n", o.output);
-            return 2;
-        }
+    const char *same = input_of_output(o.output, argv + optind, argc - optind);
+    if (same) {
+        fprintf(stderr, "hprof-merge: the output %s is the input %s\n", o.output, same);
+        return 2;
+    }
     char msg[1024];
     int rc = offline_merge((const char *const *)argv + optind, argc - optind, &o, msg, sizeof msg);
     fprintf(rc == 0 ? stdout : stderr, "hprof-merge: %s\n", msg);

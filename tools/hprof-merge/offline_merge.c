@@ -83,6 +83,26 @@ static int open_inputs(merge *m, const char *const *paths)
     return 0;
 }
 
+/* One job's profiles only: a token each run's ranks agreed on at start-up
+ * (hprof::run), and the job's size. Profiles of older versions have no
+ * token: only their sizes are compared. */
+static int one_run(merge *m)
+{
+    const char *run = cube_attr_get(m->in[0].p, "hprof::run");
+    const char *ranks = cube_attr_get(m->in[0].p, "hprof::ranks");
+    for (int i = 1; i < m->nin; i++) {
+        const char *r = cube_attr_get(m->in[i].p, "hprof::run");
+        const char *n = cube_attr_get(m->in[i].p, "hprof::ranks");
+        if ((run == NULL) != (r == NULL) || (run && strcmp(run, r) != 0))
+            return fail(m, "%s and %s are profiles of different runs (hprof::run): not one job",
+                        m->in[0].path, m->in[i].path);
+        if (ranks && n && strcmp(ranks, n) != 0)
+            return fail(m, "%s and %s are profiles of jobs of %s and %s ranks: not one job", m->in[0].path,
+                        m->in[i].path, ranks, n);
+    }
+    return 0;
+}
+
 /* The call tree's shape: with call sites merged (Score-P's) or one cnode
  * per call site, as the run chose; every input must agree. */
 static int callsites_merged(merge *m, int *merged)
@@ -487,6 +507,8 @@ int offline_merge(const char *const *inputs, int ninputs, const offline_merge_op
         return fail(&m, "no profile to merge");
     m.in = calloc((size_t)ninputs, sizeof *m.in);
     int rc = !m.in ? fail(&m, "out of memory") : open_inputs(&m, inputs);
+    if (rc == 0)
+        rc = one_run(&m);
     if (rc == 0)
         rc = callsites_merged(&m, &merge_sites);
     if (rc == 0)

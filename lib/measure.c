@@ -92,7 +92,7 @@ static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread 
 }
 
 /* A call's record as its wrapper starts: measured on thread t (NULL: not
- * yet known), chained: a poll of the thread's run, 1 not timed, 2 timed. */
+ * yet known), chained: enum hprof_poll_chain. */
 static inline void call_start(hprof_call *call, int fn, void *frame, hprof_thread *t, int chained)
 {
     call->fn = fn;
@@ -110,7 +110,7 @@ void hprof_call_begin(hprof_call *call, int fn, void *frame)
 {
     COST_START();
     hprof_thread *t = hprof_self;
-    call_start(call, fn, frame, NULL, 0);
+    call_start(call, fn, frame, NULL, HPROF_POLL_ALONE);
     if (__builtin_expect(!hprof_active || !t || t->depth || fn == hprof_abort_fn ||
                              hprof_config.sampling_clock == HPROF_CLOCK_CPU || hprof_papi_nevents,
                          0)) {
@@ -127,7 +127,7 @@ void hprof_call_begin(hprof_call *call, int fn, void *frame)
     call->start_ns = hprof_now_ns();
     if (__builtin_expect(t->poll.frame != NULL, 0)) {
         if (poll_run_joins(t, frame) && (hprof_fn_table[fn].flags & HPROF_FN_POLL))
-            call->chained = 2; /* a poll of the run, timed (poll_run.h) */
+            call->chained = HPROF_POLL_CHAINED_TIMED; /* a poll of the run (poll_run.h) */
         else
             poll_run_close(t, call->start_ns);
     }
@@ -227,63 +227,55 @@ static __attribute__((noinline)) uint32_t walked_node(hprof_thread *t, const hpr
 }
 
 /* Records a finished call on thread t. */
-static void record(hprof_thread *t, hprof_call *call)
+/* The call's node: the memo of its call site, else a walk; counter: its
+ * path log counter or -1; site: the call site found. */
+static inline uint32_t node_of_call(hprof_thread *t, hprof_call *call, int *counter, uint32_t *site)
 {
-    COST_RESTART();
-    int counter = -1;
-    uint32_t node;
-    uint32_t site = call_site(call);
-    int cached = site != CCT_NONE && site != SITE_NOUNWIND; /* the caller's activation is unchanged */
-    struct hprof_leaf_memo *m = memo_of(t, site, call->fn);
-    if (__builtin_expect(site != CCT_NONE && m->site == site && m->fn == call->fn && m->leaf, 1)) {
-        node = m->leaf;
-        counter = m->counter;
-    } else if (site != CCT_NONE) {
-        node = memo_fill(t, call, site, &counter);
+    *site = call_site(call);
+    struct hprof_leaf_memo *m = memo_of(t, *site, call->fn);
+    if (__builtin_expect(*site != CCT_NONE && m->site == *site && m->fn == call->fn && m->leaf, 1)) {
+        *counter = m->counter;
+        return m->leaf;
+    }
+    if (*site != CCT_NONE)
+        return memo_fill(t, call, *site, counter);
+    return walked_node(t, call, counter, site);
+}
+
+/* A poll that completed nothing in the thread's polling run: a visit of
+ * the run (poll_run.h), timed or counted; 1 when the run took it. */
+static inline int record_in_poll_run(hprof_thread *t, hprof_call *call, uint32_t node, uint32_t site)
+{
+    int i = poll_run_enter(t, node, site, call->fn, call->frame);
+    if (i < 0)
+        return 0;
+    if (call->chained == HPROF_POLL_CHAINED_TIMED) {
+        t->poll.tallied++; /* counted above */
+        poll_run_timed(t, i, call->start_ns, call->poll_end_ns ? call->poll_end_ns : hprof_now_ns());
     } else {
-        node = walked_node(t, call, &counter, &site);
+        poll_run_add_recorded(t);
     }
-    /* polls that completed nothing on the previous call's path (HPROF_VERBOSE=1) */
-    t->polls_repeated +=
-        (uint64_t)(call->poll & (site != CCT_NONE && site == t->last_site && call->fn == t->last_fn));
-    t->last_site = node == CCT_NONE ? CCT_NONE : site;
-    t->last_fn = call->fn;
-    COST_MARK(2);
-    /* a poll that completed nothing in the thread's polling run: a visit */
-    if (__builtin_expect(call->chained, 0) && call->poll && cached && node != CCT_NONE && counter < 0) {
-        int i = poll_run_enter(t, node, site, call->fn, call->frame);
-        if (i >= 0) {
-            if (call->chained == 2) {
-                t->poll.tallied++; /* counted above */
-                poll_run_timed(t, i, call->start_ns, call->poll_end_ns ? call->poll_end_ns : hprof_now_ns());
-            } else {
-                poll_run_add_recorded(t);
-            }
-            return;
-        }
+    return 1;
+}
+
+/* The run ends with this call (a poll that completed something, or whose
+ * path changed): a poll not timed gets the run's mean. Its time, *exact 0
+ * where it is that estimate. */
+static uint64_t end_poll_run(hprof_thread *t, const hprof_call *call, uint64_t end, uint64_t ns, int *exact)
+{
+    if (call->chained == HPROF_POLL_CHAINED) {
+        ns = poll_run_estimate(t, -1, end);
+        *exact = 0;
     }
-    /* The call's event counts: exact, from the read at its entry to now. */
-    if (__builtin_expect(hprof_papi_nevents != 0, 0))
-        hprof_papi_call_end(&t->papi, node == CCT_NONE ? NULL : t->tree.nodes[node].event);
-    /* The clock stops after the unwind: hprof's own cost per call is part of
-     * that call's MPI time, so it never inflates the computation time that
-     * the sampler attributes to the code around the call. */
-    uint64_t end = hprof_now_ns();
-    uint64_t ns = end - call->start_ns;
-    int exact = 1;
-    if (__builtin_expect(call->chained, 0)) {
-        /* the run ends (a poll that completed something, or whose path
-         * changed): a poll not timed gets the run's mean */
-        if (call->chained == 1) {
-            ns = poll_run_estimate(t, -1, end);
-            exact = 0;
-        }
-        poll_run_finish(t, end, ns);
-    } else if (call->poll && cached && node != CCT_NONE && hprof_config.poll_stride_us &&
-               hprof_config.sampling_clock == HPROF_CLOCK_WALL && !hprof_papi_nevents) {
-        poll_run_open(t, call->frame, end, ns);
-    }
-    COST_MARK(3);
+    poll_run_finish(t, end, ns);
+    return ns;
+}
+
+/* The call's time, visit and bytes on its node, the thread's MPI time,
+ * the time line and the path log. */
+static inline void book_call(hprof_thread *t, const hprof_call *call, uint32_t node, int counter,
+                             uint64_t end, uint64_t ns, int exact)
+{
     /* The sampler subtracts MPI time on its own clock (on the CPU clock at
      * the end of the bookkeeping, below). */
     if (__builtin_expect(hprof_config.sampling_clock != HPROF_CLOCK_CPU, 1))
@@ -306,6 +298,40 @@ static void record(hprof_thread *t, hprof_call *call)
         window_add_mpi_time(&t->sampling.window,
                             cpu - call->start_cpu_ns + (call->start_cpu_cost_ns + cost) / 2);
     }
+}
+
+static void record(hprof_thread *t, hprof_call *call)
+{
+    COST_RESTART();
+    int counter = -1;
+    uint32_t site;
+    uint32_t node = node_of_call(t, call, &counter, &site);
+    int cached = site != CCT_NONE && site != SITE_NOUNWIND; /* the caller's activation is unchanged */
+    /* polls that completed nothing on the previous call's path (HPROF_VERBOSE=1) */
+    t->polls_repeated +=
+        (uint64_t)(call->poll & (site != CCT_NONE && site == t->last_site && call->fn == t->last_fn));
+    t->last_site = node == CCT_NONE ? CCT_NONE : site;
+    t->last_fn = call->fn;
+    COST_MARK(2);
+    if (__builtin_expect(call->chained, 0) && call->poll && cached && node != CCT_NONE && counter < 0 &&
+        record_in_poll_run(t, call, node, site))
+        return;
+    /* The call's event counts: exact, from the read at its entry to now. */
+    if (__builtin_expect(hprof_papi_nevents != 0, 0))
+        hprof_papi_call_end(&t->papi, node == CCT_NONE ? NULL : t->tree.nodes[node].event);
+    /* The clock stops after the unwind: hprof's own cost per call is part of
+     * that call's MPI time, so it never inflates the computation time that
+     * the sampler attributes to the code around the call. */
+    uint64_t end = hprof_now_ns();
+    uint64_t ns = end - call->start_ns;
+    int exact = 1;
+    if (__builtin_expect(call->chained, 0))
+        ns = end_poll_run(t, call, end, ns, &exact);
+    else if (call->poll && cached && node != CCT_NONE && hprof_config.poll_stride_us &&
+             hprof_config.sampling_clock == HPROF_CLOCK_WALL && !hprof_papi_nevents)
+        poll_run_open(t, call->frame, end, ns);
+    COST_MARK(3);
+    book_call(t, call, node, counter, end, ns, exact);
     COST_MARK(5);
 }
 
@@ -314,7 +340,7 @@ static void record(hprof_thread *t, hprof_call *call)
 void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame, uint64_t start)
 {
     uint64_t end = start ? poll_run_span_end(t, &start) : 0; /* a timed poll's end first */
-    call_start(call, fn, frame, t, start ? 2 : 1);
+    call_start(call, fn, frame, t, start ? HPROF_POLL_CHAINED_TIMED : HPROF_POLL_CHAINED);
     call->start_ns = start;
     call->poll_end_ns = end;
     for (int i = 0; i < HPROF_NBYTES; i++)

@@ -50,6 +50,15 @@ typedef struct hprof_call_where {
     int32_t source, dest, send_tag, recv_tag, root;
 } hprof_call_where;
 
+/* A call's place in its thread's polling run (lib/poll_run.h): not a poll
+ * of the run, or one whose time is estimated from the run's, or one timed
+ * (one poll in N). Private to the runtime. */
+enum hprof_poll_chain {
+    HPROF_POLL_ALONE = 0,
+    HPROF_POLL_CHAINED,
+    HPROF_POLL_CHAINED_TIMED
+};
+
 typedef struct hprof_call {
     uint64_t start_ns;
     hprof_call_where where;
@@ -58,11 +67,11 @@ typedef struct hprof_call {
     int measured;                /* 0: the call passes through unmeasured */
     int nested;                  /* private to the runtime, as is thread */
     struct hprof_thread *thread; /* the calling thread's state when measured or nested */
-    int chained;           /* private: a poll of the thread's polling run (measure.c): 1 not timed, 2 timed */
-    uint64_t poll_end_ns;  /* private: a timed poll's end when read just after its PMPI call, else 0 */
-    int poll;              /* set by a test or probe wrapper that completed nothing */
-    uint64_t start_cpu_ns; /* private: on the cpu sampling clock only */
-    uint64_t start_cpu_cost_ns; /* private: that read's cost (window_cpu_read) */
+    int chained;                 /* private: enum hprof_poll_chain (measure.c) */
+    uint64_t poll_end_ns;        /* private: a timed poll's end when read just after its PMPI call, else 0 */
+    int poll;                    /* set by a test or probe wrapper that completed nothing */
+    uint64_t start_cpu_ns;       /* private: on the cpu sampling clock only */
+    uint64_t start_cpu_cost_ns;  /* private: that read's cost (window_cpu_read) */
     uint64_t bytes[HPROF_NBYTES];
 } hprof_call;
 

@@ -18,13 +18,33 @@
 
 /* What the executable's tables say of the few names that matter. */
 typedef struct exe_names {
+    int has_symtab;       /* not stripped */
+    int has_lsda;         /* .gcc_except_table: code that catches or cleans up exceptions */
+    int defines_unwinder; /* _Unwind_RaiseException defined (any table) */
+    int imports_unwinder; /* _Unwind_RaiseException or _Unwind_Resume undefined in .dynsym */
+    int exports_cxx;      /* __gxx_personality_v0 defined in .dynsym */
     int defines_cyg_exit; /* __cyg_profile_func_exit defined (any table) */
 } exe_names;
 
-static void note_symbol(exe_names *e, const char *name, int defined)
+static int own_unwinder;
+
+static void note_symbol(exe_names *e, const char *name, int defined, int dynamic)
 {
-    if (defined && strcmp(name, "__cyg_profile_func_exit") == 0)
-        e->defines_cyg_exit = 1;
+    if (strcmp(name, "_Unwind_RaiseException") == 0) {
+        if (defined)
+            e->defines_unwinder = 1;
+        else if (dynamic)
+            e->imports_unwinder = 1;
+    } else if (strcmp(name, "_Unwind_Resume") == 0) {
+        if (!defined && dynamic)
+            e->imports_unwinder = 1;
+    } else if (strcmp(name, "__gxx_personality_v0") == 0) {
+        if (defined && dynamic)
+            e->exports_cxx = 1;
+    } else if (strcmp(name, "__cyg_profile_func_exit") == 0) {
+        if (defined)
+            e->defines_cyg_exit = 1;
+    }
 }
 
 static void read_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, exe_names *e)
@@ -33,11 +53,12 @@ static void read_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, exe_names *e
     if (!d || !sh->sh_entsize)
         return;
     size_t count = sh->sh_size / sh->sh_entsize;
+    int dynamic = sh->sh_type == SHT_DYNSYM;
     for (size_t i = 1; i < count; i++) {
         GElf_Sym s;
         const char *name;
         if (gelf_getsym(d, (int)i, &s) && (name = elf_strptr(elf, sh->sh_link, s.st_name)) && name[0] == '_')
-            note_symbol(e, name, s.st_shndx != SHN_UNDEF);
+            note_symbol(e, name, s.st_shndx != SHN_UNDEF, dynamic);
     }
 }
 
@@ -49,10 +70,18 @@ static void read_executable(exe_names *e)
     elf_version(EV_CURRENT);
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     Elf_Scn *scn = NULL;
+    size_t names = 0;
+    if (elf && elf_getshdrstrndx(elf, &names) != 0)
+        names = 0;
     while (elf && (scn = elf_nextscn(elf, scn)) != NULL) {
         GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+        if (!gelf_getshdr(scn, &sh))
             continue;
+        const char *section = names ? elf_strptr(elf, names, sh.sh_name) : NULL;
+        e->has_lsda |= section && strcmp(section, ".gcc_except_table") == 0;
+        if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+            continue;
+        e->has_symtab |= sh.sh_type == SHT_SYMTAB;
         read_table(elf, scn, &sh, e);
     }
     if (elf)
@@ -93,10 +122,26 @@ void return_readers_check(void)
     exe_names e = { 0 };
     char path[4096];
     read_executable(&e); /* unreadable: nothing found in it */
+    /* stripped: C++ code (its runtime exported, or exception tables) that
+     * imports no unwinder has one of its own */
+    own_unwinder =
+        e.defines_unwinder || (!e.has_symtab && (e.exports_cxx || e.has_lsda) && !e.imports_unwinder);
+    if (own_unwinder) {
+        if (uw_thunks_forbid())
+            hprof_say("%s has its own unwinder (the C++ runtime linked statically), which hprof cannot make "
+                      "walk through its return-address thunks: they are off (as HPROF_THUNKS=0)",
+                      exe_name(path, sizeof path));
+        return;
+    }
     const char *tracer = e.defines_cyg_exit ? exe_name(path, sizeof path) : tracer_library();
     if (tracer && !getenv("HPROF_THUNKS") && uw_thunks_forbid())
         hprof_say("%s has a -finstrument-functions tracer (__cyg_profile_func_exit), which reads the return "
                   "addresses hprof's thunks replace: they are off (as HPROF_THUNKS=0; HPROF_THUNKS=1 keeps "
                   "them)",
                   tracer);
+}
+
+int return_readers_own_unwinder(void)
+{
+    return own_unwinder;
 }

@@ -30,6 +30,7 @@ enum {
     ST_SLOWED,
     ST_LONGEST_NS,
     ST_EXACT_FAILED,
+    ST_EXACT_UNMET,
     NSTATS
 };
 
@@ -101,6 +102,19 @@ static void local_stats(unsigned long long *stats, unsigned long long *hist)
         for (int i = 0; i < NHIST; i++)
             hist[i] += s->hist[i];
     }
+    stats[ST_EXACT_UNMET] = hprof_thread_unmet_visits();
+}
+
+/* Visits of functions measured exactly that signal handlers made on
+ * threads hprof had not met (thread.h): in the profile, and said once. */
+static void add_unmet(run_attrs *a, unsigned long long visits)
+{
+    if (!visits)
+        return;
+    add_u64(a, "hprof::exact_visits_unmet", visits);
+    hprof_say("%llu visits of functions measured exactly were not measured: they ran in signal handlers on "
+              "threads that had not made an MPI call yet (hprof::exact_visits_unmet)",
+              visits);
 }
 
 /* Threads whose sampling rate went down at times (sample_pace.h): in the
@@ -150,6 +164,7 @@ static void add_sampling(run_attrs *a, MPI_Comm comm, int rank, int size)
     add_u64(a, "hprof::samples_dropped", total[ST_BUSY] + total[ST_FULL]);
     add_u64(a, "hprof::samples_unwind_failed", total[ST_FAILED]);
     add_u64(a, "hprof::exact_unwind_failed", total[ST_EXACT_FAILED]);
+    add_unmet(a, total[ST_EXACT_UNMET]);
     add_slowed(a, total[ST_SLOWED], total[ST_LONGEST_NS]);
     add(a, "hprof::interval_histogram::buckets",
         "effective interval / nominal interval in steps of 1/8: [0,1/8), [1/8,2/8), ..., [39/8,5), >=5");
@@ -255,6 +270,8 @@ void run_attrs_local(run_attrs *a, int nranks)
     add_u64(a, "hprof::samples_in_mpi", stats[ST_IN_MPI]);
     add_u64(a, "hprof::samples_dropped", stats[ST_BUSY] + stats[ST_FULL]);
     add_u64(a, "hprof::exact_unwind_failed", stats[ST_EXACT_FAILED]);
+    if (stats[ST_EXACT_UNMET])
+        add_u64(a, "hprof::exact_visits_unmet", stats[ST_EXACT_UNMET]);
     histogram_text(buf, sizeof buf, hist);
     add(a, "hprof::interval_histogram", buf);
     hprof_exact_report(MPI_COMM_NULL, add_exact, a);

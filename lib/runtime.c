@@ -26,6 +26,7 @@
 #include "core/nounwind.h"
 #include "lib/papi_events.h"
 #include "lib/poll_run.h"
+#include "lib/return_readers.h"
 #include "report/merge/program_agree.h"
 #include "unwind/python/py_runtime.h"
 #include "report/merge/quiet.h"
@@ -105,6 +106,7 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
     hprof_config_load();
     hprof_fn_nounwind = nounwind_parse(hprof_config.nounwind);
     hprof_interpose_resolve();            /* before any walk: the program's signal handlers may walk */
+    return_readers_check();               /* before any walk: it may turn the thunks off */
     py_runtime_init(hprof_config.python); /* before the init call's own walk */
     hprof_thread *t = hprof_thread_get();
     if (!t) {

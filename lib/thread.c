@@ -31,6 +31,7 @@ static int thread_count;           /* records made: their order; from the freeze
 static hprof_thread *free_records; /* of merged threads, for the next new thread */
 static int ended_kept;
 static int frozen;
+static uint64_t unmet_visits;
 
 /* The registry lock: a spin lock that knows its owner, so that a fatal
  * signal handler (hprof_thread_freeze(0)) neither waits for its own
@@ -97,6 +98,16 @@ hprof_thread *hprof_thread_get(void)
     unlock_registry();
     hprof_self = t;
     return t;
+}
+
+void hprof_thread_unmet_visit(void)
+{
+    __atomic_fetch_add(&unmet_visits, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t hprof_thread_unmet_visits(void)
+{
+    return __atomic_load_n(&unmet_visits, __ATOMIC_RELAXED);
 }
 
 hprof_thread *hprof_thread_list(void)

@@ -76,6 +76,15 @@ extern __thread int hprof_poll_time_next __attribute__((tls_model("initial-exec"
  * NULL if it could not be created. */
 hprof_thread *hprof_thread_get(void);
 
+/* A visit of a function measured exactly on a thread hprof has not met,
+ * at an entry that may run in a signal handler: the thread is not
+ * registered there (that allocates and takes the registry's lock, which
+ * the interrupted code may hold), the visit is not measured but counted
+ * here. Async-signal-safe. */
+void hprof_thread_unmet_visit(void);
+/* Those visits so far, in this process. */
+uint64_t hprof_thread_unmet_visits(void);
+
 /* The calling thread ends (its window is closed): its data stays in the
  * profile (see above), its memory goes, hprof_self is cleared. After
  * hprof_thread_freeze it only clears hprof_self. */

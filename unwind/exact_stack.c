@@ -68,13 +68,58 @@ static inline __attribute__((always_inline)) void close_entry(exact_stack *x, ui
         x->e[k - 1].inner_ns += incl;
 }
 
-/* Pops the top entry, left without its return: closed at now. */
-static __attribute__((noinline)) void drop_top(exact_stack *x, uint64_t now)
+static void forget_orphan(exact_stack *x, uint32_t i)
+{
+    x->norphans--;
+    for (; i < x->norphans; i++)
+        x->orphan[i] = x->orphan[i + 1];
+}
+
+/* Room for one more orphan: those whose slot no longer holds the exit
+ * thunk are gone for good (a call or data took the place); then the
+ * oldest goes. */
+static void orphan_room(exact_stack *x)
+{
+    for (uint32_t i = x->norphans; i-- > 0;)
+        if (*x->orphan[i].slot != exact_exit_addr())
+            forget_orphan(x, i);
+    if (x->norphans == EXACT_ORPHANS)
+        forget_orphan(x, 0);
+}
+
+/* Entry e was closed with the exit thunk in its slot: its return, if
+ * its frame was not gone after all, must still find the way back. Only
+ * slots on the thread's own stack, which stays mapped, are read. */
+static void keep_orphan(exact_stack *x, const exact_entry *e)
+{
+    uint64_t s = (uint64_t)(uintptr_t)e->slot;
+    if (!x->stack_hi || !on_stack(x, s) || e->armed != EXACT_ARMED || *e->slot != exact_exit_addr())
+        return;
+    if (x->norphans == EXACT_ORPHANS)
+        orphan_room(x);
+    x->orphan[x->norphans++] = (exact_orphan){ e->slot, e->ra };
+}
+
+/* The orphan whose slot is slot (the newest such), or -1. */
+static int orphan_index(const exact_stack *x, const uint64_t *slot)
+{
+    for (uint32_t i = x->norphans; i-- > 0;)
+        if (x->orphan[i].slot == slot)
+            return (int)i;
+    return -1;
+}
+
+/* Pops the top entry, left without its return: closed at now. Its frame
+ * was taken for gone by the slots' order (orphan: it may not be) or is
+ * certainly gone (a jump to a frame above it). */
+static __attribute__((noinline)) void drop_top(exact_stack *x, uint64_t now, int orphan)
 {
     uint32_t k = x->top - 1;
     close_entry(x, k, now);
     if (x->e[k].armed == EXACT_DISARMED)
         x->disarmed--;
+    if (orphan)
+        keep_orphan(x, &x->e[k]);
     x->abandoned++;
     x->top = k;
 }
@@ -87,10 +132,13 @@ int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn
      * holding the exit thunk: the return address is the one it stood for. */
     uint64_t ra = *slot;
     if (ra == exact_exit_addr() && !(ra = exact_stack_translate(x, slot)))
-        return -1; /* cannot happen: an armed slot has its entry */
+        return -1; /* cannot happen: an armed slot has its entry or its orphan */
+    int o = x->norphans ? orphan_index(x, slot) : -1;
+    if (o >= 0)
+        forget_orphan(x, o); /* a live frame holds the slot now */
     /* a frame whose slot lies at or below the new one's is gone */
     while (x->top > 0 && (uint64_t)(uintptr_t)x->e[x->top - 1].slot <= s)
-        drop_top(x, now);
+        drop_top(x, now, 1);
     if (x->top == x->cap) {
         x->full++;
         *slot = ra; /* the exit thunk a tail-calling one left there has no entry now */
@@ -111,9 +159,9 @@ int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn
     return 0;
 }
 
-/* Where a live return takes us when its entry is missing: the stack was
- * switched behind hprof's back (a coroutine library's own switch). There
- * is no return address to go to. */
+/* Where a live return takes us when neither its entry nor its orphan is
+ * there: more frames were taken for gone and left live than orphans are
+ * kept. There is no return address to go to. */
 static void lost_return(void)
 {
     static const char msg[] = "hprof: an exactly measured function returned through a slot hprof has no "
@@ -121,6 +169,26 @@ static void lost_return(void)
     ssize_t rc = write(2, msg, sizeof msg - 1);
     (void)rc;
     _exit(134);
+}
+
+/* A frame taken for gone returns after all (it lay where the thread's
+ * stack was switched away from): its call was closed then; the entries
+ * below its slot are gone now. */
+static uint64_t orphan_return(uw_thread *st, exact_stack *x, const uint64_t *slot)
+{
+    int o = x ? orphan_index(x, slot) : -1;
+    if (o < 0)
+        lost_return();
+    uint64_t ra = x->orphan[o].ra;
+    x->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    forget_orphan(x, (uint32_t)o);
+    while (x->top > 0 && x->e[x->top - 1].slot < slot)
+        drop_top(x, hprof_now_ns(), 1);
+    st->epoch++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    x->busy = 0;
+    return ra;
 }
 
 uint64_t exact_stack_leave(uint64_t sp)
@@ -133,12 +201,12 @@ uint64_t exact_stack_leave(uint64_t sp)
     while (k > 0 && !(x->e[k - 1].slot == slot && x->e[k - 1].armed == EXACT_ARMED))
         k--;
     if (k == 0)
-        lost_return();
+        return orphan_return(st, x, slot);
     k--;
     x->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     while (x->top > k + 1)
-        drop_top(x, now); /* newer activations left without their return */
+        drop_top(x, now, 1); /* newer activations left without their return */
     uint64_t ra = x->e[k].ra;
     close_entry(x, k, now);
     x->top = k;
@@ -167,7 +235,10 @@ int exact_stack_index(const exact_stack *x, const uint64_t *slot)
 uint64_t exact_stack_translate(const exact_stack *x, const uint64_t *slot)
 {
     int k = exact_stack_index(x, slot);
-    return k >= 0 ? x->e[k].ra : 0;
+    if (k >= 0)
+        return x->e[k].ra;
+    int o = x ? orphan_index(x, slot) : -1;
+    return o >= 0 ? x->orphan[o].ra : 0;
 }
 
 void exact_stack_unwind_to(exact_stack *x, uint64_t sp, uint64_t now)
@@ -175,11 +246,27 @@ void exact_stack_unwind_to(exact_stack *x, uint64_t sp, uint64_t now)
     if (!x || !on_stack(x, sp))
         return;
     while (x->top > 0 && (uint64_t)(uintptr_t)x->e[x->top - 1].slot < sp)
-        drop_top(x, now);
+        drop_top(x, now, 0);
+}
+
+/* Orphans' slots get their return addresses back for good (their calls
+ * are closed): a walk of the program's goes through them. */
+static void disarm_orphans(exact_stack *x, uint64_t sp)
+{
+    for (uint32_t i = x->norphans; i-- > 0;) {
+        uint64_t *slot = x->orphan[i].slot;
+        if ((uint64_t)(uintptr_t)slot > sp && on_stack(x, (uint64_t)(uintptr_t)slot)) {
+            if (*slot == exact_exit_addr())
+                *slot = x->orphan[i].ra;
+            forget_orphan(x, i);
+        }
+    }
 }
 
 void exact_stack_disarm(exact_stack *x, uint64_t sp)
 {
+    if (x && x->norphans)
+        disarm_orphans(x, sp);
     for (uint32_t k = 0; x && k < x->top; k++) {
         exact_entry *e = &x->e[k];
         uint64_t s = (uint64_t)(uintptr_t)e->slot;

@@ -18,7 +18,12 @@
  * by its slot: an entry whose slot lies at or below the slot of a new entry
  * (or of the one that returns) on the thread's own stack is gone; it is
  * closed then, at that time. longjmp and exception catches close theirs at
- * the jump (lib/interpose/unwinders.c). Anything that walks the stack
+ * the jump (lib/interpose/unwinders.c). A frame taken for gone by the
+ * slots' order may live on, its slot still holding the exit thunk (a
+ * coroutine whose stack lies on the thread's own, switched away from and
+ * back by code hprof does not see): the last EXACT_ORPHANS such slots keep
+ * their return addresses, so that a return through one still goes back
+ * (its call was closed already). Anything that walks the stack
  * itself gets the original return addresses back first (disarm, as the
  * thunks do), and they are put back where the frame is still there
  * (rearm).
@@ -89,7 +94,8 @@ static inline int exact_stack_push_fast(exact_stack *x, uint64_t *slot, cct_node
 uint64_t exact_stack_leave(uint64_t sp);
 
 /* The return address an armed slot stands for (walks that read the exit
- * thunk from a slot), or 0 when no entry holds that slot. */
+ * thunk from a slot), or 0 when neither an entry nor an orphan holds that
+ * slot. */
 uint64_t exact_stack_translate(const exact_stack *x, const uint64_t *slot);
 
 /* The armed entry whose slot is slot, or -1; the same among the entries

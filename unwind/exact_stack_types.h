@@ -32,14 +32,28 @@ enum {
     EXACT_OWN_WALK = 2
 };
 
+/* An activation closed while its slot still held the exit thunk: its
+ * frame was taken for gone (a later call's slot lay above it), but may be
+ * live on a part of the stack the thread switched away from (a coroutine
+ * whose stack lies on the thread's own). Its return, if it comes, goes to
+ * ra. */
+typedef struct exact_orphan {
+    uint64_t *slot;
+    uint64_t ra;
+} exact_orphan;
+
+#define EXACT_ORPHANS 32
+
 typedef struct exact_stack {
     exact_entry *e; /* cap entries, mapped on first use; NULL before */
     uint32_t top, cap;
-    volatile int busy;           /* an entry or exit is under way on this thread */
-    int disarmed;                /* entries EXACT_DISARMED */
-    uint64_t stack_lo, stack_hi; /* the thread's own stack (hi 0: unknown) */
-    uint64_t full;               /* calls not measured: the stack was full */
-    uint64_t abandoned;          /* activations left without their return */
+    volatile int busy;                  /* an entry or exit is under way on this thread */
+    int disarmed;                       /* entries EXACT_DISARMED */
+    uint64_t stack_lo, stack_hi;        /* the thread's own stack (hi 0: unknown) */
+    uint64_t full;                      /* calls not measured: the stack was full */
+    uint64_t abandoned;                 /* activations left without their return */
+    exact_orphan orphan[EXACT_ORPHANS]; /* oldest first */
+    uint32_t norphans;
 } exact_stack;
 
 #endif

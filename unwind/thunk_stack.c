@@ -33,12 +33,21 @@ int uw_shadow_stack_active(void)
     return ssp != 0;
 }
 
+static int thunks_forbidden;
+
+int uw_thunks_forbid(void)
+{
+    int was = hprof_config.thunks && !thunks_forbidden;
+    thunks_forbidden = 1;
+    return was;
+}
+
 static int thunks_enabled(void)
 {
     int on = __atomic_load_n(&thunks_global, __ATOMIC_RELAXED);
     if (on >= 0)
         return on;
-    on = hprof_config.thunks && !uw_shadow_stack_active();
+    on = hprof_config.thunks && !thunks_forbidden && !uw_shadow_stack_active();
     uw_check_mode = unwind_check_wanted();
     const char *m = getenv("HPROFTEST_UNWIND");
     uw_plain_mode = m && strcmp(m, "libunwind") == 0;

@@ -116,6 +116,11 @@ extern int uw_plain_mode; /* HPROFTEST_UNWIND=libunwind: every walk with libunwi
 /* A CET shadow stack checks every return: no return address may be replaced. */
 int uw_shadow_stack_active(void);
 
+/* No thunks for any thread, before the first walk (the program reads the
+ * return addresses they would replace: lib/return_readers.h). 1 when they
+ * were to be used, 0 when they were off already. */
+int uw_thunks_forbid(void);
+
 /* The calling thread's state, made on first use (mmap; not from a signal
  * handler, which reads uw_self instead). NULL if it cannot be made. */
 uw_thread *thunk_stack_create(void);

@@ -219,13 +219,14 @@ static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int s
         const exact_entry *ex = NULL;
         if (pc == exact_exit_addr()) {
             int k = exact_stack_index_below(&st->ex, slot, w->exact_hint);
-            if (k < 0) {
+            if (k >= 0) {
+                w->exact_hint = k;
+                ex = &st->ex.e[k];
+                pc = ex->ra;
+            } else if (!(pc = exact_stack_translate(&st->ex, slot))) {
                 w->status = WK_FAIL; /* an exit thunk no exact call stands for */
                 return;
-            }
-            w->exact_hint = k;
-            ex = &st->ex.e[k];
-            pc = ex->ra;
+            } /* else a call closed while its frame lived on (exact_stack.h) */
         }
         int d = thunk_index(pc);
         if (d != -1) {

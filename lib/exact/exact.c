@@ -30,6 +30,7 @@
 #include "report/profile/symbols.h"
 #include "lib/thread.h"
 #include "unwind/thunk_stack.h"
+#include "lib/return_readers.h"
 #include "unwind/unwind.h"
 
 /* How often a selection that reads calls or MPI paths is evaluated again;
@@ -616,6 +617,13 @@ void hprof_exact_start(uint64_t window_start_ns)
     if (uw_shadow_stack_active()) {
         hprof_say("%s: the program runs with a CET shadow stack, where hprof cannot replace return "
                   "addresses; no function is measured exactly",
+                  exact_choice_var(choice));
+        return;
+    }
+    if (return_readers_own_unwinder()) {
+        hprof_say("%s: the program has its own unwinder (the C++ runtime linked statically), which an "
+                  "exception would take through hprof's exit thunk to terminate; no function is measured "
+                  "exactly",
                   exact_choice_var(choice));
         return;
     }

@@ -12,6 +12,7 @@
 
 #include "core/cct.h"
 #include "core/clock.h"
+#include "core/signal_context.h"
 #include "unwind/entry_cache.h"
 #include "unwind/exact_stack.h"
 #include "lib/active.h"
@@ -240,7 +241,15 @@ uint64_t hprof_exact_enter_slow(uint32_t id, uint64_t *frame)
     const exact_fn *f = exact_fn_at(id);
     if (!f->on || !exact_stack_recording || !hprof_active)
         return f->resume;
-    hprof_thread *t = sampler_thread_enter();
+    hprof_thread *t = hprof_self;
+    if (!t || !uw_self) {
+        /* registering the thread allocates: not in a signal handler */
+        if (signal_context_maybe(frame[1])) {
+            hprof_thread_unmet_visit();
+            return f->resume;
+        }
+        t = sampler_thread_enter();
+    }
     if (!t || t->depth)
         return f->resume;
     exact_stack *x = exact_stack_mine();

@@ -4,7 +4,8 @@
 // dangerous thing, and prints what it saw. Run with and without hprof: the
 // output and the exit status must be the same.
 //   safety MODE   MODE: exceptions longjmp siglongjmp backtrace libunwind
-//                       swapcontext fork threads cancel cancel_cxx exit_thread
+//                       swapcontext coswitch fork threads cancel cancel_cxx
+//                       exit_thread
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -73,6 +74,43 @@ static void coroutine()
         dive(6, [] { return 1L; });
         swapcontext(&co_ctx, &main_ctx);
     }
+}
+
+// A coroutine library's own switch (mode coswitch): the callee-saved
+// registers onto the stack, then the stack pointer swapped.
+extern "C" void co_switch(void **save_sp, void *to_sp);
+__asm__(".text\n"
+        ".globl co_switch\n"
+        ".type co_switch, @function\n"
+        "co_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size co_switch, . - co_switch\n");
+
+static void *main_sp, *co_sp;
+
+static void co_main()
+{
+    for (;;) {
+        dive(6, [] { return 1L; });
+        co_switch(&co_sp, main_sp);
+    }
+}
+
+// A coroutine's first switch returns to co_main with the stack aligned as
+// after a call; its stack ends at top, in a local array of main's (so it
+// lies on the thread's own stack, above the frames main calls).
+static void co_prepare(char *top)
+{
+    void **sp = (void **)top;
+    *--sp = NULL;               // rsp % 16 == 8 at co_main's entry
+    *--sp = (void *)co_main;    // co_switch's ret goes there
+    for (int i = 0; i < 6; i++) // r15..rbp
+        *--sp = NULL;
+    co_sp = sp;
 }
 
 static void cleanup(void *arg) { printf("cleanup %s\n", (const char *)arg); }
@@ -195,6 +233,16 @@ int main(int argc, char **argv)
                 return 1L;
             });
         printf("swapcontext %ld\n", s);
+    } else if (!strcmp(mode, "coswitch")) {
+        alignas(16) char stack[1 << 16];
+        co_prepare(stack + sizeof stack);
+        long s = 0;
+        for (int i = 0; i < 5; i++)
+            s += dive(4, [] {
+                co_switch(&main_sp, co_sp);
+                return 1L;
+            });
+        printf("coswitch %ld\n", s);
     } else if (!strcmp(mode, "fork")) {
         long r = dive(8, [] {
             pid_t p = fork();

@@ -34,9 +34,8 @@ void hprof_lifecycle_nest_leave(void)
 
 /* 1 if this call opens the measurement (it must then call started()). An
  * init call on another thread meanwhile waits until the measurement is
- * open: its thread's calls right after it would be lost (seen: the second
- * of two threads opening their own sessions lost all of its calls in 3 of
- * 5 runs, as the first was still deriving hprof's communicator). */
+ * open: otherwise its thread's calls right after it, made while the first
+ * thread still derives hprof's communicator, would be lost. */
 static int opens(void)
 {
     int expect = 0;

@@ -11,8 +11,8 @@
  * Signal masks: libunwind (built with its default, block-signals) sets a
  * full signal mask around dl_iterate_phdr and its internal locks, and it
  * must: a handler that siglongjmps out of a walk holding libunwind's lock
- * leaves it held, and the next walk waits forever (seen: 1 run in 8 of
- * tests/mpi/reliability_sigalrm.sh when those masks were made no-ops). In
+ * leaves it held, and the next walk waits forever
+ * (tests/mpi/reliability_sigalrm.sh can hang when those masks are no-ops). In
  * hprof's own walks on the main thread that mask would hand a
  * process-directed signal (SIGALRM, SIGCHLD, ...) to another thread, an MPI
  * library's helper; so the walk says so (hprof_main_in_own_walk) and the

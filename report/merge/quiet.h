@@ -44,12 +44,11 @@ int quiet_barrier(MPI_Comm comm);
 
 /* Every rank's blob of bytes to root, whichever rank comes first, in
  * pieces of at most QUIET_PIECE bytes after a header with the size
- * (tags tag and tag + 1): MPICH's own MPI_Finalize, after messages of
- * tens of KB between the ranks of a node, took 1.2-2.2 s instead of 0.6 s
- * in 4 of 13 runs at 64 ranks on 2 cores, without hprof too (0 of 13 with
- * the same bytes in 4.7 KB messages). At root: blobs[r] (malloc'd; NULL
- * where memory failed) of sizes[r] bytes, its own copied (blobs or sizes
- * NULL: none kept). 0, or -1 when memory failed (every message is taken all the
+ * (tags tag and tag + 1): after messages of tens of KB between the ranks
+ * of a node, MPICH's own MPI_Finalize can take twice as long or more,
+ * without hprof too; messages of a few KB do not slow it. At root:
+ * blobs[r] (malloc'd; NULL where memory failed) of sizes[r] bytes, its own
+ * copied (blobs or sizes NULL: none kept). 0, or -1 when memory failed (every message is taken all the
  * same: no rank is left waiting). */
 #define QUIET_PIECE 4096
 int quiet_gather_blobs(const void *mine, size_t bytes, void **blobs, size_t *sizes, int root, int tag,

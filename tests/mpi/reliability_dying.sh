@@ -31,9 +31,9 @@ wait_writers() {
 }
 
 # MPICH's launcher itself now and then reports status 1 ("Hangup") for a
-# rank that exited with 7, with or without hprof (1 run in 20 here): a
-# status that differs is measured again, up to three times, plain and
-# profiled alike; a status that hprof changed differs every time.
+# rank that exited with 7, with or without hprof: a status that differs
+# is measured again, up to three times, plain and profiled alike; a status
+# that hprof changed differs every time.
 for how in exit abort segv kill fork; do
     for try in 1 2 3; do
         rm -rf run-plain-$how run-dying-$how

@@ -94,11 +94,12 @@ one_run() {
 }
 timed_once one_run polls-nosampling 0
 timed_once one_run polls-1000hz 1000
-# a sample between a poll's join check and its entering MPI once ended the
-# run under it, and the poll's visit was lost (1 run in 2 at 10 kHz). At
-# 10 kHz on MPICH 1-2 runs in 100 had a sample whose walk failed: in UCX's
-# progress during MPI_Finalize's barrier (the thread is in MPI there now),
-# and in poll_some's epilogue after its pop of rbp (unwind_epilogue.sh).
+# At 10 kHz samples land everywhere in the polls: between a poll's join
+# check and its entering MPI (where a sample must not end the run under
+# it, or the poll's visit is lost), in MPI_Finalize's barrier (the thread
+# counts as in MPI there, so UCX's progress code is never walked), and in
+# poll_some's epilogue after its pop of rbp (walked as unwind_epilogue.sh
+# checks).
 timed_once one_run polls-10khz 10000
 timed_once one_run polls-nochain 0 0
 timed_once one_run polls-split 1000 20 split

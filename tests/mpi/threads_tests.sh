@@ -117,10 +117,10 @@ if [ $rc -ne 0 ] || [ ! -s stress4.cubex ]; then notok "stress, 4 threads: exit 
 ok "stress, 4 threads: $(awk '/^calls 0/{printf "%d", $4}' stress4.out) MPI calls/s per rank at 10 kHz sampling"
 "$TEST_VIEW" --csv stress4.cubex >stress4.csv
 inv=$(python3 "$here/sampling/check_invariant.py" stress4.csv stress4.err "stress, 4 threads")
-# Samples that landed in a thread's start-up code (libc's start_thread,
-# hprof's trampoline, the loader resolving a symbol there) were once lost
-# with the dropped start-up frames: this check failed about 1 run in 8.
-# They count under (start-up code) now (report/profile/local_profile.c).
+# Samples that land in a thread's start-up code (libc's start_thread,
+# hprof's trampoline, the loader resolving a symbol there) count under
+# (start-up code) (report/profile/local_profile.c): dropped with the
+# start-up frames, they would break the invariant now and then.
 echo "$inv"
 fi
 

@@ -74,7 +74,7 @@ int main(int argc, char **argv)
     __atomic_store_n(&phase, 2, __ATOMIC_SEQ_CST);
     /* every call counted in phase 1 has returned before the measurement
      * ends: a thread descheduled between reading phase 1 and its call
-     * would make it after MPI_Finalize (one call short, 1 run in 6) */
+     * would make it after MPI_Finalize (one call short) */
     for (int t = 0; t < NTHREADS; t++)
         while (__atomic_load_n(&done_phase[t], __ATOMIC_ACQUIRE) < 2)
             sched_yield();

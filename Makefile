@@ -31,7 +31,7 @@ CPPFLAGS += -I.
 # header from breaking the build.
 DEPFLAGS := -MMD -MP
 RUNTIME_LIBS := -lunwind -ldw -lelf -lz -ldl -lpthread -lm
-# PAPI (HPROF_METRICS, lib/papi_events.c): on when papi.h is found (Debian:
+# PAPI (HPROF_METRICS, lib/sampling/papi_events.c): on when papi.h is found (Debian:
 # libpapi-dev), off with `make PAPI=0` (after `make clean`). libhprof.so
 # needs libpapi; libhprof.a refers to it weakly (link -lpapi to count events).
 PAPI ?= $(shell printf '\043include <papi.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
@@ -48,7 +48,7 @@ RUNTIME_CFLAGS ?= -fno-reorder-functions -fno-reorder-blocks-and-partition
 RUNTIME_TEXT   := objcopy --rename-section .text=hprof_text
 # ...except the thread trampoline, which sits below every thread's own frames,
 # and the functions exact_calib.c times as the program's own.
-OUTSIDE_TEXT   := lib/thread_start.c lib/exact/exact_calib_code.c
+OUTSIDE_TEXT   := lib/threads/thread_start.c lib/exact/exact_calib_code.c
 # What runs at an exactly measured function's entry and exit with its
 # vector registers live (arguments, return values): no vector register used.
 GENERAL_REGS   := lib/exact/exact_entry.c unwind/exact_stack.c

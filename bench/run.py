@@ -88,7 +88,7 @@ def per_call(exe, lines):
     per_call_table(exe, lines, "calls")
     lines.append("\nThe polling case: MPI_Test on a receive that never completes, in a loop (every call "
                  "completes nothing; with call paths every poll is counted and one in N is timed, a timed poll "
-                 "about every 20 us of the loop (lib/poll_run.h); counting only, `HPROF_NOUNWIND=all`, "
+                 "about every 20 us of the loop (lib/polls/poll_run.h); counting only, `HPROF_NOUNWIND=all`, "
                  "each poll is timed alone: two reads):\n")
     per_call_table(exe, lines, "polls")
     per_call_mempolls(exe, lines)
@@ -196,7 +196,7 @@ def poll_accuracy(lines):
     ms = int(os.environ.get("BENCH_POLL_MS", "300"))
     lines.append("\n## 1d. Polling loops: MPI time against the program's own clock, one rank\n")
     lines.append("tests/mpi/polls/poll_gaps.c: a loop of MPI_Test completing nothing with G ns of computation "
-                 "between polls, %d ms a gap, under hprof (one poll in N timed, lib/poll_run.h). The "
+                 "between polls, %d ms a gap, under hprof (one poll in N timed, lib/polls/poll_run.h). The "
                  "program times every poll itself (t0, t1 around MPI_Test: the time in the call). Truth: the sum "
                  "of t1 - t0 less its clock's part, measured in the same loop around an empty function in blocks "
                  "of ~20 us alternated with the polling ones (the state the polls are in, the speed this VM runs "

@@ -93,14 +93,14 @@ enum cct_counter {
     CCT_EXACT_VISITS,
     CCT_EXACT_NS,
     CCT_EXACT_SELF_NS,
-    /* A snapshot of a running job (lib/live_snapshot.h): where each thread
+    /* A snapshot of a running job (lib/ending/live_snapshot.h): where each thread
      * was, the node of the MPI call under way (its time in it so far) or of
      * its last sample (the time since) */
     CCT_NOW_NS,
     CCT_NCOUNTERS
 };
 
-/* PAPI events per node (HPROF_METRICS, lib/papi_events.h): signed deltas, zero from
+/* PAPI events per node (HPROF_METRICS, lib/sampling/papi_events.h): signed deltas, zero from
  * the zeroed mapping a node is created in (nodes are never reused). */
 #ifdef HPROF_PAPI
 #define HPROF_MAX_EVENTS 8

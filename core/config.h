@@ -44,7 +44,7 @@ typedef struct hprof_config_t {
     int verbose;         /* HPROF_VERBOSE */
     int max_nodes;       /* HPROF_MAX_CALLPATHS: call-tree nodes per thread */
     int compress;        /* HPROF_COMPRESS: 1 ZCUBEX data, 0 plain CUBEX data */
-    int poll_stride_us; /* HPROF_POLL_STRIDE_US: a timed poll per this much of a polling loop (lib/poll_run.h), 0 = every poll */
+    int poll_stride_us; /* HPROF_POLL_STRIDE_US: a timed poll per this much of a polling loop (lib/polls/poll_run.h), 0 = every poll */
     int polls;            /* HPROF_POLLS: enum hprof_polls */
     int callsites;        /* HPROF_CALLSITES: enum hprof_callsites */
     int time_buckets;     /* HPROF_TIME_BUCKETS: timeline buckets per thread, 0 = off */

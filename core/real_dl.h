@@ -23,7 +23,7 @@ hprof_dlsym_fn hprof_loader_dlsym(void);
  * handlers (the loader takes its lock). */
 void *hprof_dlsym(void *handle, const char *name);
 
-/* The signal hprof samples with (lib/sampler.c sets it where it moves). */
+/* The signal hprof samples with (lib/sampling/sampler.c sets it where it moves). */
 extern int hprof_loader_quiet_signal;
 
 /* dl_iterate_phdr(cb, data) with that signal held back: a sample whose walk

@@ -16,18 +16,18 @@
  */
 #include "lib/measure.h"
 
-#include "lib/abandon.h"
+#include "lib/ending/abandon.h"
 #include "core/cct.h"
 #include "core/config.h"
-#include "lib/cost_probe.h"
+#include "lib/sampling/cost_probe.h"
 #include "core/fn_table.h"
-#include "lib/papi_events.h"
-#include "lib/poll_run.h"
+#include "lib/sampling/papi_events.h"
+#include "lib/polls/poll_run.h"
 #include "lib/active.h"
-#include "lib/sampler.h"
-#include "lib/thread.h"
-#include "lib/unmeasured.h"
-#include "lib/window.h"
+#include "lib/sampling/sampler.h"
+#include "lib/threads/thread.h"
+#include "lib/lifecycle/unmeasured.h"
+#include "lib/sampling/window.h"
 #include "unwind/unwind.h"
 
 /* The leaf memo's site for functions that are not unwound (their node is

@@ -39,7 +39,7 @@ enum hprof_bytes_kind {
 };
 
 /* Whom a call waits for, as the wrapper was given it, for a snapshot's
- * "where every rank is now" (lib/live_snapshot.h): the communicator
+ * "where every rank is now" (lib/ending/live_snapshot.h): the communicator
  * (HPROF_COMM_KEY; 0 for a call that has none) and its peers in that
  * communicator's ranks, HPROF_NO_PEER where the call has no such argument.
  * Set by the wrapper after hprof_call_begin; read only by a snapshot. */
@@ -50,7 +50,7 @@ typedef struct hprof_call_where {
     int32_t source, dest, send_tag, recv_tag, root;
 } hprof_call_where;
 
-/* A call's place in its thread's polling run (lib/poll_run.h): not a poll
+/* A call's place in its thread's polling run (lib/polls/poll_run.h): not a poll
  * of the run, or one whose time is estimated from the run's, or one timed
  * (one poll in N). Private to the runtime. */
 enum hprof_poll_chain {
@@ -100,13 +100,13 @@ void hprof_call_book_in_flight(void);
 /* Where t's MPI call under way is (t->in_flight_node), found by the walk
  * its end would make: from the sampler's handler on t itself, for a sample
  * that lands inside the call (those are otherwise ignored), so that a
- * snapshot can say where each thread waits (lib/live_snapshot.h). Once a
+ * snapshot can say where each thread waits (lib/ending/live_snapshot.h). Once a
  * call; async-signal-safe. */
 struct hprof_thread;
 void hprof_call_locate_in_flight(struct hprof_thread *t);
 
 /* In a process where thread t no longer runs (a forked writer or
- * snapshot, lib/abandon.h): the node of t's MPI call under way, the one a
+ * snapshot, lib/ending/abandon.h): the node of t's MPI call under way, the one a
  * sample in it found, else <fn> under (not unwound); CCT_NONE where t is
  * in no measured call. */
 uint32_t hprof_call_stopped_node(struct hprof_thread *t);
@@ -115,7 +115,7 @@ uint32_t hprof_call_stopped_node(struct hprof_thread *t);
 void hprof_call_book_stopped(struct hprof_thread *t);
 
 /* Polls (MPI_Test*, MPI_Iprobe, MPI_Improbe) from the frame of the
- * thread's polling run (lib/poll_run.h) take a shorter path, since
+ * thread's polling run (lib/polls/poll_run.h) take a shorter path, since
  * in a loop whose own work misses the cache every instruction counts:
  *
  *     hprof_call call;
@@ -144,7 +144,7 @@ void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *f
 /* The second half of hprof_call_end() for a measured call: finds the call
  * path and adds the call to its node. Also records the call that opened
  * the measurement (MPI_Init's, or the first session's), which the runtime
- * measures after the fact (lib/runtime.h). */
+ * measures after the fact (lib/lifecycle/runtime.h). */
 void hprof_record_call(hprof_call *call);
 
 #endif

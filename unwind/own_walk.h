@@ -16,7 +16,7 @@
  * hprof's own walks on the main thread that mask would hand a
  * process-directed signal (SIGALRM, SIGCHLD, ...) to another thread, an MPI
  * library's helper; so the walk says so (hprof_main_in_own_walk) and the
- * signal router (lib/signal_route.c) queues such a signal back to the main
+ * signal router (lib/signals/signal_route.c) queues such a signal back to the main
  * thread, where it is handled once the walk is over. A handler on the same
  * thread that would enter libunwind during hprof's walk is refused too:
  * libunwind entered by anything else during that walk gets an error

@@ -117,7 +117,7 @@ extern int uw_plain_mode; /* HPROFTEST_UNWIND=libunwind: every walk with libunwi
 int uw_shadow_stack_active(void);
 
 /* No thunks for any thread, before the first walk (the program reads the
- * return addresses they would replace: lib/return_readers.h). 1 when they
+ * return addresses they would replace: lib/lifecycle/return_readers.h). 1 when they
  * were to be used, 0 when they were off already. */
 int uw_thunks_forbid(void);
 

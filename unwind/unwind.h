@@ -72,7 +72,7 @@ uint32_t unwind_entry_node(cct *tree, const void *frame, int *failed, int *depth
  * caller's activation is still the one that was vouched for (no thunked
  * frame of this thread returned and no walk changed its thunks since, and
  * the caller's return slot still holds its thunk). Checked in four loads,
- * for polling loops (lib/poll_run.h). Never holds without thunks. */
+ * for polling loops (lib/polls/poll_run.h). Never holds without thunks. */
 typedef struct unwind_token {
     const uint64_t *epoch_at; /* NULL: holds nothing */
     uint64_t epoch;

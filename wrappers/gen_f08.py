@@ -51,7 +51,7 @@ def header(head, libs):
     probe found (how entries are looked up and how MPI_STATUS_IGNORE and
     MPI_IN_PLACE of the mpi_f08 module arrive: wrappers/fortran_f08.h)"""
     return [head, '#include <mpi.h>', '#include <stddef.h>', '#include <stdint.h>',
-            '#include <string.h>', '#include "lib/comm_peers.h"', '#include "lib/lifecycle.h"', '#include "lib/measure.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"',
+            '#include <string.h>', '#include "lib/ending/comm_peers.h"', '#include "lib/lifecycle/lifecycle.h"', '#include "lib/measure.h"', '#include "wrappers/requests.h"', '#include "lib/lifecycle/spawn.h"',
             '#include "wrappers/wrap_support.h"',
             '#include "gen/fn_ids.h"', '#include "wrappers/fortran_f08.h"', '',
             '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '',

@@ -335,7 +335,7 @@ def completion(fn, kind, lang, pre, post):
                  '            %s(call.bytes, hprof_saved[%s%s], %s);' % (complete, ix, ' - 1' if F else '', stat('hprof_i'))]
 
 
-# The lean path of a poll (lib/poll_run.h, hprof_poll_latest): a
+# The lean path of a poll (lib/polls/poll_run.h, hprof_poll_latest): a
 # poll from its run's latest entry, told before the PMPI call, counts one
 # poll of the run and nothing else (one in N is timed: hprof_poll_latest
 # reads the clock before the call, hprof_poll_counted after it), in ~30 fewer instructions than the
@@ -408,7 +408,7 @@ def lean_poll_wrapper(fn, sig, params):
     return o
 
 
-# Communicators a call makes (noted after it returns, lib/comm_peers.h) and
+# Communicators a call makes (noted after it returns, lib/ending/comm_peers.h) and
 # frees (forgotten before); MPI_Comm_idup's is unusable until it completes.
 MADE_COMMS = ('newcomm', 'comm_cart', 'comm_graph', 'comm_dist_graph', 'intercomm', 'newintercomm',
               'newintracomm', 'parent')
@@ -490,11 +490,11 @@ def general_c_wrapper(fn, sig, head, frame):
     for sp in status_params(fn):
         pre += ['MPI_Status hprof_st_%s;' % sp.name,
                 'if (call.measured && %s == MPI_STATUS_IGNORE) %s = &hprof_st_%s;' % (sp.name, sp.name, sp.name)]
-    if fn.get('session') == 'init':   # the first session opens the measurement (lib/lifecycle.h)
+    if fn.get('session') == 'init':   # the first session opens the measurement (lib/lifecycle/lifecycle.h)
         pre += ['uint64_t hprof_t0 = call.measured ? call.start_ns : hprof_clock_anchor();']
         post += ['hprof_lifecycle_session_init(%s, hprof_t0, call.measured);' % fn.id]
     if fn.get('spawn') == 'one':
-        pre += ['hprof_spawn hprof_sp;   /* the children get hprof too (lib/spawn.h) */',
+        pre += ['hprof_spawn hprof_sp;   /* the children get hprof too (lib/lifecycle/spawn.h) */',
                 'hprof_spawn_prepare(&hprof_sp, &command, &argv);']
     elif fn.get('spawn') == 'multiple':
         pre += ['hprof_spawn_multiple_note();']
@@ -707,7 +707,7 @@ def gen_f_wrapper(fn, f08=None):
             post_any = []
             if fn.get('session'):
                 # the library's Fortran binding may call the C wrapper: it
-                # leaves the session's count to this one (lib/lifecycle.h)
+                # leaves the session's count to this one (lib/lifecycle/lifecycle.h)
                 pre += ['hprof_lifecycle_nest_enter();']
                 post_any += ['hprof_lifecycle_nest_leave();']
             if fn.get('session') == 'init':
@@ -788,7 +788,7 @@ def wrappers_c(head, m, wrapped):
     c = [head, '#include <mpi.h>',
          '/* deprecated MPI functions are wrapped too */',
          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '#include <stdint.h>', '#include <string.h>',
-         '#include "lib/comm_peers.h"', '#include "lib/lifecycle.h"', '#include "lib/measure.h"', '#include "lib/poll_run.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"',
+         '#include "lib/ending/comm_peers.h"', '#include "lib/lifecycle/lifecycle.h"', '#include "lib/measure.h"', '#include "lib/polls/poll_run.h"', '#include "wrappers/requests.h"', '#include "lib/lifecycle/spawn.h"',
          '#include "wrappers/wrap_support.h"', '#include "gen/fn_ids.h"', '']
     for f in wrapped:
         for n in (f.name, 'P' + f.name):
@@ -804,7 +804,7 @@ def wrappers_c(head, m, wrapped):
 def wrappers_f(head, m, fwrapped):
     fortran_libs, fcommons, flav = m.fortran_libs, set(m.fcommons), m.flav
     fo = [head, '#include <mpi.h>', '#include <stddef.h>', '#include <stdint.h>', '#include <string.h>',
-          '#include "lib/comm_peers.h"', '#include "lib/lifecycle.h"', '#include "lib/measure.h"', '#include "wrappers/requests.h"', '#include "lib/spawn.h"', '#include "wrappers/wrap_support.h"',
+          '#include "lib/ending/comm_peers.h"', '#include "lib/lifecycle/lifecycle.h"', '#include "lib/measure.h"', '#include "wrappers/requests.h"', '#include "lib/lifecycle/spawn.h"', '#include "wrappers/wrap_support.h"',
           '#include "gen/fn_ids.h"', '#include "wrappers/fortran_mpif.h"', '',
           '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '',
           '/* The Fortran MPI libraries the probe found (fortran_libs.h). */',

@@ -12,7 +12,7 @@
 #include "lib/measure.h"
 #include "wrappers/requests.h"
 /* hprof_thread_scratch(), which the generated wrappers call */
-#include "lib/thread.h"
+#include "lib/threads/thread.h"
 
 #define HPROF_EXPORT __attribute__((visibility("default")))
 

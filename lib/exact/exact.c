@@ -28,9 +28,9 @@
 #include "core/log.h"
 #include "unwind/modules.h"
 #include "report/profile/symbols.h"
-#include "lib/thread.h"
+#include "lib/threads/thread.h"
 #include "unwind/thunk_stack.h"
-#include "lib/return_readers.h"
+#include "lib/lifecycle/return_readers.h"
 #include "unwind/unwind.h"
 
 /* How often a selection that reads calls or MPI paths is evaluated again;

@@ -15,7 +15,7 @@
 #include "lib/exact/exact_entry.h"
 #include "lib/exact/exact_patch.h"
 #include "lib/exact/exact_sites.h"
-#include "lib/thread.h"
+#include "lib/threads/thread.h"
 #include "unwind/exact_stack.h"
 #include "unwind/unwind.h"
 

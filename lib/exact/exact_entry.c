@@ -16,8 +16,8 @@
 #include "unwind/entry_cache.h"
 #include "unwind/exact_stack.h"
 #include "lib/active.h"
-#include "lib/sampler.h"
-#include "lib/thread.h"
+#include "lib/sampling/sampler.h"
+#include "lib/threads/thread.h"
 #include "unwind/thunk_stack.h"
 #include "unwind/unwind.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/cct.h"
-#include "lib/thread.h"
+#include "lib/threads/thread.h"
 
 typedef struct collector {
     const exact_range *r;

@@ -1,7 +1,7 @@
 /*
  * dlclose.c - the program's dlclose, while hprof measures: the module
  * going is on record before it goes, and what was learned of its code is
- * forgotten after (lib/dl_watch.c).
+ * forgotten after (lib/interpose/dl_watch.c).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

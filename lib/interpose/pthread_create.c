@@ -1,7 +1,7 @@
 /*
  * pthread_create.c - the program's pthread_create (also OpenMP's, which
  * calls it): while the measurement runs, the new thread is measured from
- * its start (lib/thread_start.h); outside it (the launcher, before
+ * its start (lib/threads/thread_start.h); outside it (the launcher, before
  * MPI_Init) the call is passed straight through.
  */
 #define _GNU_SOURCE
@@ -11,7 +11,7 @@
 
 #include "core/real_dl.h"
 #include "lib/active.h"
-#include "lib/thread_start.h"
+#include "lib/threads/thread_start.h"
 
 __attribute__((visibility("default"))) int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                                                           void *(*routine)(void *), void *arg)

@@ -1,12 +1,12 @@
 /*
  * signals.c - the program's sigaction() and signal(): it keeps its signals
- * while hprof samples on one (lib/signal_chain.h).
+ * while hprof samples on one (lib/signals/signal_chain.h).
  */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <string.h>
 
-#include "lib/signal_chain.h"
+#include "lib/signals/signal_chain.h"
 
 __attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
                                                      struct sigaction *old)

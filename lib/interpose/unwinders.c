@@ -40,7 +40,7 @@
 #include "core/own_code.h"
 #include "core/real_dl.h"
 #include "lib/interpose/interpose.h"
-#include "lib/thread.h"
+#include "lib/threads/thread.h"
 #include "unwind/exact_stack.h"
 #include "unwind/own_walk.h"
 #include "unwind/thunk_stack.h"

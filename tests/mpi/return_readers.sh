@@ -1,7 +1,7 @@
 #!/bin/bash
 # Programs that read the return addresses hprof replaces (issue 39.1,
 # 39.5), found at MPI_Init so that hprof leaves them alone, each with one
-# line (lib/return_readers.h). readers/throw_through.cpp throws through
+# line (lib/lifecycle/return_readers.h). readers/throw_through.cpp throws through
 # frames an MPI call's walk gave thunks: with the C++ runtime linked
 # statically (its own unwinder, which hprof cannot interpose) the
 # exception met a thunk and the program terminated; also stripped, and

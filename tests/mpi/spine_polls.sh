@@ -6,7 +6,7 @@
 # sampling off and at 1000 Hz, while the polls that complete nothing from
 # the previous call's path are added to its record without a walk
 # (lib/measure.c): rank 0's count of those equals the program's own.
-# One poll in N of a loop is timed, the others counted (lib/poll_run.h):
+# One poll in N of a loop is timed, the others counted (lib/polls/poll_run.h):
 # that happens here, not with HPROF_POLL_STRIDE_US=0 (visits exact either
 # way), and a 40 ms wait in a tight MPI_Test loop gets MPI time that is a
 # good part of the wait (its polls'; the loop's own instructions are

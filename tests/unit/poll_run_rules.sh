@@ -1,5 +1,5 @@
 #!/bin/bash
-# The poll-run rules (lib/poll_rules.h: which polls are timed, the
+# The poll-run rules (lib/polls/poll_rules.h: which polls are timed, the
 # estimate of a polling loop's MPI time, lumps, the split of the time off
 # the CPU) without MPI, on synthetic clock readings
 # (tests/unit/poll_run/poll_rules_test.c). Built under ASan+UBSan where gcc

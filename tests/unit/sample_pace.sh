@@ -1,5 +1,5 @@
 #!/bin/bash
-# sample_pace: lib/sample_pace.c, which holds a thread's sampling
+# sample_pace: lib/sampling/sample_pace.c, which holds a thread's sampling
 # rate to what its handler can afford (issue 30: mpi4py at 5-10 kHz never
 # ended), on made-up sample costs: the rate kept while the handler takes
 # little, or some samples of a window are long (preempted); halved after two
@@ -11,7 +11,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 W=${TEST_TMP:-$(mktemp -d)}
 if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ROOT" "$HERE/sample_pace/pace_test.c" \
-        "$ROOT/lib/sample_pace.c" -o "$W/pace_test" 2> "$W/cc.err"; then
+        "$ROOT/lib/sampling/sample_pace.c" -o "$W/pace_test" 2> "$W/cc.err"; then
     echo "not ok - sample_pace: test builds: $(head -c 300 "$W/cc.err" | tr '\n' ' ')"; exit 0
 fi
 "$W/pace_test"

@@ -1,6 +1,6 @@
 /*
  * now_where.h - the MPI calls a snapshot found under way (hprof::now,
- * written by lib/live_snapshot.c through lib/comm_peers.h): per thread of
+ * written by lib/ending/live_snapshot.c through lib/ending/comm_peers.h): per thread of
  * a rank, the function, its communicator and its peers as world ranks,
  * for hprof-view --now.
  */

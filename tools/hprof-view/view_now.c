@@ -1,6 +1,6 @@
 /*
  * view_now.c - where every thread of a snapshot was (metric now, written
- * by hprof-snapshot: lib/live_snapshot.h), as one tree of current places
+ * by hprof-snapshot: lib/ending/live_snapshot.h), as one tree of current places
  * with rank lists, as STAT shows a hung job:
  *
  *   ranks 0-2     main > wait_all > MPI_Barrier        61.2 s

@@ -22,7 +22,7 @@
  *    left out (the polls of the pairs kept stand for all), and the time
  *    the thread was off the CPU is given to the polls as their share of
  *    its time on it (the case's wall over its CPU time), as hprof's
- *    estimate does (lib/poll_run.h): on this VM a thread may run a third
+ *    estimate does (lib/polls/poll_run.h): on this VM a thread may run a third
  *    of the time, off the CPU for milliseconds at once.
  * The truth's own uncertainty, the mean's standard error over the pairs,
  * is printed with it (error_ns, a poll).

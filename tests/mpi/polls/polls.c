@@ -15,7 +15,7 @@
  * the receives its polls completed) and `repeats R N` to polls.expect.RANK.
  * Before that, each rank in turn waits WAIT_MS for its partner in a tight
  * MPI_Test loop that it times itself: hprof times one poll in N of such a
- * loop (lib/poll_run.h), and the loop's MPI time is its polls'
+ * loop (lib/polls/poll_run.h), and the loop's MPI time is its polls'
  * time, never more than the wait, most of it (the loop's own
  * instructions between polls are computation: poll_gaps.c checks the
  * polls' time against the program's clock around each one).

@@ -1,10 +1,10 @@
-/* layout_test.c - lib/app_layout.c alone: which processes of an
+/* layout_test.c - lib/lifecycle/app_layout.c alone: which processes of an
  * MPMD launch measure, from what each one is told (HPROF_RUN_APPS,
  * Open MPI's OMPI_APP_CTX_NUM_PROCS, MPI_APPNUM). Prints ok/not ok lines. */
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/app_layout.h"
+#include "lib/lifecycle/app_layout.h"
 
 static int failed;
 

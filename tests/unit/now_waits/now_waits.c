@@ -1,6 +1,6 @@
 /*
  * now_waits.c - hprof-view --now's wait-for analysis on snapshots made by
- * hand (tests/unit/now_waits.sh): hprof::now as lib/comm_peers.c writes it,
+ * hand (tests/unit/now_waits.sh): hprof::now as lib/ending/comm_peers.c writes it,
  * parsed by now_where.c, then the cycle or the awaited rank of now_waits.c.
  * Prints one line per case: "<case> ok" or "<case> fail: why".
  */

@@ -1,5 +1,5 @@
 /*
- * poll_rules_test.c - the poll-run rules (lib/poll_rules.h) without MPI,
+ * poll_rules_test.c - the poll-run rules (lib/polls/poll_rules.h) without MPI,
  * threads or real clocks: synthetic clock readings in, the rules'
  * decisions out. Prints one "ok - NAME" or "not ok - NAME: reason" per
  * check (tests/unit/poll_run_rules.sh builds and runs it).
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/poll_rules.h"
+#include "lib/polls/poll_rules.h"
 
 static int failures;
 

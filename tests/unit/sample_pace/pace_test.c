@@ -1,9 +1,9 @@
-/* sample_pace: lib/sample_pace.c, a thread's sampling period
+/* sample_pace: lib/sampling/sample_pace.c, a thread's sampling period
  * against its handler's cost, on made-up samples. Prints ok/not ok lines. */
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lib/sample_pace.h"
+#include "lib/sampling/sample_pace.h"
 
 static int failed;
 

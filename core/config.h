@@ -45,12 +45,12 @@ typedef struct hprof_config_t {
     int max_nodes;       /* HPROF_MAX_CALLPATHS: call-tree nodes per thread */
     int compress;        /* HPROF_COMPRESS: 1 ZCUBEX data, 0 plain CUBEX data */
     int poll_stride_us; /* HPROF_POLL_STRIDE_US: a timed poll per this much of a polling loop (lib/polls/poll_run.h), 0 = every poll */
-    int polls;            /* HPROF_POLLS: enum hprof_polls */
-    int callsites;        /* HPROF_CALLSITES: enum hprof_callsites */
-    int time_buckets;     /* HPROF_TIME_BUCKETS: timeline buckets per thread, 0 = off */
-    int time_paths;       /* HPROF_TIME_PATHS: heaviest call paths kept over time, 0 = off */
-    const char *select;   /* HPROF_SELECT: functions measured exactly, the selection language (lib/exact) */
-    const char *filter;   /* HPROF_FILTER: the same, as a Score-P filter file */
+    int polls;          /* HPROF_POLLS: enum hprof_polls */
+    int callsites;      /* HPROF_CALLSITES: enum hprof_callsites */
+    int time_buckets;   /* HPROF_TIME_BUCKETS: timeline buckets per thread, 0 = off */
+    int time_paths;     /* HPROF_TIME_PATHS: heaviest call paths kept over time, 0 = off */
+    const char *select; /* HPROF_SELECT: functions measured exactly, the selection language (lib/exact) */
+    const char *filter; /* HPROF_FILTER: the same, as a Score-P filter file */
     const char *overhead; /* HPROF_OVERHEAD: HPROF_SELECT=auto's budget, percent (lib/exact/exact_auto.h) */
     const char *auto_warmup; /* HPROF_AUTO_WARMUP: HPROF_SELECT=auto's warm-up, seconds */
 } hprof_config_t;

@@ -140,12 +140,19 @@ static char *mapped_file(uint64_t at)
     return found;
 }
 
+#define VDSO_PREFIX "[vdso: "
+
+const char *modules_shown_name(const char *path)
+{
+    return strncmp(path, VDSO_PREFIX, strlen(VDSO_PREFIX)) == 0 ? "[vdso]" : path;
+}
+
 static char *file_of(const seen *s)
 {
     char buf[4096];
     if (s->low == (uint64_t)getauxval(AT_SYSINFO_EHDR)) {
         /* libdwfl reads this one from the process's memory */
-        snprintf(buf, sizeof buf, "[vdso: %d]", (int)getpid());
+        snprintf(buf, sizeof buf, VDSO_PREFIX "%d]", (int)getpid());
         return strdup(buf);
     }
     if (s->name[0] == '/')

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 typedef struct module_rec {
-    char *path;         /* the file ("[vdso: PID]" for the vDSO) */
+    char *path;         /* the file ("[vdso: PID]" for the vDSO: libdwfl reads that process) */
     uint64_t bias;      /* load bias: run-time address - ELF address */
     uint64_t low, high; /* [low, high): its loadable segments */
     int live;           /* still loaded when last looked */
@@ -35,6 +35,11 @@ void modules_refresh(void);
 
 /* Changes with every module that appeared or went. */
 uint64_t modules_generation(void);
+
+/* The name a module's path is shown by in a profile: the path itself, but
+ * "[vdso]" for the vDSO's "[vdso: PID]", so that every rank's vDSO is one
+ * module and its functions one region each, whatever the process. */
+const char *modules_shown_name(const char *path);
 
 /* Number of modules ever recorded (ids 0..count-1), and the record of one
  * (a copy; 0, or -1 for a bad id). */

@@ -119,11 +119,12 @@ void symbols_close(symbols *s)
     free(s);
 }
 
+/* The module's file as the profile names it: the same in every rank. */
 static const char *module_path(Dwfl_Module *mod)
 {
     const char *mainfile = NULL;
     const char *name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
-    return mainfile ? mainfile : name ? name : "";
+    return modules_shown_name(mainfile ? mainfile : name ? name : "");
 }
 
 static void set_name(symbols *s, sym_info *info, const char *raw)

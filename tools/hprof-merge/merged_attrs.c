@@ -1,5 +1,6 @@
 #include "tools/hprof-merge/merged_attrs.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,70 +10,193 @@
 static const char *const summed_attrs[] = { "hprof::samples_counted",     "hprof::samples_in_mpi",
                                             "hprof::samples_dropped",     "hprof::samples_unwind_failed",
                                             "hprof::exact_unwind_failed", "hprof::interval_histogram" };
+#define NSUMMED (int)(sizeof summed_attrs / sizeof *summed_attrs)
+#define SUM_LEN 64
 
-static int is_summed(const char *key)
+/* One summed list so far: n elements (-1: no input had it), or bad when
+ * some input had it in another shape (it is then left out). */
+typedef struct attr_sum {
+    unsigned long long sum[SUM_LEN];
+    char sep[SUM_LEN];
+    int n, bad;
+} attr_sum;
+
+/* The ranks that gave one reason for being partial. */
+typedef struct reason {
+    char *why;
+    int *ranks;
+    int n, cap;
+} reason;
+
+typedef struct attrs_seen {
+    int nin;
+    int first_rank; /* the lowest rank so far, and its input's attributes */
+    char **first_keys, **first_values;
+    int first_n;
+    attr_sum sums[NSUMMED];
+    reason *reasons;
+    int nreasons;
+    char *now; /* every input's hprof::now, joined */
+    size_t now_len;
+} attrs_seen;
+
+static int summed_index(const char *key)
 {
-    for (size_t i = 0; i < sizeof summed_attrs / sizeof *summed_attrs; i++)
+    for (int i = 0; i < NSUMMED; i++)
         if (strcmp(key, summed_attrs[i]) == 0)
-            return 1;
+            return i;
+    return -1;
+}
+
+/* Adds the integer list v ("3,0,12") to s. */
+static void add_sum(attr_sum *s, const char *v)
+{
+    unsigned long long x[SUM_LEN];
+    char sep[SUM_LEN];
+    int k = 0;
+    for (char *end; *v && k < SUM_LEN; v = end, k++) {
+        x[k] = strtoull(v, &end, 10);
+        if (end == v) {
+            s->bad = 1;
+            return;
+        }
+        sep[k] = *end;
+        if (*end)
+            end++;
+    }
+    if (*v || (s->n >= 0 && k != s->n)) {
+        s->bad = 1;
+        return;
+    }
+    for (int j = 0; j < k; j++)
+        s->sum[j] += x[j], s->sep[j] = sep[j];
+    s->n = k;
+}
+
+/* s as its list into buf; -1 where it has none or is bad. */
+static int sum_text(const attr_sum *s, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < s->n && used < len; j++)
+        used +=
+            (size_t)snprintf(buf + used, len - used, j + 1 < s->n ? "%llu%c" : "%llu", s->sum[j], s->sep[j]);
+    return s->n > 0 && !s->bad ? 0 : -1;
+}
+
+static void free_first(attrs_seen *s)
+{
+    for (int i = 0; i < s->first_n; i++)
+        free(s->first_keys[i]), free(s->first_values[i]);
+    free(s->first_keys), free(s->first_values);
+    s->first_keys = s->first_values = NULL;
+    s->first_n = 0;
+}
+
+/* p's attributes become the lowest rank's. */
+static int keep_first(attrs_seen *s, const cube_profile *p)
+{
+    free_first(s);
+    s->first_keys = calloc((size_t)p->nattrs + 1, sizeof *s->first_keys);
+    s->first_values = calloc((size_t)p->nattrs + 1, sizeof *s->first_values);
+    if (!s->first_keys || !s->first_values)
+        return -1;
+    for (; s->first_n < p->nattrs; s->first_n++) {
+        s->first_keys[s->first_n] = strdup(p->attrs[s->first_n].key);
+        s->first_values[s->first_n] = strdup(p->attrs[s->first_n].value ? p->attrs[s->first_n].value : "");
+        if (!s->first_keys[s->first_n] || !s->first_values[s->first_n])
+            return s->first_n++, -1;
+    }
     return 0;
 }
 
-/* The sum of key's integer lists ("3,0,12") over the inputs into buf;
- * -1 where some input has it in another shape (it is then left out). */
-static int sum_attr(const cube_profile *const *in, int nin, const char *key, char *buf, size_t len)
+static const char *first_attr(const attrs_seen *s, const char *key)
 {
-    unsigned long long sum[64] = { 0 };
-    char sep[64] = "";
-    int n = -1;
-    for (int i = 0; i < nin; i++) {
-        const char *v = cube_attr_get(in[i], key);
-        if (!v)
-            continue;
-        int k = 0;
-        for (char *end; *v && k < 64; v = end, k++) {
-            unsigned long long x = strtoull(v, &end, 10);
-            if (end == v)
-                return -1;
-            sum[k] += x;
-            sep[k] = *end;
-            if (*end)
-                end++;
-        }
-        if (*v || (n >= 0 && k != n))
-            return -1;
-        n = k;
-    }
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int j = 0; j < n && used < len; j++)
-        used += (size_t)snprintf(buf + used, len - used, j + 1 < n ? "%llu%c" : "%llu", sum[j], sep[j]);
-    return n > 0 ? 0 : -1;
+    for (int i = 0; i < s->first_n; i++)
+        if (strcmp(s->first_keys[i], key) == 0)
+            return s->first_values[i];
+    return NULL;
 }
 
-/* Where each input's threads were at a snapshot (hprof::now, one entry
- * per thread that names its rank): every input's, joined; NULL for none. */
-static char *joined_now(const cube_profile *const *in, int nin)
+static int add_reason(attrs_seen *s, const cube_profile *p)
 {
-    size_t len = 1;
-    for (int i = 0; i < nin; i++) {
-        const char *v = cube_attr_get(in[i], "hprof::now");
-        len += v ? strlen(v) : 0;
+    const char *why = cube_attr_get(p, "hprof::partial");
+    if (!why)
+        return 0;
+    reason *r = NULL;
+    for (int i = 0; i < s->nreasons && !r; i++)
+        if (strcmp(s->reasons[i].why, why) == 0)
+            r = &s->reasons[i];
+    if (!r) {
+        reason *v = realloc(s->reasons, ((size_t)s->nreasons + 1) * sizeof *v);
+        if (!v)
+            return -1;
+        s->reasons = v;
+        r = &v[s->nreasons++];
+        *r = (reason){ strdup(why), NULL, 0, 0 };
+        if (!r->why)
+            return -1;
     }
-    if (len == 1)
-        return NULL;
-    char *all = malloc(len);
+    for (int k = 0; k < p->nprocs; k++) {
+        if (r->n == r->cap) {
+            int cap = r->cap ? 2 * r->cap : 16;
+            int *v = realloc(r->ranks, (size_t)cap * sizeof *v);
+            if (!v)
+                return -1;
+            r->ranks = v, r->cap = cap;
+        }
+        r->ranks[r->n++] = p->procs[k].rank;
+    }
+    return 0;
+}
+
+static int add_now(attrs_seen *s, const cube_profile *p)
+{
+    const char *v = cube_attr_get(p, "hprof::now");
+    size_t n = v ? strlen(v) : 0;
+    if (!n)
+        return 0;
+    char *all = realloc(s->now, s->now_len + n + 1);
     if (!all)
-        return NULL;
-    size_t used = 0;
-    for (int i = 0; i < nin; i++) {
-        const char *v = cube_attr_get(in[i], "hprof::now");
-        size_t n = v ? strlen(v) : 0;
-        memcpy(all + used, v ? v : "", n);
-        used += n;
+        return -1;
+    memcpy(all + s->now_len, v, n + 1);
+    s->now = all;
+    s->now_len += n;
+    return 0;
+}
+
+static int lowest_rank(const cube_profile *p)
+{
+    int low = INT_MAX;
+    for (int k = 0; k < p->nprocs; k++)
+        if (p->procs[k].rank < low)
+            low = p->procs[k].rank;
+    return low;
+}
+
+int merged_attrs_add(merged_attrs *a, const cube_profile *p)
+{
+    if (!a->seen) {
+        if (!(a->seen = calloc(1, sizeof *a->seen)))
+            return -1;
+        a->seen->first_rank = INT_MAX;
+        for (int i = 0; i < NSUMMED; i++)
+            a->seen->sums[i].n = -1;
     }
-    all[used] = '\0';
-    return all;
+    attrs_seen *s = a->seen;
+    s->nin++;
+    int low = lowest_rank(p);
+    if (low < s->first_rank) {
+        s->first_rank = low;
+        if (keep_first(s, p) != 0)
+            return -1;
+    }
+    for (int i = 0; i < NSUMMED; i++) {
+        const char *v = cube_attr_get(p, summed_attrs[i]);
+        if (v)
+            add_sum(&s->sums[i], v);
+    }
+    return add_reason(s, p) == 0 && add_now(s, p) == 0 ? 0 : -1;
 }
 
 void merged_attrs_free(merged_attrs *a)
@@ -80,6 +204,14 @@ void merged_attrs_free(merged_attrs *a)
     for (int i = 0; a->owned && i < a->n; i++)
         free(a->owned[i]);
     free(a->keys), free(a->values), free(a->owned);
+    attrs_seen *s = a->seen;
+    if (s) {
+        free_first(s);
+        for (int i = 0; i < s->nreasons; i++)
+            free(s->reasons[i].why), free(s->reasons[i].ranks);
+        free(s->reasons), free(s->now), free(s);
+    }
+    a->seen = NULL;
 }
 
 static int by_int(const void *x, const void *y)
@@ -103,36 +235,18 @@ static void ranges_text(const int *v, int n, char *buf, size_t len, size_t *used
 
 /* "MPI_Abort on rank 2; Terminated on ranks 0-1, 3": each reason the
  * inputs give for being partial, with the ranks that gave it. */
-static void reasons_text(const cube_profile *const *in, int nin, char *buf, size_t len)
+static void reasons_text(attrs_seen *s, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
-    int total = 0;
-    for (int i = 0; i < nin; i++)
-        total += in[i]->nprocs;
-    int *v = malloc(((size_t)total + 1) * sizeof *v);
-    for (int i = 0; v && i < nin; i++) {
-        const char *why = cube_attr_get(in[i], "hprof::partial");
-        int seen = !why;
-        for (int j = 0; j < i && !seen; j++) {
-            const char *w = cube_attr_get(in[j], "hprof::partial");
-            seen = w && strcmp(w, why) == 0;
-        }
-        if (seen)
-            continue;
-        int n = 0;
-        for (int j = i; j < nin; j++) {
-            const char *w = cube_attr_get(in[j], "hprof::partial");
-            for (int k = 0; w && strcmp(w, why) == 0 && k < in[j]->nprocs; k++)
-                v[n++] = in[j]->procs[k].rank;
-        }
-        qsort(v, (size_t)n, sizeof *v, by_int);
+    for (int i = 0; i < s->nreasons; i++) {
+        reason *r = &s->reasons[i];
+        qsort(r->ranks, (size_t)r->n, sizeof *r->ranks, by_int);
         if (used < len)
-            used += (size_t)snprintf(buf + used, len - used, "%s%s on rank%s ", used ? "; " : "", why,
-                                     n > 1 ? "s" : "");
-        ranges_text(v, n, buf, len, &used);
+            used += (size_t)snprintf(buf + used, len - used, "%s%s on rank%s ", used ? "; " : "", r->why,
+                                     r->n > 1 ? "s" : "");
+        ranges_text(r->ranks, r->n, buf, len, &used);
     }
-    free(v);
 }
 
 /* "1, 4-6" of the ranks below the job's size that ranks[] (sorted) lacks,
@@ -154,33 +268,47 @@ static int missing_ranks(const int *ranks, int n, int job, char *buf, size_t len
     return missing;
 }
 
-int merged_attrs_make(merged_attrs *a, const cube_profile *const *in, int nin, const cube_profile *first,
-                      const int *ranks, int nranks)
+/* key = a copy of value, as the next pair. */
+static int put_owned(merged_attrs *a, const char *key, const char *value)
 {
-    int cap = first->nattrs + 4;
+    if (!(a->owned[a->n] = strdup(value)))
+        return -1;
+    a->keys[a->n] = key, a->values[a->n] = a->owned[a->n], a->n++;
+    return 0;
+}
+
+/* The lowest rank's pairs, the summed ones summed. */
+static int first_pairs(merged_attrs *a)
+{
+    attrs_seen *s = a->seen;
+    for (int i = 0; i < s->first_n; i++) {
+        const char *k = s->first_keys[i];
+        char buf[4096];
+        int summed = summed_index(k);
+        if (strcmp(k, "hprof::partial") == 0 || strcmp(k, "hprof::now") == 0)
+            continue;
+        if (summed < 0) {
+            a->keys[a->n] = k, a->values[a->n] = s->first_values[i], a->owned[a->n++] = NULL;
+        } else if (sum_text(&s->sums[summed], buf, sizeof buf) == 0 && put_owned(a, k, buf) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int merged_attrs_make(merged_attrs *a, const int *ranks, int nranks)
+{
+    attrs_seen *s = a->seen;
+    if (!s)
+        return -1;
+    int cap = s->first_n + 4;
     a->keys = calloc((size_t)cap, sizeof *a->keys);
     a->values = calloc((size_t)cap, sizeof *a->values);
     a->owned = calloc((size_t)cap, sizeof *a->owned);
     a->n = 0;
-    if (!a->keys || !a->values || !a->owned)
+    if (!a->keys || !a->values || !a->owned || first_pairs(a) != 0)
         return -1;
-    for (int i = 0; i < first->nattrs; i++) {
-        const char *k = first->attrs[i].key;
-        char buf[4096];
-        if (strcmp(k, "hprof::partial") == 0 || strcmp(k, "hprof::now") == 0)
-            continue;
-        if (is_summed(k)) {
-            if (sum_attr(in, nin, k, buf, sizeof buf) != 0)
-                continue;
-            a->owned[a->n] = strdup(buf);
-            if (!a->owned[a->n])
-                return -1;
-            a->keys[a->n] = k, a->values[a->n] = a->owned[a->n], a->n++;
-        } else {
-            a->keys[a->n] = k, a->values[a->n] = first->attrs[i].value, a->n++;
-        }
-    }
-    const char *why = cube_attr_get(first, "hprof::partial"), *size = cube_attr_get(first, "hprof::ranks");
+    const char *why = first_attr(s, "hprof::partial"), *size = first_attr(s, "hprof::ranks");
     int job = size ? atoi(size) : 0;
     char buf[1024], gone[512];
     int nmissing = missing_ranks(ranks, nranks, job, gone, sizeof gone);
@@ -189,20 +317,14 @@ int merged_attrs_make(merged_attrs *a, const cube_profile *const *in, int nin, c
         snprintf(of_job, sizeof of_job, " of the job's %d (missing: rank%s %s)", job, nmissing > 1 ? "s" : "",
                  gone);
     char reasons[700];
-    reasons_text(in, nin, reasons, sizeof reasons);
-    snprintf(buf, sizeof buf, "merged by hprof-merge from %d profiles of %d ranks%s%s%s", nin, nranks, of_job,
-             why ? "; " : " (none partial)", why ? reasons : "");
-    a->owned[a->n] = strdup(buf);
-    if (!a->owned[a->n])
+    reasons_text(s, reasons, sizeof reasons);
+    snprintf(buf, sizeof buf, "merged by hprof-merge from %d profiles of %d ranks%s%s%s", s->nin, nranks,
+             of_job, why ? "; " : " (none partial)", why ? reasons : "");
+    if (put_owned(a, "hprof::partial", buf) != 0)
         return -1;
-    a->keys[a->n] = "hprof::partial", a->values[a->n] = a->owned[a->n], a->n++;
-    if ((a->owned[a->n] = joined_now(in, nin)) != NULL)
-        a->keys[a->n] = "hprof::now", a->values[a->n] = a->owned[a->n], a->n++;
-    if (nmissing > 0) {
-        a->owned[a->n] = strdup(gone);
-        if (!a->owned[a->n])
-            return -1;
-        a->keys[a->n] = "hprof::missing_ranks", a->values[a->n] = a->owned[a->n], a->n++;
-    }
+    if (s->now && put_owned(a, "hprof::now", s->now) != 0)
+        return -1;
+    if (nmissing > 0 && put_owned(a, "hprof::missing_ranks", gone) != 0)
+        return -1;
     return 0;
 }

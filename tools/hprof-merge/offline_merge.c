@@ -14,14 +14,15 @@
 
 #define REMAPPING_MEMBER "remapping.spec" /* report/profile/remapping_spec.h's, copied as it is */
 #define MAX_VALUES (1ull << 31)           /* call paths x locations of one metric in memory */
+#define VALUES_BUDGET (1ull << 25)        /* values held at once (256 MB) where metrics share a pass */
 
-/* One input file and where its parts go in the merged profile. */
+/* One input file: its path and where its processes went. The file is
+ * open only while it is read (once for its definitions, once a group of
+ * metrics for its values): a merge of 100k files holds one at a time. */
 typedef struct input {
     const char *path;
-    cube_profile *p;
-    int *region_map; /* file region -> merged region */
-    int *cnode_map;  /* file cnode -> merged cnode */
-    int *loc_col;    /* file location -> merged location (column) */
+    int first_proc, nprocs, nlocs, ncnodes; /* its processes: proc_slot[first_proc + k] */
+    int first_name, nnames; /* its metrics beside hprof's fixed ones: metric_names[first_name...] */
 } input;
 
 /* A process of the merged profile: one of an input's. */
@@ -30,18 +31,42 @@ typedef struct out_proc {
     const char **thread_names;
 } out_proc;
 
+/* A metric's definition, its strings kept in the merge's definitions. */
+typedef struct metric_copy {
+    int uniq, disp, dtype, uom, descr;
+} metric_copy;
+
+/* A region's definition as the first input gave it (string ids). */
+typedef struct region_copy {
+    int name, mangled, module, file, paradigm, role, descr;
+    long begin, end;
+} region_copy;
+
 typedef struct merge {
     input *in;
     int nin;
-    defs *d;
-    const cube_region **region_src; /* merged region -> the first input's definition */
+    defs *d; /* regions, cnodes, and every string kept */
+    region_copy *region_src;
     int nregion_src;
     out_proc *procs;
-    int nprocs, nlocs;
+    int nprocs, procs_cap, nlocs;
+    int *proc_slot;      /* an input's k-th process -> merged process */
+    int *node_of_string; /* string id -> node, -1 for none yet */
+    int nnode_of_string;
     const char **nodes;
-    int nnodes;
-    const cube_metric **metrics; /* merged metric -> the first input's definition */
+    int nnodes, nodes_cap;
+    int *metric_names; /* the inputs' other metrics' names (string id; -1 - id: not countable) */
+    int nmetric_names, metric_names_cap;
+    metric_copy seen[64 + M_COUNT]; /* every metric name seen, first definition */
+    int nseen;
+    int fixed_seen[M_COUNT]; /* index into seen of the first countable one, -1 for none */
+    metric_copy *metrics;    /* the merged profile's */
     int nmetrics;
+    int callsites;  /* the runs' hprof::callsites string id, -1 for none */
+    int run, ranks; /* the first input's hprof::run and hprof::ranks string ids, -1 for none */
+    merged_attrs attrs;
+    unsigned char *spec; /* the first remapping spec seen */
+    size_t spec_len;
     char *msg;
     size_t msglen;
     char missing[256]; /* the job's ranks no input holds ("1, 4-6"), for the last line */
@@ -57,64 +82,60 @@ __attribute__((format(printf, 2, 3))) static int fail(merge *m, const char *fmt,
     return -1;
 }
 
-static int open_inputs(merge *m, const char *const *paths)
+static int countable(const cube_metric *mt)
 {
-    char err[512];
-    for (int i = 0; i < m->nin; i++) {
-        input *in = &m->in[i];
-        in->path = paths[i];
-        in->p = cube_open(paths[i], err, sizeof err);
-        if (!in->p)
-            return fail(m, "%s: %s", paths[i], err);
-        if (in->p->nprocs < 1 || in->p->nlocs < 1 || in->p->ncnodes < 1)
-            return fail(m, "%s: %s", paths[i], "no process, location or call path: not a profile of ranks");
-        for (int k = 0; k < in->p->nmetrics; k++) {
-            const cube_metric *mt = &in->p->metrics[k];
-            if (mt->kind == CUBE_KIND_DERIVED || mt->aggr == CUBE_AGGR_RATIO)
-                continue;
-            if (mt->kind != CUBE_KIND_EXCLUSIVE || !mt->loadable || mt->parent >= 0)
-                return fail(m, "%s: metric %s is not an exclusive root metric, as hprof writes them",
-                            paths[i], mt->uniq_name);
-        }
-        for (int k = 0; k < in->p->ncnodes; k++)
-            if (in->p->cnodes[k].region < 0)
-                return fail(m, "%s: %s", paths[i], "a call path without a region");
+    return mt->kind != CUBE_KIND_DERIVED && mt->aggr != CUBE_AGGR_RATIO;
+}
+
+/* The checks of one input as hprof writes profiles. */
+static int check_input(merge *m, const char *path, const cube_profile *p)
+{
+    if (p->nprocs < 1 || p->nlocs < 1 || p->ncnodes < 1)
+        return fail(m, "%s: %s", path, "no process, location or call path: not a profile of ranks");
+    for (int k = 0; k < p->nmetrics; k++) {
+        const cube_metric *mt = &p->metrics[k];
+        if (!countable(mt))
+            continue;
+        if (mt->kind != CUBE_KIND_EXCLUSIVE || !mt->loadable || mt->parent >= 0)
+            return fail(m, "%s: metric %s is not an exclusive root metric, as hprof writes them", path,
+                        mt->uniq_name);
     }
+    for (int k = 0; k < p->ncnodes; k++)
+        if (p->cnodes[k].region < 0)
+            return fail(m, "%s: %s", path, "a call path without a region");
     return 0;
 }
 
 /* One job's profiles only: a token each run's ranks agreed on at start-up
  * (hprof::run), and the job's size. Profiles of older versions have no
  * token: only their sizes are compared. */
-static int one_run(merge *m)
+static int same_run(merge *m, int i, const cube_profile *p)
 {
-    const char *run = cube_attr_get(m->in[0].p, "hprof::run");
-    const char *ranks = cube_attr_get(m->in[0].p, "hprof::ranks");
-    for (int i = 1; i < m->nin; i++) {
-        const char *r = cube_attr_get(m->in[i].p, "hprof::run");
-        const char *n = cube_attr_get(m->in[i].p, "hprof::ranks");
-        if ((run == NULL) != (r == NULL) || (run && strcmp(run, r) != 0))
-            return fail(m, "%s and %s are profiles of different runs (hprof::run): not one job",
-                        m->in[0].path, m->in[i].path);
-        if (ranks && n && strcmp(ranks, n) != 0)
-            return fail(m, "%s and %s are profiles of jobs of %s and %s ranks: not one job", m->in[0].path,
-                        m->in[i].path, ranks, n);
+    const char *r = cube_attr_get(p, "hprof::run"), *n = cube_attr_get(p, "hprof::ranks");
+    int run = defs_string(m->d, r), ranks = defs_string(m->d, n);
+    if (i == 0) {
+        m->run = run, m->ranks = ranks;
+        return 0;
     }
+    if (run != m->run)
+        return fail(m, "%s and %s are profiles of different runs (hprof::run): not one job", m->in[0].path,
+                    m->in[i].path);
+    if (ranks >= 0 && m->ranks >= 0 && ranks != m->ranks)
+        return fail(m, "%s and %s are profiles of jobs of %s and %s ranks: not one job", m->in[0].path,
+                    m->in[i].path, defs_str(m->d, m->ranks), n);
     return 0;
 }
 
 /* The call tree's shape: with call sites merged (Score-P's) or one cnode
  * per call site, as the run chose; every input must agree. */
-static int callsites_merged(merge *m, int *merged)
+static int callsites_agree(merge *m, int i, const cube_profile *p)
 {
-    const char *first = cube_attr_get(m->in[0].p, "hprof::callsites");
-    for (int i = 1; i < m->nin; i++) {
-        const char *v = cube_attr_get(m->in[i].p, "hprof::callsites");
-        if ((first == NULL) != (v == NULL) || (first && strcmp(first, v) != 0))
-            return fail(m, "%s and %s: the runs' call sites differ (hprof::callsites): not one job",
-                        m->in[0].path, m->in[i].path);
-    }
-    *merged = first && strcmp(first, "merge") == 0;
+    int v = defs_string(m->d, cube_attr_get(p, "hprof::callsites"));
+    if (i == 0)
+        m->callsites = v;
+    else if (v != m->callsites)
+        return fail(m, "%s and %s: the runs' call sites differ (hprof::callsites): not one job",
+                    m->in[0].path, m->in[i].path);
     return 0;
 }
 
@@ -124,61 +145,85 @@ static int by_rank(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* The node of a host name (a string id): a table by id, not a search of
+ * the nodes, so that 100k ranks on 100k hosts cost no more than on one. */
 static int node_of(merge *m, const char *name)
 {
-    for (int i = 0; i < m->nnodes; i++)
-        if (strcmp(m->nodes[i], name) == 0)
-            return i;
-    m->nodes[m->nnodes] = name;
-    return m->nnodes++;
+    int id = defs_string(m->d, name);
+    if (id < 0)
+        return -1;
+    if (id >= m->nnode_of_string) {
+        int n = 2 * id + 16;
+        int *v = realloc(m->node_of_string, (size_t)n * sizeof *v);
+        if (!v)
+            return -1;
+        for (int k = m->nnode_of_string; k < n; k++)
+            v[k] = -1;
+        m->node_of_string = v, m->nnode_of_string = n;
+    }
+    if (m->node_of_string[id] < 0) {
+        if (m->nnodes == m->nodes_cap) {
+            int cap = m->nodes_cap ? 2 * m->nodes_cap : 64;
+            const char **v = realloc(m->nodes, (size_t)cap * sizeof *v);
+            if (!v)
+                return -1;
+            m->nodes = v, m->nodes_cap = cap;
+        }
+        m->nodes[m->nnodes] = defs_str(m->d, id);
+        m->node_of_string[id] = m->nnodes++;
+    }
+    return m->node_of_string[id];
 }
 
-/* The processes of every input, in rank order; each rank once. */
-static int place_processes(merge *m)
+/* One input's processes, their threads named; numbered later (place_processes). */
+static int take_processes(merge *m, int i, const cube_profile *p)
 {
-    int n = 0;
-    for (int i = 0; i < m->nin; i++)
-        n += m->in[i].p->nprocs;
-    m->procs = calloc((size_t)n, sizeof *m->procs);
-    m->nodes = calloc((size_t)n, sizeof *m->nodes);
-    if (!m->procs || !m->nodes)
-        return fail(m, "out of memory");
-    for (int i = 0; i < m->nin; i++)
-        for (int k = 0; k < m->in[i].p->nprocs; k++)
-            m->procs[m->nprocs++] = (out_proc){ i, k, m->in[i].p->procs[k].rank, 0, 0, 0, NULL };
-    qsort(m->procs, (size_t)m->nprocs, sizeof *m->procs, by_rank);
-    for (int j = 0; j < m->nprocs; j++) {
-        out_proc *o = &m->procs[j];
-        const cube_profile *p = m->in[o->input].p;
-        if (j > 0 && m->procs[j - 1].rank == o->rank) {
-            return fail(m, "rank %d is in both %s and %s", o->rank, m->in[m->procs[j - 1].input].path,
-                        m->in[o->input].path);
-        }
-        int sys = p->procs[o->proc].sysnode;
+    m->in[i].first_proc = m->nprocs;
+    m->in[i].nprocs = p->nprocs;
+    if (m->nprocs + p->nprocs > m->procs_cap) {
+        int cap = 2 * (m->nprocs + p->nprocs) + 64;
+        out_proc *v = realloc(m->procs, (size_t)cap * sizeof *v);
+        if (!v)
+            return fail(m, "out of memory");
+        m->procs = v, m->procs_cap = cap;
+    }
+    for (int k = 0; k < p->nprocs; k++) {
+        out_proc *o = &m->procs[m->nprocs++];
+        *o = (out_proc){ i, k, p->procs[k].rank, 0, 0, 0, NULL };
+        int sys = p->procs[k].sysnode;
         o->node = node_of(m, sys >= 0 && p->sysnodes[sys].name ? p->sysnodes[sys].name : "localhost");
         for (int l = 0; l < p->nlocs; l++)
-            if (p->locs[l].process == o->proc && p->locs[l].thread + 1 > o->nthreads)
+            if (p->locs[l].process == k && p->locs[l].thread + 1 > o->nthreads)
                 o->nthreads = p->locs[l].thread + 1;
         o->thread_names = calloc((size_t)o->nthreads + 1, sizeof *o->thread_names);
-        if (!o->thread_names)
+        if (o->node < 0 || !o->thread_names)
             return fail(m, "out of memory");
-        o->first_loc = m->nlocs;
-        m->nlocs += o->nthreads;
-    }
-    for (int i = 0; i < m->nin; i++)
-        if (!(m->in[i].loc_col = calloc((size_t)m->in[i].p->nlocs, sizeof(int))))
-            return fail(m, "out of memory");
-    for (int j = 0; j < m->nprocs; j++) {
-        out_proc *o = &m->procs[j];
-        const cube_profile *p = m->in[o->input].p;
         for (int l = 0; l < p->nlocs; l++)
-            if (p->locs[l].process == o->proc && p->locs[l].thread >= 0) {
-                m->in[o->input].loc_col[l] = o->first_loc + p->locs[l].thread;
-                o->thread_names[p->locs[l].thread] = p->locs[l].name;
-            }
+            if (p->locs[l].process == k && p->locs[l].thread >= 0)
+                o->thread_names[p->locs[l].thread] = defs_str(m->d, defs_string(m->d, p->locs[l].name));
         for (int t = 0; t < o->nthreads; t++)
             if (!o->thread_names[t])
-                return fail(m, "%s: %s", m->in[o->input].path, "a process's threads are not numbered 0..n-1");
+                return fail(m, "%s: %s", m->in[i].path, "a process's threads are not numbered 0..n-1");
+    }
+    return 0;
+}
+
+/* Every input's processes in rank order, each rank once, and their
+ * locations numbered. */
+static int place_processes(merge *m)
+{
+    qsort(m->procs, (size_t)m->nprocs, sizeof *m->procs, by_rank);
+    m->proc_slot = calloc((size_t)m->nprocs + 1, sizeof *m->proc_slot);
+    if (!m->proc_slot)
+        return fail(m, "out of memory");
+    for (int j = 0; j < m->nprocs; j++) {
+        out_proc *o = &m->procs[j];
+        if (j > 0 && m->procs[j - 1].rank == o->rank)
+            return fail(m, "rank %d is in both %s and %s", o->rank, m->in[m->procs[j - 1].input].path,
+                        m->in[o->input].path);
+        m->proc_slot[m->in[o->input].first_proc + o->proc] = j;
+        o->first_loc = m->nlocs;
+        m->nlocs += o->nthreads;
     }
     return 0;
 }
@@ -193,16 +238,34 @@ static int region_kind(defs *d, const cube_region *r)
     return defs_string(d, key);
 }
 
-static int unify_regions(merge *m, input *in)
+static int keep_region(merge *m, int id, const cube_region *r)
 {
-    const cube_profile *p = in->p;
-    in->region_map = calloc((size_t)p->nregions + 1, sizeof(int));
-    if (!in->region_map)
+    if (id < m->nregion_src) /* known: ids grow by one */
+        return 0;
+    region_copy *s = realloc(m->region_src, ((size_t)id + 1) * sizeof *s);
+    if (!s)
         return -1;
+    m->region_src = s;
+    defs *d = m->d;
+    /* the writer's mod is the source file when the ELF object is its own
+     * attribute (hprof::module), else the object */
+    s[id] = (region_copy){ defs_string(d, r->name),
+                           defs_string(d, r->mangled_name),
+                           defs_string(d, r->module ? r->module : r->mod),
+                           r->module ? defs_string(d, r->mod) : -1,
+                           defs_string(d, r->paradigm),
+                           defs_string(d, r->role),
+                           defs_string(d, r->descr),
+                           r->begin,
+                           r->end };
+    m->nregion_src = id + 1;
+    return 0;
+}
+
+static int unify_regions(merge *m, const cube_profile *p, int *region_map)
+{
     for (int k = 0; k < p->nregions; k++) {
         const cube_region *r = &p->regions[k];
-        /* the writer's mod is the source file when the ELF object is its
-         * own attribute (hprof::module), else the object */
         def_region dr = { defs_string(m->d, r->name),
                           defs_string(m->d, r->mangled_name),
                           defs_string(m->d, r->module ? r->module : r->mod),
@@ -210,65 +273,105 @@ static int unify_regions(merge *m, input *in)
                           (int)r->begin,
                           region_kind(m->d, r) };
         int id = defs_region(m->d, &dr);
-        if (id < 0)
+        if (id < 0 || keep_region(m, id, r) != 0)
             return -1;
-        if (id >= m->nregion_src) { /* a new region: ids grow by one */
-            const cube_region **s = realloc(m->region_src, ((size_t)id + 1) * sizeof *s);
-            if (!s)
-                return -1;
-            m->region_src = s;
-            m->region_src[id] = r;
-            m->nregion_src = id + 1;
-        }
-        in->region_map[k] = id;
+        region_map[k] = id;
     }
     return 0;
 }
 
 /* Cnodes in the file's order: parents come before their children. */
-static int unify_cnodes(merge *m, input *in)
+static int unify_cnodes(merge *m, const cube_profile *p, const int *region_map, int *cnode_map)
 {
-    const cube_profile *p = in->p;
-    in->cnode_map = calloc((size_t)p->ncnodes + 1, sizeof(int));
-    if (!in->cnode_map)
-        return -1;
     for (int k = 0; k < p->ncnodes; k++) {
         const cube_cnode *c = &p->cnodes[k];
-        def_cnode dc = { c->parent >= 0 ? in->cnode_map[c->parent] : -1, in->region_map[c->region],
+        def_cnode dc = { c->parent >= 0 ? cnode_map[c->parent] : -1, region_map[c->region],
                          defs_string(m->d, c->mod), (int)c->line };
-        if ((in->cnode_map[k] = defs_cnode(m->d, &dc)) < 0)
+        if ((cnode_map[k] = defs_cnode(m->d, &dc)) < 0)
             return -1;
     }
     return 0;
 }
 
-static int unify(merge *m, int merge_sites)
+/* The merged cnode of each of p's (cnode_map: p->ncnodes entries). */
+static int unify(merge *m, const cube_profile *p, int *cnode_map)
 {
-    m->d = defs_new(merge_sites);
-    if (!m->d)
-        return fail(m, "out of memory");
-    for (int i = 0; i < m->nin; i++)
-        if (unify_regions(m, &m->in[i]) != 0 || unify_cnodes(m, &m->in[i]) != 0)
-            return fail(m, "out of memory");
-    return 0;
+    int *region_map = calloc((size_t)p->nregions + 1, sizeof *region_map);
+    int rc =
+        region_map && unify_regions(m, p, region_map) == 0 && unify_cnodes(m, p, region_map, cnode_map) == 0;
+    free(region_map);
+    return rc ? 0 : fail(m, "out of memory");
 }
 
-static int metric_index(const merge *m, const char *name)
+/* ---- metrics ---- */
+
+static int seen_index(const merge *m, int uniq)
 {
-    for (int k = 0; k < m->nmetrics; k++)
-        if (strcmp(m->metrics[k]->uniq_name, name) == 0)
+    for (int k = 0; k < m->nseen; k++)
+        if (m->seen[k].uniq == uniq)
             return k;
     return -1;
 }
 
-static int in_file(const cube_profile *p, const cube_metric *mt)
+static int keep_name(merge *m, int name)
 {
-    return cube_find_metric(p, mt->uniq_name) >= 0;
+    if (m->nmetric_names == m->metric_names_cap) {
+        int cap = m->metric_names_cap ? 2 * m->metric_names_cap : 64;
+        int *v = realloc(m->metric_names, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        m->metric_names = v, m->metric_names_cap = cap;
+    }
+    m->metric_names[m->nmetric_names++] = name;
+    return 0;
 }
 
-static int countable(const cube_metric *mt)
+/* One input's metrics: the first definition of each name, its other
+ * metrics' names in its order (for union_metrics), its types checked. */
+static int take_metrics(merge *m, int i, const cube_profile *p)
 {
-    return mt->kind != CUBE_KIND_DERIVED && mt->aggr != CUBE_AGGR_RATIO;
+    defs *d = m->d;
+    m->in[i].first_name = m->nmetric_names;
+    for (int k = 0; k < p->nmetrics; k++) {
+        const cube_metric *mt = &p->metrics[k];
+        int uniq = defs_string(d, mt->uniq_name), at = seen_index(m, uniq),
+            fixed = metrics_fixed_index(mt->uniq_name);
+        if (at < 0 && countable(mt)) {
+            if (m->nseen == (int)(sizeof m->seen / sizeof *m->seen))
+                return fail(m, "%s: more metrics than hprof-merge takes (%d)", m->in[i].path, m->nseen);
+            at = m->nseen++;
+            m->seen[at] = (metric_copy){ uniq, defs_string(d, mt->disp_name), defs_string(d, mt->dtype),
+                                         defs_string(d, mt->uom), defs_string(d, mt->descr) };
+        }
+        if (countable(mt) && fixed >= 0 && m->fixed_seen[fixed] < 0)
+            m->fixed_seen[fixed] = at;
+        if (countable(mt) && strcmp(defs_str(d, m->seen[at].dtype), mt->dtype) != 0)
+            return fail(m, "%s: metric %s has another type than in the other profiles", m->in[i].path,
+                        mt->uniq_name);
+        if (fixed < 0 && keep_name(m, countable(mt) ? uniq : -1 - uniq) != 0)
+            return fail(m, "out of memory");
+    }
+    m->in[i].nnames = m->nmetric_names - m->in[i].first_name;
+    return 0;
+}
+
+static int metric_index(const merge *m, int uniq)
+{
+    for (int k = 0; k < m->nmetrics; k++)
+        if (m->metrics[k].uniq == uniq)
+            return k;
+    return -1;
+}
+
+/* Has input in a metric of this name (countable or not)? */
+static int in_file(const merge *m, const input *in, int uniq)
+{
+    for (int k = 0; k < in->nnames; k++) {
+        int v = m->metric_names[in->first_name + k];
+        if (v == uniq || -1 - v == uniq)
+            return 1;
+    }
+    return 0;
 }
 
 /* The union of the inputs' metrics, in the order MPI_Finalize's merge
@@ -277,60 +380,106 @@ static int countable(const cube_metric *mt)
  * file and after those its file lacks (the inputs taken in rank order). */
 static int union_metrics(merge *m)
 {
-    int cap = M_COUNT;
-    for (int i = 0; i < m->nin; i++)
-        cap += m->in[i].p->nmetrics;
-    m->metrics = calloc((size_t)cap + 1, sizeof *m->metrics);
+    m->metrics = calloc((size_t)m->nseen + 1, sizeof *m->metrics);
     if (!m->metrics)
         return fail(m, "out of memory");
     for (int f = 0; f < M_COUNT; f++)
-        for (int i = 0; i < m->nin; i++) {
-            int at = cube_find_metric(m->in[i].p, hprof_metric_defs[f].uniq_name);
-            if (at >= 0 && countable(&m->in[i].p->metrics[at])) {
-                m->metrics[m->nmetrics++] = &m->in[i].p->metrics[at];
-                break;
-            }
-        }
+        if (m->fixed_seen[f] >= 0)
+            m->metrics[m->nmetrics++] = m->seen[m->fixed_seen[f]];
     int fixed = m->nmetrics;
     for (int j = 0; j < m->nprocs; j++) {
         if (j > 0 && m->procs[j - 1].input == m->procs[j].input)
             continue;
-        const cube_profile *p = m->in[m->procs[j].input].p;
+        const input *in = &m->in[m->procs[j].input];
         int after = fixed - 1; /* merged index of this file's previous event */
-        for (int k = 0; k < p->nmetrics; k++) {
-            const cube_metric *mt = &p->metrics[k];
-            if (!countable(mt) || metrics_fixed_index(mt->uniq_name) >= 0)
+        for (int k = 0; k < in->nnames; k++) {
+            int uniq = m->metric_names[in->first_name + k];
+            if (uniq < 0)
                 continue;
-            int at = metric_index(m, mt->uniq_name);
+            int at = metric_index(m, uniq);
             if (at < 0) {
                 at = after + 1;
-                while (at < m->nmetrics && !in_file(p, m->metrics[at]))
+                while (at < m->nmetrics && !in_file(m, in, m->metrics[at].uniq))
                     at++;
                 memmove(&m->metrics[at + 1], &m->metrics[at],
                         (size_t)(m->nmetrics - at) * sizeof *m->metrics);
-                m->metrics[at] = mt;
+                m->metrics[at] = m->seen[seen_index(m, uniq)];
                 m->nmetrics++;
             }
             after = at;
         }
     }
+    return 0;
+}
+
+/* The remapping spec (report/profile/remapping_spec.h) of the first input
+ * that has one, kept to be copied as it is. */
+static int keep_spec(merge *m, const cube_profile *p)
+{
+    size_t len;
+    const unsigned char *spec = m->spec ? NULL : cube_member(p, REMAPPING_MEMBER, &len);
+    if (!spec)
+        return 0;
+    if (!(m->spec = malloc(len + 1)))
+        return fail(m, "out of memory");
+    memcpy(m->spec, spec, len);
+    m->spec_len = len;
+    return 0;
+}
+
+/* Reads input i's definitions: everything but its values. */
+static int survey_one(merge *m, int i)
+{
+    char err[512];
+    input *in = &m->in[i];
+    cube_profile *p = cube_open(in->path, err, sizeof err);
+    if (!p)
+        return fail(m, "%s: %s", in->path, err);
+    in->nlocs = p->nlocs, in->ncnodes = p->ncnodes;
+    if (!m->d) { /* the call tree's shape is the run's: the first input's */
+        const char *cs = cube_attr_get(p, "hprof::callsites");
+        m->d = defs_new(cs && strcmp(cs, "merge") == 0);
+    }
+    int *cnode_map = calloc((size_t)p->ncnodes + 1, sizeof *cnode_map);
+    int rc = m->d ? check_input(m, in->path, p) : fail(m, "out of memory");
+    if (rc == 0)
+        rc = same_run(m, i, p);
+    if (rc == 0)
+        rc = callsites_agree(m, i, p);
+    if (rc == 0)
+        rc = cnode_map ? unify(m, p, cnode_map) : fail(m, "out of memory");
+    if (rc == 0)
+        rc = take_processes(m, i, p);
+    if (rc == 0)
+        rc = take_metrics(m, i, p);
+    if (rc == 0 && merged_attrs_add(&m->attrs, p) != 0)
+        rc = fail(m, "out of memory");
+    if (rc == 0)
+        rc = keep_spec(m, p);
+    free(cnode_map);
+    cube_close(p);
+    return rc;
+}
+
+static int survey(merge *m)
+{
+    for (int f = 0; f < M_COUNT; f++)
+        m->fixed_seen[f] = -1;
     for (int i = 0; i < m->nin; i++)
-        for (int k = 0; k < m->in[i].p->nmetrics; k++) {
-            const cube_metric *mt = &m->in[i].p->metrics[k];
-            int at = countable(mt) ? metric_index(m, mt->uniq_name) : 0;
-            if (strcmp(m->metrics[at]->dtype, mt->dtype) != 0 && countable(mt))
-                return fail(m, "%s: metric %s has another type than in the other profiles", m->in[i].path,
-                            mt->uniq_name);
-        }
+        if (survey_one(m, i) != 0)
+            return -1;
     return 0;
 }
 
 /* ---- values ---- */
 
+/* Where one input's values go: its cnodes and locations in the merged
+ * profile, and the group of metrics being gathered. */
 typedef struct row_ctx {
     const merge *m;
-    const input *in;
-    double *out; /* [merged cnode][merged location] */
+    const int *cnode_map, *loc_col;
+    int nlocs;
+    double *out; /* [merged cnode][merged location] of one metric */
     int aggr;
 } row_ctx;
 
@@ -349,27 +498,62 @@ static double combine(int aggr, double a, double b)
 static void take_row(void *ctx, int cnode, const double *row)
 {
     row_ctx *r = ctx;
-    size_t base = (size_t)r->in->cnode_map[cnode] * (size_t)r->m->nlocs;
-    for (int l = 0; l < r->in->p->nlocs; l++) {
-        double *v = &r->out[base + (size_t)r->in->loc_col[l]];
+    size_t base = (size_t)r->cnode_map[cnode] * (size_t)r->m->nlocs;
+    for (int l = 0; l < r->nlocs; l++) {
+        double *v = &r->out[base + (size_t)r->loc_col[l]];
         *v = combine(r->aggr, *v, row[l]);
     }
 }
 
-static int write_metric(merge *m, cube_writer *w, int k, double *out)
+/* The merged location of each of p's. */
+static void locate(const merge *m, const input *in, const cube_profile *p, int *loc_col)
+{
+    for (int l = 0; l < p->nlocs; l++) {
+        const out_proc *o = &m->procs[m->proc_slot[in->first_proc + p->locs[l].process]];
+        loc_col[l] = o->first_loc + (p->locs[l].thread >= 0 ? p->locs[l].thread : 0);
+    }
+}
+
+/* Adds input i's values of metrics [k0, k1) to out (one block of cnodes x
+ * locations a metric). */
+static int gather_one(merge *m, int i, int k0, int k1, double *out)
 {
     char err[512];
-    size_t n = (size_t)m->d->ncnodes * (size_t)m->nlocs;
-    memset(out, 0, n * sizeof *out);
-    for (int i = 0; i < m->nin; i++) {
-        input *in = &m->in[i];
-        int at = cube_find_metric(in->p, m->metrics[k]->uniq_name);
+    input *in = &m->in[i];
+    cube_profile *p = cube_open(in->path, err, sizeof err);
+    if (!p)
+        return fail(m, "%s: %s", in->path, err);
+    int ncnodes = m->d->ncnodes, rc = 0;
+    if (p->nlocs != in->nlocs || p->ncnodes != in->ncnodes || p->nprocs != in->nprocs)
+        rc = fail(m, "%s: the file changed while it was merged", in->path);
+    int *cnode_map = calloc((size_t)p->ncnodes + 1, sizeof *cnode_map);
+    int *loc_col = calloc((size_t)p->nlocs + 1, sizeof *loc_col);
+    if (rc == 0 && (!cnode_map || !loc_col))
+        rc = fail(m, "out of memory");
+    if (rc == 0)
+        rc = unify(m, p, cnode_map);
+    if (rc == 0 && m->d->ncnodes != ncnodes)
+        rc = fail(m, "%s: the file changed while it was merged", in->path);
+    if (rc == 0)
+        locate(m, in, p, loc_col);
+    size_t block = (size_t)ncnodes * (size_t)m->nlocs;
+    for (int k = k0; rc == 0 && k < k1; k++) {
+        int at = cube_find_metric(p, defs_str(m->d, m->metrics[k].uniq));
         if (at < 0)
             continue; /* 0 on this file's ranks */
-        row_ctx ctx = { m, in, out, in->p->metrics[at].aggr };
-        if (cube_scan_metric(in->p, at, take_row, &ctx, err, sizeof err) != 0)
-            return fail(m, "%s: %s", in->path, err);
+        row_ctx ctx = {
+            m, cnode_map, loc_col, p->nlocs, out + (size_t)(k - k0) * block, p->metrics[at].aggr
+        };
+        if (cube_scan_metric(p, at, take_row, &ctx, err, sizeof err) != 0)
+            rc = fail(m, "%s: %s", in->path, err);
     }
+    free(cnode_map), free(loc_col);
+    cube_close(p);
+    return rc;
+}
+
+static int write_metric(merge *m, cube_writer *w, int k, const double *out)
+{
     if (cube_writer_metric_begin(w, k) != 0)
         return -1;
     for (int row = 0; row < m->d->ncnodes; row++) {
@@ -378,6 +562,24 @@ static int write_metric(merge *m, cube_writer *w, int k, double *out)
             return -1;
     }
     return cube_writer_metric_end(w);
+}
+
+/* Every metric's values, as many metrics at a time as VALUES_BUDGET
+ * holds (at least one), each group one pass over the inputs. */
+static int write_values(merge *m, cube_writer *w, double *out, int group)
+{
+    size_t block = (size_t)m->d->ncnodes * (size_t)m->nlocs;
+    for (int k0 = 0; k0 < m->nmetrics; k0 += group) {
+        int k1 = k0 + group < m->nmetrics ? k0 + group : m->nmetrics;
+        memset(out, 0, (size_t)(k1 - k0) * block * sizeof *out);
+        for (int i = 0; i < m->nin; i++)
+            if (gather_one(m, i, k0, k1, out) != 0)
+                return -1;
+        for (int k = k0; k < k1; k++)
+            if (write_metric(m, w, k, out + (size_t)(k - k0) * block) != 0)
+                return -1;
+    }
+    return 0;
 }
 
 /* ---- the file ---- */
@@ -389,34 +591,36 @@ static int define(merge *m, cube_writer *w)
     cube_region_def *rd = calloc((size_t)d->nregions + 1, sizeof *rd);
     cube_cnode_def *cd = calloc((size_t)d->ncnodes + 1, sizeof *cd);
     cube_process_def *pd = calloc((size_t)m->nprocs + 1, sizeof *pd);
-    merged_attrs a = { 0 };
-    const cube_profile **in = calloc((size_t)m->nin, sizeof *in);
-    for (int i = 0; in && i < m->nin; i++)
-        in[i] = m->in[i].p;
     int *ranks = calloc((size_t)m->nprocs + 1, sizeof *ranks);
     for (int j = 0; ranks && j < m->nprocs; j++)
         ranks[j] = m->procs[j].rank;
     int rc = -1;
-    if (md && rd && cd && pd && in && ranks &&
-        merged_attrs_make(&a, in, m->nin, m->in[m->procs[0].input].p, ranks, m->nprocs) == 0) {
-        for (int k = 0; k < a.n; k++)
-            if (strcmp(a.keys[k], "hprof::missing_ranks") == 0)
-                snprintf(m->missing, sizeof m->missing, "%s", a.values[k]);
+    merged_attrs *a = &m->attrs;
+    if (md && rd && cd && pd && ranks && merged_attrs_make(a, ranks, m->nprocs) == 0) {
+        for (int k = 0; k < a->n; k++)
+            if (strcmp(a->keys[k], "hprof::missing_ranks") == 0)
+                snprintf(m->missing, sizeof m->missing, "%s", a->values[k]);
         for (int k = 0; k < m->nmetrics; k++) {
-            const cube_metric *mt = m->metrics[k];
-            md[k] = (cube_metric_def){ mt->uniq_name, mt->disp_name, mt->dtype, mt->uom, mt->descr, 0, -1 };
+            const metric_copy *mt = &m->metrics[k];
+            md[k] = (cube_metric_def){ defs_str(d, mt->uniq),
+                                       defs_str(d, mt->disp),
+                                       defs_str(d, mt->dtype),
+                                       defs_str(d, mt->uom),
+                                       defs_str(d, mt->descr),
+                                       0,
+                                       -1 };
         }
         for (int k = 0; k < d->nregions; k++) {
-            const cube_region *r = m->region_src[k];
-            rd[k] = (cube_region_def){ r->name,
-                                       r->mangled_name,
-                                       r->module ? r->module : r->mod,
-                                       r->module ? r->mod : NULL,
+            const region_copy *r = &m->region_src[k];
+            rd[k] = (cube_region_def){ defs_str(d, r->name),
+                                       defs_str(d, r->mangled),
+                                       defs_str(d, r->module),
+                                       defs_str(d, r->file),
                                        r->begin,
                                        r->end,
-                                       r->paradigm,
-                                       r->role,
-                                       r->descr };
+                                       defs_str(d, r->paradigm),
+                                       defs_str(d, r->role),
+                                       defs_str(d, r->descr) };
         }
         for (int k = 0; k < d->ncnodes; k++) {
             const def_cnode *c = &d->cnodes[k];
@@ -425,26 +629,12 @@ static int define(merge *m, cube_writer *w)
         for (int j = 0; j < m->nprocs; j++)
             pd[j] = (cube_process_def){ m->procs[j].rank, m->procs[j].node, m->procs[j].nthreads,
                                         m->procs[j].thread_names };
-        cube_defs defs = { md,       m->nmetrics, rd, d->nregions, cd,     d->ncnodes, "machine",
-                           m->nodes, m->nnodes,   pd, m->nprocs,   a.keys, a.values,   a.n };
+        cube_defs defs = { md,       m->nmetrics, rd, d->nregions, cd,      d->ncnodes, "machine",
+                           m->nodes, m->nnodes,   pd, m->nprocs,   a->keys, a->values,  a->n };
         rc = cube_writer_define(w, &defs);
     }
-    merged_attrs_free(&a);
-    free(md), free(rd), free(cd), free(pd), free(in), free(ranks);
+    free(md), free(rd), free(cd), free(pd), free(ranks);
     return rc;
-}
-
-/* The remapping spec (report/profile/remapping_spec.h) of the first input
- * that has one. */
-static int copy_members(merge *m, cube_writer *w)
-{
-    for (int i = 0; i < m->nin; i++) {
-        size_t len;
-        const unsigned char *spec = cube_member(m->in[i].p, REMAPPING_MEMBER, &len);
-        if (spec)
-            return cube_writer_add_member(w, REMAPPING_MEMBER, spec, len);
-    }
-    return 0;
 }
 
 static int write_file(merge *m, const offline_merge_opts *o)
@@ -453,7 +643,9 @@ static int write_file(merge *m, const offline_merge_opts *o)
     size_t n = (size_t)m->d->ncnodes * (size_t)m->nlocs;
     if (n > MAX_VALUES)
         return fail(m, "too many call paths times locations to hold one metric in memory");
-    double *out = malloc((n + 1) * sizeof *out);
+    int group = n ? (int)(VALUES_BUDGET / n) : m->nmetrics;
+    group = group < 1 ? 1 : group > m->nmetrics ? m->nmetrics : group;
+    double *out = malloc(((size_t)group * n + 1) * sizeof *out);
     if (!out)
         return fail(m, "out of memory");
     cube_writer *w = cube_writer_create(o->output, o->overwrite_ok, err, sizeof err);
@@ -464,10 +656,10 @@ static int write_file(merge *m, const offline_merge_opts *o)
     int rc = cube_writer_set_compress(w, o->compress);
     if (rc == 0)
         rc = define(m, w);
-    for (int k = 0; rc == 0 && k < m->nmetrics; k++)
-        rc = write_metric(m, w, k, out);
     if (rc == 0)
-        rc = copy_members(m, w);
+        rc = write_values(m, w, out, group);
+    if (rc == 0 && m->spec)
+        rc = cube_writer_add_member(w, REMAPPING_MEMBER, m->spec, m->spec_len);
     free(out);
     if (rc != 0) {
         /* a reason of the inputs' is in msg already; else the writer's */
@@ -486,14 +678,13 @@ static int write_file(merge *m, const offline_merge_opts *o)
 
 static void merge_free(merge *m)
 {
-    for (int i = 0; m->in && i < m->nin; i++) {
-        cube_close(m->in[i].p);
-        free(m->in[i].region_map), free(m->in[i].cnode_map), free(m->in[i].loc_col);
-    }
     for (int j = 0; m->procs && j < m->nprocs; j++)
         free(m->procs[j].thread_names);
-    free(m->in), free(m->procs), free(m->nodes), free(m->metrics), free(m->region_src);
-    defs_free(m->d);
+    free(m->in), free(m->procs), free(m->proc_slot), free(m->node_of_string), free(m->nodes);
+    free(m->metric_names), free(m->metrics), free(m->region_src), free(m->spec);
+    merged_attrs_free(&m->attrs);
+    if (m->d)
+        defs_free(m->d);
 }
 
 int offline_merge(const char *const *inputs, int ninputs, const offline_merge_opts *opts, char *msg,
@@ -502,19 +693,16 @@ int offline_merge(const char *const *inputs, int ninputs, const offline_merge_op
     merge m = { 0 };
     m.msg = msg, m.msglen = msglen, m.nin = ninputs;
     msg[0] = '\0';
-    int merge_sites = 0;
     if (ninputs < 1)
         return fail(&m, "no profile to merge");
     m.in = calloc((size_t)ninputs, sizeof *m.in);
-    int rc = !m.in ? fail(&m, "out of memory") : open_inputs(&m, inputs);
+    int rc = !m.in ? fail(&m, "out of memory") : 0;
+    for (int i = 0; rc == 0 && i < ninputs; i++)
+        m.in[i].path = inputs[i];
     if (rc == 0)
-        rc = one_run(&m);
-    if (rc == 0)
-        rc = callsites_merged(&m, &merge_sites);
+        rc = survey(&m);
     if (rc == 0)
         rc = place_processes(&m);
-    if (rc == 0)
-        rc = unify(&m, merge_sites);
     if (rc == 0)
         rc = union_metrics(&m);
     if (rc == 0)

@@ -10,6 +10,9 @@
  * (a rank's PAPI events, exact_time, the polls' two where some rank has
  * them; 0 on ranks without them). The file is written with
  * report/cube/writer, so it appears complete under its name or not at all.
+ * One input is open at a time (read once for its definitions, once for a
+ * group of metrics' values): memory and open files do not grow with the
+ * number of inputs, only with the merged definitions and ranks.
  */
 #ifndef HPROF_OFFLINE_MERGE_H
 #define HPROF_OFFLINE_MERGE_H

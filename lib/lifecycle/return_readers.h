@@ -18,7 +18,7 @@
  *     is set.
  *
  * Each said in one line. What cannot be seen (a function that reads
- * __builtin_return_address(0) itself) is in README's limits.
+ * __builtin_return_address(0) itself) is in docs/guide/how-it-works.md.
  */
 #ifndef HPROF_RETURN_READERS_H
 #define HPROF_RETURN_READERS_H

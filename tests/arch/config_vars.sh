@@ -1,6 +1,7 @@
 #!/bin/bash
 # Configuration in one place (issue 18): core/config.c's table is what the
-# loader and the typo finder use, what the README's environment table lists
+# loader and the typo finder use, what the guide's environment table lists
+# (docs/guide/environment.md)
 # (its user variables, exactly), and every HPROF_*/HPROFTEST_* variable the
 # sources read is a row of it. The loader is checked here without MPI
 # (tests/mpi/spine_badinput.sh checks it in real runs).
@@ -14,14 +15,14 @@ if ! gcc -std=gnu11 -O1 -Wall -Wextra -Werror -Wno-unused-parameter -I. \
 fi
 "$P" names > "$W/names"
 
-# The README's table: rows "| `HPROF_X` | ..." under "## Environment".
-sed -n '/^## Environment/,/^## /p' README.md | grep -oE '^\| `HPROF[A-Z_]*`' | tr -d '|` ' | sort > "$W/readme"
+# The guide's table: rows "| `HPROF_X` | ...".
+grep -oE '^\| `HPROF[A-Z_]*`' docs/guide/environment.md | tr -d '|` ' | sort > "$W/readme"
 awk '$1 == "user" { print $2 }' "$W/names" | sort > "$W/user"
 if [ -s "$W/user" ] && diff "$W/user" "$W/readme" > "$W/diff"; then
-    ok "config: README's environment table lists exactly the table's $(wc -l < "$W/user") user variables"
+    ok "config: the guide's environment table lists exactly the table's $(wc -l < "$W/user") user variables"
 else
-    notok "config: README's environment table lists exactly the table's user variables" \
-          "$(grep '^[<>]' "$W/diff" | tr '\n' ' ' | sed 's/</only in config.c:/g; s/>/only in README:/g')"
+    notok "config: the guide's environment table lists exactly the table's user variables" \
+          "$(grep '^[<>]' "$W/diff" | tr '\n' ' ' | sed 's/</only in config.c:/g; s/>/only in the guide:/g')"
 fi
 
 # ... and so does the manual page hprof(7): a ".B HPROF_X" entry each.

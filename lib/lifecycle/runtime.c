@@ -264,19 +264,19 @@ void hprof_runtime_stop(void)
     rank_timeline_sum(&rank_timeline);
     runtime_snapshot snapshot;
     runtime_snapshot_take(&snapshot);
-    merge_info info = { run_comm,
-                        hprof_config.output,
-                        attrs.keys,
-                        attrs.values,
-                        attrs.count,
-                        hprof_config.compress,
-                        &rank_timeline,
-                        NULL,
-                        0,
-                        hprof_config.time_buckets > 0 ? hprof_config.time_paths : 0,
-                        process_rank,
-                        timeline_phases_dropped(),
-                        &snapshot.s };
+    merge_info info = {
+        .comm = run_comm,
+        .output = hprof_config.output,
+        .attr_keys = attrs.keys,
+        .attr_values = attrs.values,
+        .nattrs = attrs.count,
+        .compress = hprof_config.compress,
+        .timeline = &rank_timeline,
+        .time_paths = hprof_config.time_buckets > 0 ? hprof_config.time_paths : 0,
+        .process_rank = process_rank,
+        .phases_dropped = timeline_phases_dropped(),
+        .snapshot = &snapshot.s,
+    };
     info.nphases = timeline_phases(&info.phases);
     hprof_merge_and_write(&info);
     run_marks_finalized();

@@ -364,19 +364,12 @@ static void collect_at_once(collector *c)
 
 int collect_values(const collect_job *j)
 {
-    collector c = { j,
-                    j->w,
-                    j->columns ? j->columns->cols : NULL,
-                    j->columns ? j->columns->ncols : 0,
-                    NULL,
-                    NULL,
-                    NULL,
-                    NULL,
-                    NULL,
-                    NULL,
-                    0,
-                    NULL,
-                    NULL };
+    collector c = {
+        .job = j,
+        .w = j->w,
+        .cols = j->columns ? j->columns->cols : NULL,
+        .ncols = j->columns ? j->columns->ncols : 0,
+    };
     /* rank 0: rows of a chunk, and whether the whole profile is one */
     int plan[2] = { 0, 0 };
     if (j->rank == 0) {

@@ -484,14 +484,16 @@ static int accumulate(vtree *t, int m, const int *col, int ncols, double **ex, d
     cube_profile *p = t->p;
     const cube_metric *mt = &p->metrics[m];
     size_t cells = (size_t)t->nv * (size_t)ncols + 1;
-    accum a = { t,
-                mt->aggr,
-                mt->kind == CUBE_KIND_INCLUSIVE && mt->aggr == CUBE_AGGR_SUM,
-                col,
-                ncols,
-                calloc(cells, sizeof(double)),
-                calloc(cells, 1),
-                calloc((size_t)p->ncnodes + 1, 1) };
+    accum a = {
+        .t = t,
+        .aggr = mt->aggr,
+        .incl_sum = mt->kind == CUBE_KIND_INCLUSIVE && mt->aggr == CUBE_AGGR_SUM,
+        .col = col,
+        .ncols = ncols,
+        .dst = calloc(cells, sizeof(double)),
+        .seen = calloc(cells, 1),
+        .cseen = calloc((size_t)p->ncnodes + 1, 1),
+    };
     *in = malloc(sizeof **in * cells);
     int rc = a.dst && a.seen && a.cseen && *in ? 0 : VIEW_FAILED;
     if (rc == 0 && cube_scan_metric(p, m, accum_row, &a, t->o->err, t->o->errlen) < 0)

@@ -4,7 +4,7 @@
 # (docs/guide/environment.md)
 # (its user variables, exactly), and every HPROF_*/HPROFTEST_* variable the
 # sources read is a row of it. The loader is checked here without MPI
-# (tests/mpi/spine_badinput.sh checks it in real runs).
+# (tests/mpi/config_bad_input.sh checks it in real runs).
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/../common/lib/common.sh"
 

@@ -4,7 +4,7 @@
 # 3 in MPI_Recv from a rank that never sends; each rank notes when it
 # entered its call; once every rank has been in there a second by its own
 # clock, each gets SIGTERM (the launcher stopped meanwhile, as in
-# spine_killed_job.sh). Each rank's call is booked on its path, one visit
+# jobs_killed.sh). Each rank's call is booked on its path, one visit
 # with its time up to the signal, not as computation. An aborted job: rank
 # 1 calls MPI_Abort from give_up; the merged profile holds that call on
 # rank 1's path, and its header names MPI_Abort on rank 1. Before the hung

@@ -1,6 +1,6 @@
 /*
  * descheduled.c - polling loops that lose the CPU, and polling loops that
- * leave for computation (tests/mpi/spine_polls.sh).
+ * leave for computation (tests/mpi/polls_loops.sh).
  *
  * Phase "desched": rank 0 waits WAIT_MS for rank 1 in a tight MPI_Test
  * loop while a thread of its own spins on the same CPU (both pinned to

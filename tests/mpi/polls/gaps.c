@@ -1,6 +1,6 @@
 /*
  * gaps.c - a polling loop with computation between its polls
- * (tests/mpi/spine_polls.sh): GAPS times (spin GAP_US, MPI_Iprobe for a
+ * (tests/mpi/polls_loops.sh): GAPS times (spin GAP_US, MPI_Iprobe for a
  * message nobody sends) from one frame. hprof times polls in a loop from
  * the previous poll's end only while the code between them is short
  * (lib/measure.c); here it is not, so the loop's MPI time must stay a

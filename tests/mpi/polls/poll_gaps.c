@@ -1,6 +1,6 @@
 /*
  * poll_gaps.c - polling loops with computation between their polls, timed
- * by the program itself (tests/mpi/spine_polls.sh, bench section 1d; issue
+ * by the program itself (tests/mpi/polls_loops.sh, bench section 1d; issue
  * 30 point 1).
  *
  * For each gap G (ns) a function case_G polls MPI_Test on a receive that

@@ -1,5 +1,5 @@
 /*
- * polls.c - polling loops with known counts (tests/mpi/spine_polls.sh).
+ * polls.c - polling loops with known counts (tests/mpi/polls_loops.sh).
  *
  * Every rank exchanges with its partner (rank ^ 1) for ROUNDS rounds and
  * polls for the partner's messages, which come late (the partner computes

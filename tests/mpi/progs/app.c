@@ -1,4 +1,4 @@
-/* app.c - a small MPI program shared by several spine tests.
+/* app.c - a small MPI program shared by several end-to-end tests.
  *
  *   app [ITERS [EXIT_STATUS [MODE]]]
  *

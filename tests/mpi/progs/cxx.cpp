@@ -1,4 +1,4 @@
-// cxx.cpp - C++ call paths for spine_cxx.sh: a namespace, a class member
+// cxx.cpp - C++ call paths for lang_cxx_names.sh: a namespace, a class member
 // function, a class template member and a function template calling MPI.
 //   main -> ns::Solver::step() -> halo<double>::exchange() -> MPI_Sendrecv  (STEPS)
 //   main -> ns::Solver::step() -> halo<int>::exchange()    -> MPI_Sendrecv  (STEPS/2)

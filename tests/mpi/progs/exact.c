@@ -1,4 +1,4 @@
-/* exact.c - known call paths, visits and bytes, for spine_exact.sh.
+/* exact.c - known call paths, visits and bytes, for mpi_calls_exact.sh.
  * Works on any number of ranks (1 included). Constants in exact_consts.h;
  * exact_expect.py derives the expected profile from the same constants. */
 #include <mpi.h>

@@ -1,4 +1,4 @@
-! f08.f90 - Fortran 2008 (use mpi_f08) MPI calls for spine_fortran08.sh (2 ranks).
+! f08.f90 - Fortran 2008 (use mpi_f08) MPI calls for lang_fortran08.sh (2 ranks).
 ! The main program is issue 14's reproducer (100 MPI_Allreduce, 7 MPI_Send /
 ! MPI_Recv, no IERROR anywhere); the subroutines add what the mpi_f08 binding
 ! passes differently: IERROR present, MPI_STATUS_IGNORE, MPI_IN_PLACE,

@@ -1,4 +1,4 @@
-! fortran.f90 - Fortran MPI calls for spine_fortran.sh (2 ranks or more).
+! fortran.f90 - Fortran MPI calls for lang_fortran.sh (2 ranks or more).
 ! Rank 0 sends NMSG messages of CNT integers to rank 1 (subroutine sendloop),
 ! rank 1 receives them (subroutine recvloop), then every rank calls
 ! MPI_ALLREDUCE NRED times (subroutine reduceloop) and NIP times with

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Shared helpers for the tests/mpi/spine_*.sh end-to-end tests.
+# Shared helpers for the tests/mpi/*.sh end-to-end tests.
 # Source it:  . "$(dirname "$0")/progs/lib.sh"
 # Needs the environment that tests/run.sh gives (TEST_MPI, TEST_LIBDIR,
 # MPICC, MPICXX, MPIF90, MPIRUN, TEST_VIEW); runs in the current directory

@@ -1,4 +1,4 @@
-/* merge.c - rank-dependent call paths for spine_merge32.sh (any even NP).
+/* merge.c - rank-dependent call paths for merge_32_ranks.sh (any even NP).
  *   all ranks:      main -> common -> MPI_Allreduce          (M_ITER)
  *   even ranks:     main -> even_send -> MPI_Send to r+1     (M_MSG, M_COUNT ints)
  *   odd ranks:      main -> odd_recv -> MPI_Recv from r-1    (M_MSG)

@@ -1,4 +1,4 @@
-# mpi4py_script.py - issue 14's mpi4py reproducer, for spine_mpi4py.sh.
+# mpi4py_script.py - issue 14's mpi4py reproducer, for lang_mpi4py.sh.
 # Per iteration: compute (numpy), pure_python_work, reduce_step (1
 # MPI_Allreduce of 1 double), exchange (1 MPI_Send + 1 MPI_Recv of 1000
 # doubles between ranks 0 and 1), pickled_bcast (comm.bcast: mpi4py sends

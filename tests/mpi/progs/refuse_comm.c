@@ -1,4 +1,4 @@
-/* refuse_comm.c - preloaded after libhprof by spine_sessions.sh: an MPI
+/* refuse_comm.c - preloaded after libhprof by mpi_sessions.sh: an MPI
  * library that refuses MPI_Comm_create_from_group for every string tag but
  * the test program's own ("hprof.test.session"), so that hprof's own
  * communicator cannot be had and its fallback (one line, no profile) shows. */

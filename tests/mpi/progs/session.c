@@ -1,4 +1,4 @@
-/* session.c - MPI-4 sessions programs for spine_sessions.sh (MPICH 4; Open
+/* session.c - MPI-4 sessions programs for mpi_sessions.sh (MPICH 4; Open
  * MPI 4.1 has no sessions). On a communicator from the mpi://WORLD process
  * set: NRED x MPI_Allreduce (reduce_loop) and NMSG x MPI_Send/MPI_Recv of
  * CNT ints, rank 0 to rank 1 (exchange).

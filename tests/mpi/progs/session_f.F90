@@ -1,4 +1,4 @@
-! session_f.F90 - an MPI-4 sessions program in Fortran for spine_sessions.sh:
+! session_f.F90 - an MPI-4 sessions program in Fortran for mpi_sessions.sh:
 ! `use mpi`, or with -DF08 `use mpi_f08`. A communicator from the
 ! mpi://WORLD process set, NRED x MPI_Allreduce of one double on it, then
 ! MPI_Session_finalize. Prints "session_f: done <sum>" on rank 0.

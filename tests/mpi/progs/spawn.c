@@ -1,4 +1,4 @@
-/* spawn.c - a job that starts another with MPI_Comm_spawn, for spine_spawn.sh.
+/* spawn.c - a job that starts another with MPI_Comm_spawn, for mpi_spawn.sh.
  *
  *   spawn [NCHILD]      the parent job (any size): NPARENT x MPI_Allreduce,
  *                       then spawns NCHILD (default 2) copies of itself with

@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_merge_scale: a large merge is exact. 4 ranks (oversubscribed), each
+# merge_large: a large merge is exact. 4 ranks (oversubscribed), each
 # with its own binary tree of MPI calls (limits.c mixed D: 2^D leaves on
 # every rank, and 2^(D-3) more under even_branch on even ranks, under
 # odd_branch on odd ones): every call is on its own call path on its own

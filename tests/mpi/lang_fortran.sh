@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_fortran: MPI called from Fortran (use mpi) is counted exactly once,
+# lang_fortran: MPI called from Fortran (use mpi) is counted exactly once,
 # under the C names (MPI_Send, MPI_Recv, MPI_Allreduce), with exact p2p bytes
 # and the Fortran subroutine as the caller; MPI_IN_PLACE (mpif.h's, found
 # per MPI library: wrappers/fortran_mpif.h) is recognised.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_size: the profile's size does not grow with the run's length: 10x
+# profile_size: the profile's size does not grow with the run's length: 10x
 # the iterations gives the same size within 5% (sampling off; with sampling
 # on at the default rate, within 5% after allowing for new call paths),
 # the timeline member aside (fixed buckets; bounded, checked here too).

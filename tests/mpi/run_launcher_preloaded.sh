@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_launcher: libhprof preloaded into mpirun itself (and so into the
+# run_launcher_preloaded: libhprof preloaded into mpirun itself (and so into the
 # launcher's helper processes) writes exactly one profile, from the ranks;
 # a program that never calls MPI_Init runs unchanged under LD_PRELOAD (same
 # stdout, stderr and status, no file); two runs without HPROF_OUTPUT write

@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_cxx: C++ call paths (namespace, member function, class template
+# lang_cxx_names: C++ call paths (namespace, member function, class template
 # member, function template) show demangled names, exactly as c++filt prints
 # the mangled symbols, with exact visits and bytes; C++ exceptions thrown
 # through frames hprof has unwound still reach their handler.

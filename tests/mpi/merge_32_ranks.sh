@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_merge32: 32 ranks (oversubscribed) with rank-dependent call paths
+# merge_32_ranks: 32 ranks (oversubscribed) with rank-dependent call paths
 # merge into one profile within the timeout; every rank is in it and every
 # rank-dependent path is present on exactly the right ranks.
 . "$(dirname "$0")/progs/lib.sh"

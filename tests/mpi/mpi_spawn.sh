@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_spawn: a job that starts another with MPI_Comm_spawn under hprof-run:
+# mpi_spawn: a job that starts another with MPI_Comm_spawn under hprof-run:
 # each job writes its own profile with its own calls, the children's named
 # after their program with the suffix .spawn1, and with HPROF_OUTPUT the
 # children's derived from it (never the same path). Skipped with one line

@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_sessions: an MPI-4 sessions program (MPI_Session_init, no MPI_Init)
+# mpi_sessions: an MPI-4 sessions program (MPI_Session_init, no MPI_Init)
 # is measured like an MPI_Init one: the first session opens the measurement,
 # the last MPI_Session_finalize merges (over a communicator hprof derives
 # from a session of its own) and writes one profile with exact visits and

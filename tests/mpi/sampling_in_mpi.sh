@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_sampling: samples that land inside MPI (including hprof's own wrapper
+# sampling_in_mpi: samples that land inside MPI (including hprof's own wrapper
 # and measurement code) are not counted: at 1000 Hz on an MPI-heavy run, no
 # call path through an MPI region or an hprof_ function holds samples, while
 # the computation (main;work;compute) does.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_hprof_run: tools/hprof-run MPIRUN -np 2 ./app, app built without
+# run_hprof_run: tools/hprof-run MPIRUN -np 2 ./app, app built without
 # hprof: exactly one profile, with the app's MPI calls in it (so hprof-run
 # picked the libhprof of the MPI library the app links); the app's exit
 # status comes back unchanged.

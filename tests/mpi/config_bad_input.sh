@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_badinput: an unusable HPROF_OUTPUT gives one clear 'hprof:' line
+# config_bad_input: an unusable HPROF_OUTPUT gives one clear 'hprof:' line
 # (rank 0 only) and leaves the exit status alone; a bad value of each HPROF_
 # variable gives exactly one 'hprof:' line naming it and the profile is still
 # written; good values give none; MPI_Abort from one rank does not hang.

@@ -12,7 +12,7 @@
 # passes the signal to the ranks first, so every rank writes its partial
 # profile before the launcher's kill: all ranks merged, visits exact.
 . "$(dirname "$0")/progs/lib.sh"
-require_built spine_killed_job
+require_built jobs_killed
 use_hprof_run
 NP=4
 build_or_fail "killed job: build" build_plain "$MPICC" "$ROOT/tests/mpi/merge_offline/killed.c" killed -O1 || finish

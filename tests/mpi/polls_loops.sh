@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_polls: polling loops (MPI_Test from one call site through two
+# polls_loops: polling loops (MPI_Test from one call site through two
 # callers taken in turn, MPI_Iprobe, MPI_Testany, MPI_Test and MPI_Iprobe
 # in turn from one frame; completed and uncompleted polls mixed) keep
 # exact visits and received bytes on every call path, with

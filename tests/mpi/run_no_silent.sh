@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_no_silent: a run under hprof-run in which no rank started hprof's
+# run_no_silent: a run under hprof-run in which no rank started hprof's
 # measurement ends with one line from hprof-run naming the likely cause, and
 # with the program's own exit status: a program that never calls MPI_Init,
 # and one that initialises MPI behind hprof's back (PMPI_Init), which the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_mpi4py: a Python program (Debian's /usr/bin/python3 and
+# lang_mpi4py: a Python program (Debian's /usr/bin/python3 and
 # python3-mpi4py) under `hprof-run MPIRUN -np 2 python3 script.py`: python3
 # links no MPI library (mpi4py opens it with dlopen), so hprof-run takes the
 # MPI library from the launcher; the profile has exact visits and bytes of

@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_exact: a C program with known call paths, visits and bytes (p2p
+# mpi_calls_exact: a C program with known call paths, visits and bytes (p2p
 # blocking/nonblocking/persistent/ANY_SOURCE, collectives, MPI-IO, one-sided)
 # profiled via shared linking (1, 2, 4 ranks; and at 2 ranks with
 # HPROF_THUNKS=0 and with 1000 Hz sampling), static linking and LD_PRELOAD

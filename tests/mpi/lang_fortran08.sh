@@ -1,5 +1,5 @@
 #!/bin/bash
-# spine_fortran08: MPI called through the Fortran 2008 binding (use mpi_f08)
+# lang_fortran08: MPI called through the Fortran 2008 binding (use mpi_f08)
 # is measured like C and mpif.h calls: counted once, under the C names, with
 # exact bytes (IERROR present or absent, MPI_STATUS_IGNORE, MPI_IN_PLACE,
 # request arrays) and the calling Fortran routine as the caller. The main

@@ -12,7 +12,7 @@
 # snapshot of its own. The snapshots are kept for the other readers
 # (tests/interop.sh reads every profile a script leaves).
 . "$(dirname "$0")/progs/lib.sh"
-require_built spine_snapshot
+require_built jobs_snapshot
 use_hprof_run
 export HPROF_SAMPLING_HZ=200
 NP=4 N=100000

@@ -1,68 +1,23 @@
 /*
  * poll_run.h - polling loops: every poll counted, one in N timed.
  *
- * A loop of polls that complete nothing (MPI_Test*, MPI_Iprobe,
- * MPI_Improbe) may do anything between them, from nothing to a
- * millisecond of computation. Its polls' time is MPI time, and the rest
- * of its span the caller's computation; and a time-stamp read per poll is
- * not cheap where polls are many (rdtsc waits for the loads before it: in
- * hpcc's MPIRandomAccess, whose own work misses the cache, one read a poll
- * costs 120 ns of a 57 ns iteration). So:
+ * A poll that completes nothing (MPI_Test*, MPI_Iprobe, MPI_Improbe),
+ * timed alone, opens a *run* at its frame; the next polls from that frame
+ * on a call path met in the run join it: most are only counted, in the
+ * wrapper (hprof_poll_latest, hprof_poll_counted), one in N (random,
+ * adapted to a timed poll every HPROF_POLL_STRIDE_US) is timed
+ * (hprof_poll_join, hprof_poll_again, hprof_poll_resume). At each timed
+ * poll, at a sample outside MPI and when the run ends, the polls since
+ * are credited to their nodes: visits exact; MPI time the timed polls'
+ * plus the others at their mean, with the time off the CPU split by the
+ * thread's CPU clock. Why, and the estimate's error: docs/measurement.md,
+ * *Polling loops*.
  *
- *  - a poll that completes nothing, timed on its own (two reads), opens a
- *    *run* at its frame; the next polls from that frame (any of these
- *    functions, up to HPROF_POLL_RUN_NODES call sites) that are on a call
- *    path met in the run join it while that path is known without a walk
- *    (the run keeps its nodes with their call sites' return addresses, and
- *    an unwind token, unwind.h, says in four loads that the frame's caller
- *    is still the activation those were found in);
- *  - a joined poll is one of two kinds, told before its PMPI call: most
- *    are counted (one add, in the wrapper itself: hprof_poll_latest,
- *    hprof_poll_counted); one in N is timed, from as early as the wrapper
- *    can tell to the PMPI call's end (hprof_poll_join), less the clock's
- *    own part (the median of back-to-back reads), and the bookkeeping it
- *    then does is its time too. N is random (1 to 2N-1 polls between two
- *    timed ones, so that no loop's period aliases with it) and adaptive:
- *    its mean puts a timed poll about every HPROF_POLL_STRIDE_US of the
- *    loop (from 1, a loop that computes between its polls, to POLL_N_MAX);
- *  - at each timed poll, at a sample outside MPI and when the run ends,
- *    the polls since the previous such point are credited: each node its
- *    visits, exact, and as MPI time its timed polls' time plus its other
- *    polls times the mean of its timed polls in the run (the run's mean
- *    for a node none of whose polls was timed yet, the thread's last
- *    run's before any). The rest of the span is the computation of the
- *    caller's path: it stays in the sampler's interval, and a sample that
- *    lands between two polls counts as ever;
- *  - time the thread is not running (descheduled) lands in lumps of
- *    microseconds to milliseconds, in a poll or between polls, so that
- *    where a few lumps fell would move a loop's MPI time by tens of
- *    percent. The thread's CPU clock (a system call) is read in a run from
- *    POLL_CPU_FIRST_NS on, at a timed poll once POLL_CPU_CREDIT_NS of MPI
- *    time was credited since the last read, at a sample once
- *    POLL_CPU_SAMPLE_NS was, and at the run's end; the time off the CPU
- *    between two reads is split between the polls and the rest as the
- *    run's time on the CPU was (what a tool that timed every poll would
- *    find on average). A timed poll 16 times its mean and 2 us above it is
- *    such a lump: it counts its mean, and what of its excess the CPU clock
- *    does not show as time off the CPU was the poll's own work, its time
- *    as timed. So is a timed poll's bookkeeping beyond 10 us (a read of
- *    the CPU clock, a system call, is where the thread is often
- *    descheduled).
- *
- * The estimate: a loop's MPI time is its timed polls' plus the others at
- * their mean, and its share of the time off the CPU: a sampling error of
- * the mean's (a poll's spread over the square root of the timed polls:
- * below 1% for a loop of some hundred timed polls), the polls' own time
- * as the program's clock around the call sees it (a timed poll's clock
- * starts before hprof loads the thread's state, cold after microseconds
- * of computation, by a hint beside hprof_self; and it is credited its own
- * clock reads), and the time off the CPU by the model above. Visits
- * and bytes stay exact; the shortest and longest call come from timed
- * polls; sampled + MPI time = window holds as ever (what
- * a run credits is taken from the sampler's interval, never more than the
- * span it covers, nor than that interval). Called on the thread itself
- * only, in a wrapper (depth > 0) or in its signal handler (depth 0): both
- * never interleave. No allocation, no lock.
+ * Contract: visits and bytes stay exact; sampled + MPI time = window holds
+ * (what a run credits comes out of the sampler's interval, never more than
+ * the span it covers). Called on the thread itself only, in a wrapper
+ * (depth > 0) or in its signal handler (depth 0), which never interleave.
+ * No allocation, no lock.
  */
 #ifndef HPROF_POLL_RUN_H
 #define HPROF_POLL_RUN_H

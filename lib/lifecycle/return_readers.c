@@ -11,6 +11,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -109,6 +110,17 @@ static const char *tracer_library(void)
     return base ? base + 1 : info.dli_fname;
 }
 
+/* hprof linked into the executable (libhprof.a): the unwinder's names the
+ * executable defines are hprof's interposers, and an unwinder of its own
+ * could not be linked beside them (the names would clash). */
+static int hprof_in_executable(void)
+{
+    Dl_info mine, exe;
+    void *entry = (void *)getauxval(AT_ENTRY);
+    return entry && dladdr((void *)return_readers_check, &mine) && dladdr(entry, &exe) &&
+           mine.dli_fbase == exe.dli_fbase;
+}
+
 static const char *exe_name(char *buf, size_t len)
 {
     ssize_t n = readlink("/proc/self/exe", buf, len - 1);
@@ -125,7 +137,8 @@ void return_readers_check(void)
     /* stripped: C++ code (its runtime exported, or exception tables) that
      * imports no unwinder has one of its own */
     own_unwinder =
-        e.defines_unwinder || (!e.has_symtab && (e.exports_cxx || e.has_lsda) && !e.imports_unwinder);
+        !hprof_in_executable() &&
+        (e.defines_unwinder || (!e.has_symtab && (e.exports_cxx || e.has_lsda) && !e.imports_unwinder));
     if (own_unwinder) {
         if (uw_thunks_forbid())
             hprof_say("%s has its own unwinder (the C++ runtime linked statically), which hprof cannot make "

@@ -225,12 +225,19 @@ static void pack_paths(tl_pack *t, const part *parts, int size, const timeline_p
     tl_pack_u64(t, spilled);
 }
 
+/* Distinct series remembered for sharing (a table of 10 MB on rank 0): a
+ * series past them is stored, not remembered, and one equal to it later is
+ * stored again. Ranks that all differ this much gain nothing from more. */
+#define TIMELINE_SHARED_MAX ((size_t)1 << 18)
+
 /* The member from every rank's part (rank 0). */
 static unsigned char *pack_member(const part *parts, int size, uint32_t n, uint32_t shift,
                                   const timeline_paths *tp, size_t *len)
 {
     int k = tp ? tp->k : 0;
     size_t cells = (size_t)n * TL_NFIELDS, most = (size_t)size * (TL_NFIELDS + 2 * (size_t)k);
+    if (most > TIMELINE_SHARED_MAX)
+        most = TIMELINE_SHARED_MAX;
     tl_pack t;
     if (tl_pack_init(&t, n, most) != 0)
         return NULL;

@@ -1135,7 +1135,7 @@ def finalize_cost(lines):
                  "tree holds one node per call path, whatever the run's length: with sampling off (MPI call "
                  "paths only) its metrics' size does not change; at 100 Hz the tree also holds the sampled call "
                  "paths, and a longer run's samples reach code a shorter run's missed. The profile over time "
-                 "(the hprof.timeline member: HPROF_TIME_BUCKETS buckets a thread, with the call paths of each) "
+                 "(the hprof.timeline.z member: HPROF_TIME_BUCKETS buckets a thread, with the call paths of each) "
                  "grows with the run until its buckets are filled; then they fold, two into one.\n")
     lines.append("| steps | run time | size, sampling off | call paths | size, 100 Hz | call paths |")
     lines.append("|---|---|---|---|---|---|")

@@ -233,11 +233,11 @@ static void write_timeline(MPI_Comm comm, int rank, cube_writer *w, const merge_
     size_t len = 0;
     timeline_paths tp = { lp, ids, nglobal, 0, { 0 } };
     path_series_select(comm, rank, &tp, info->time_paths);
-    char *text = timeline_file_text(comm, info->timeline, info->phases, info->nphases, info->phases_dropped,
-                                    &tp, &len);
-    if (rank == 0 && text && *rc == 0 && cube_writer_add_member(w, TIMELINE_MEMBER, text, len) != 0)
+    unsigned char *member = timeline_file_member(comm, info->timeline, info->phases, info->nphases,
+                                                 info->phases_dropped, &tp, &len);
+    if (rank == 0 && member && *rc == 0 && cube_writer_add_member(w, TIMELINE_MEMBER, member, len) != 0)
         *rc = -1;
-    free(text);
+    free(member);
 }
 
 int hprof_merge_and_write(const merge_info *info)

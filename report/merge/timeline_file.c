@@ -1,50 +1,14 @@
-/* timeline_file.c - gathers the ranks' time histograms into one text member. */
+/* timeline_file.c - gathers the ranks' time histograms into one packed member. */
 #include "report/merge/timeline_file.h"
 
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
 #include "core/log.h"
 #include "report/merge/quiet.h"
-
-static const char *const field_names[TL_NFIELDS] = {
-    "mpi_ns", "comp_ns", "visits", "bytes_sent", "bytes_received",
-};
-
-typedef struct text {
-    char *s;
-    size_t len, cap;
-    int failed;
-} text;
-
-static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(text *t, const char *fmt, ...)
-{
-    char line[128];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (t->failed || n < 0 || (size_t)n >= sizeof line)
-        return;
-    if (t->len + (size_t)n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 1 << 16;
-        while (cap < t->len + (size_t)n + 1)
-            cap *= 2;
-        char *s = realloc(t->s, cap);
-        if (!s) {
-            t->failed = 1;
-            return;
-        }
-        t->s = s, t->cap = cap;
-    }
-    memcpy(t->s + t->len, line, (size_t)n + 1);
-    t->len += (size_t)n;
-}
+#include "report/merge/timeline_pack.h"
 
 /* This rank's histogram at the common size and width, as a flat row of
  * n x TL_NFIELDS values (zeros when it has none). */
@@ -194,44 +158,43 @@ static const uint64_t *rows_of(const part *p)
     return p->n ? p->w + HEAD_WORDS : NULL;
 }
 
-/* rank R FIELD v0 ... (zeros for a rank that had no memory) */
-static void put_rows(text *t, const part *parts, int size, uint32_t n)
+/* Every rank's rows, field by field (one series each). */
+static void pack_rows(tl_pack *t, const part *parts, int size)
 {
     for (int r = 0; r < size; r++)
         for (int f = 0; f < TL_NFIELDS; f++) {
             const uint64_t *row = rows_of(&parts[r]);
-            put(t, "rank %d %s", r, field_names[f]);
-            for (uint32_t b = 0; b < n; b++)
-                put(t, " %llu", row ? (unsigned long long)row[(size_t)b * TL_NFIELDS + (size_t)f] : 0ull);
-            put(t, "\n");
+            tl_pack_series(t, row ? row + f : NULL, TL_NFIELDS);
         }
 }
 
-static void put_offsets_and_phases(text *t, const part *parts, int size, size_t cells)
+static void pack_offsets_and_phases(tl_pack *t, const part *parts, int size, size_t cells)
 {
     for (int r = 0; r < size; r++)
-        put(t, "offset %d %lld\n", r, parts[r].n ? (long long)parts[r].w[HEAD_OFFSET] : 0ll);
+        tl_pack_i64(t, parts[r].n ? (long long)parts[r].w[HEAD_OFFSET] : 0ll);
     for (int r = 0; r < size; r++) {
         const part *p = &parts[r];
         uint64_t np = p->n ? p->w[HEAD_NPHASES] : 0;
         const uint64_t *x = p->n ? p->w + HEAD_WORDS + cells : NULL;
-        for (uint64_t i = 0; i < np; i++)
-            put(t, "phase %d %lld %lld\n", r, (long long)x[2 * i], (long long)x[2 * i + 1]);
+        tl_pack_u64(t, np);
+        for (uint64_t i = 0; i < np; i++) {
+            tl_pack_u64(t, x[2 * i]);
+            tl_pack_i64(t, (long long)x[2 * i + 1]);
+        }
     }
 }
 
 /* The marks each rank could not keep (its table holds TIMELINE_MAX_PHASES):
- * a line each in the member, and one line for the user. */
-static void put_phases_dropped(text *t, const part *parts, int size)
+ * a number a rank in the member, and one line for the user. */
+static void pack_phases_dropped(tl_pack *t, const part *parts, int size)
 {
     unsigned long long sum = 0;
     int ranks = 0;
     for (int r = 0; r < size; r++) {
         unsigned long long dropped = parts[r].n ? parts[r].w[HEAD_DROPPED] : 0;
-        if (dropped) {
-            put(t, "phases_dropped %d %llu\n", r, dropped);
+        tl_pack_u64(t, dropped);
+        if (dropped)
             sum += dropped, ranks++;
-        }
     }
     if (sum)
         hprof_say("MPI_Pcontrol: %llu marks on %d of %d ranks not kept, past the first %d of a rank; "
@@ -239,49 +202,61 @@ static void put_phases_dropped(text *t, const part *parts, int size)
                   sum, ranks, size, TIMELINE_MAX_PHASES);
 }
 
-/* n values, a run of zeros as 0*COUNT (most paths are idle most of the
- * time on most ranks). */
-static void put_series(text *t, const uint64_t *v, uint32_t n)
+/* The chosen paths and their series of every rank (k 0: none). */
+static void pack_paths(tl_pack *t, const part *parts, int size, const timeline_paths *tp, size_t cells,
+                       uint32_t n)
 {
-    for (uint32_t b = 0; b < n;) {
-        uint32_t z = 0;
-        while (b + z < n && (!v || v[b + z] == 0))
-            z++;
-        if (z > 1)
-            put(t, " 0*%u", z), b += z;
-        else
-            put(t, " %llu", v ? (unsigned long long)v[b] : 0ull), b++;
-    }
-}
-
-/* The chosen paths' series of every rank. */
-static void put_paths(text *t, const part *parts, int size, const timeline_paths *tp, size_t cells,
-                      uint32_t n)
-{
-    static const char *const fields[2] = { "mpi_ns", "comp_ns" };
     unsigned long long spilled = 0;
-    put(t, "paths %d\n", tp->k);
-    for (int k = 0; k < tp->k; k++)
-        put(t, "path %d %d\n", k, tp->ids[k]);
-    for (int k = 0; k < tp->k; k++)
+    int k = tp ? tp->k : 0;
+    tl_pack_u64(t, (uint64_t)k);
+    for (int i = 0; i < k; i++)
+        tl_pack_u64(t, (uint64_t)tp->ids[i]);
+    for (int i = 0; i < k; i++)
         for (int r = 0; r < size; r++)
             for (int f = 0; f < 2; f++) {
                 const part *p = &parts[r];
                 const uint64_t *v = p->n ? p->w + HEAD_WORDS + cells + 2 * p->w[HEAD_NPHASES] +
-                                               ((size_t)k * 2 + (size_t)f) * n
+                                               ((size_t)i * 2 + (size_t)f) * n
                                          : NULL;
-                put(t, "path_series %d %d %s", k, r, fields[f]);
-                put_series(t, v, n);
-                put(t, "\n");
+                tl_pack_series(t, v, 1);
             }
     for (int r = 0; r < size; r++)
         spilled += parts[r].n ? parts[r].w[HEAD_SPILLED] : 0;
-    put(t, "paths_spilled_ns %llu\n", spilled);
+    tl_pack_u64(t, spilled);
 }
 
-char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine, const timeline_phase_mark *phases,
-                         int nphases, unsigned long long phases_dropped, const timeline_paths *paths,
-                         size_t *len)
+/* Distinct series remembered for sharing (a table of 10 MB on rank 0): a
+ * series past them is stored, not remembered, and one equal to it later is
+ * stored again. Ranks that all differ this much gain nothing from more. */
+#define TIMELINE_SHARED_MAX ((size_t)1 << 18)
+
+/* The member from every rank's part (rank 0). */
+static unsigned char *pack_member(const part *parts, int size, uint32_t n, uint32_t shift,
+                                  const timeline_paths *tp, size_t *len)
+{
+    int k = tp ? tp->k : 0;
+    size_t cells = (size_t)n * TL_NFIELDS, most = (size_t)size * (TL_NFIELDS + 2 * (size_t)k);
+    if (most > TIMELINE_SHARED_MAX)
+        most = TIMELINE_SHARED_MAX;
+    tl_pack t;
+    if (tl_pack_init(&t, n, most) != 0)
+        return NULL;
+    tl_pack_bytes(&t, TIMELINE_MAGIC, sizeof TIMELINE_MAGIC - 1);
+    tl_pack_u64(&t, 1ull << shift);
+    tl_pack_u64(&t, n);
+    tl_pack_u64(&t, (uint64_t)size);
+    tl_pack_u64(&t, TL_NFIELDS);
+    pack_rows(&t, parts, size);
+    pack_offsets_and_phases(&t, parts, size, cells);
+    pack_phases_dropped(&t, parts, size);
+    pack_paths(&t, parts, size, tp, cells, n);
+    return tl_pack_deflate(&t, len);
+}
+
+unsigned char *timeline_file_member(MPI_Comm comm, const hprof_timeline *mine,
+                                    const timeline_phase_mark *phases, int nphases,
+                                    unsigned long long phases_dropped, const timeline_paths *paths,
+                                    size_t *len)
 {
     int rank, size;
     PMPI_Comm_rank(comm, &rank);
@@ -311,36 +286,24 @@ char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine, const timeli
     void **blobs = rank == 0 ? calloc((size_t)size, sizeof *blobs) : NULL;
     size_t *bytes = rank == 0 ? calloc((size_t)size, sizeof *bytes) : NULL;
     part *parts = rank == 0 ? calloc((size_t)size, sizeof *parts) : NULL;
-    text t = { 0 };
+    int failed = 0;
     if (rank == 0 && (!blobs || !bytes || !parts)) { /* the others' parts are taken all the same */
         free(blobs), free(bytes), free(parts);
         blobs = NULL, bytes = NULL, parts = NULL;
-        t.failed = 1;
+        failed = 1;
     }
     int got = quiet_gather_blobs(me.w, me.n * sizeof *me.w, blobs, bytes, 0, TAG_PART, comm);
     free(me.w);
     if (rank != 0)
         return NULL;
-    t.failed |= got != 0 || me.n == 0;
+    failed |= got != 0 || me.n == 0;
     for (int r = 0; parts && r < size; r++)
         parts[r] = (part){ blobs[r], blobs[r] ? bytes[r] / sizeof(uint64_t) : 0 };
     free(blobs), free(bytes);
-    if (!t.failed) {
-        put(&t, "hprof-timeline 1\nwidth_ns %llu\nbuckets %u\nranks %d\n", 1ull << common[1], n, size);
-        put(&t, "fields mpi_ns comp_ns visits bytes_sent bytes_received\n");
-        put_rows(&t, parts, size, n);
-        put_offsets_and_phases(&t, parts, size, cells);
-        put_phases_dropped(&t, parts, size);
-        if (with_paths)
-            put_paths(&t, parts, size, paths, cells, n);
-    }
+    unsigned char *member =
+        failed ? NULL : pack_member(parts, size, n, common[1], with_paths ? paths : NULL, len);
     for (int r = 0; parts && r < size; r++)
         free(parts[r].w);
     free(parts);
-    if (t.failed) {
-        free(t.s);
-        return NULL;
-    }
-    *len = t.len;
-    return t.s;
+    return member;
 }

@@ -1,39 +1,48 @@
 /*
  * timeline_file.h - the ranks' time histograms (core/timeline.h) merged into
- * one archive member, hprof.timeline, beside the CUBE data. Cube readers
- * ignore members they do not know. The member is text:
+ * one archive member, hprof.timeline.z, beside the CUBE data. Cube readers
+ * ignore members they do not know. The member is one zlib stream; inflated,
+ * it is the bytes "hprof-timeline-z 1\n" and then numbers, each an unsigned
+ * LEB128 (7 bits a byte, low first; a signed one, marked i, zigzag-mapped:
+ * 0, -1, 1, -2 ... as 0, 1, 2, 3 ...):
  *
- *   hprof-timeline 1
- *   width_ns W              bucket width (all ranks folded to the widest)
- *   buckets N
- *   ranks P
- *   fields mpi_ns comp_ns visits bytes_sent bytes_received
- *   rank R FIELD v0 v1 ... v(N-1)     one line per rank and field
- *   offset R NS             rank R started its measurement NS ns after rank 0
- *                           (< 0: before); its buckets are moved by that
- *                           much, to the nearest bucket
- *   phase R T LEVEL         MPI_Pcontrol(LEVEL) on rank R at T ns
- *   phases_dropped R N      rank R's N marks past the first TIMELINE_MAX_PHASES,
- *                           not kept (only ranks with N > 0; rank 0 also says
- *                           so in one line)
+ *   width_ns                bucket width (all ranks folded to the widest)
+ *   N                       buckets
+ *   P                       ranks
+ *   F                       fields: mpi_ns comp_ns visits bytes_sent
+ *                           bytes_received (5; a later version may add some)
+ *   P x F series            rank R's field f per bucket, ranks in order
+ *   P x i offset            rank R started its measurement that many ns
+ *                           after rank 0 (< 0: before); its buckets are moved
+ *                           by that much, to the nearest bucket
+ *   P x (M, M x (ns, i level))
+ *                           rank R's MPI_Pcontrol(level) marks at ns
+ *   P x dropped             rank R's marks past the first TIMELINE_MAX_PHASES,
+ *                           not kept (rank 0 also says so in one line)
+ *   K                       the heaviest call paths over time
+ *                           (HPROF_TIME_PATHS, path_series.h), 0 to K-1
+ *   K x cnode               path k is the cnode with that id in anchor.xml
+ *   K x P x 2 series        inclusive time of path k on rank R per bucket in
+ *                           ns, MPI then computation
+ *   spilled_ns              time the logs could give no path (full logs; 0
+ *                           normally): the series miss that much
  *
- * and, with the heaviest call paths over time (HPROF_TIME_PATHS,
- * path_series.h), at the same width and number of buckets:
+ * A series is a number s: when it is the count of series read so far, N
+ * values follow (a new series, numbered s); otherwise it is series s
+ * again. Ranks that behaved alike (all idle paths, the same counts) share
+ * one stored series, and zlib takes most of the rest.
  *
- *   paths K                 K paths, numbered 0 (the heaviest) to K-1
- *   path P CNODE            path P is the cnode with that id in anchor.xml
- *   path_series P R FIELD v0 v1 ... v(N-1)
- *                           inclusive time of path P on rank R per bucket
- *                           in ns; FIELD mpi_ns or comp_ns; a run of N
- *                           zero buckets is written 0*N
- *   paths_spilled_ns S      time the logs could give no path (full logs;
- *                           0 normally): the series miss that much
+ * Profiles before this one hold the member hprof.timeline as text (the
+ * same content: "hprof-timeline 1", then "width_ns W", "buckets N",
+ * "ranks P", "fields ...", "rank R FIELD v...", "offset R NS",
+ * "phase R T LEVEL", "phases_dropped R N", "paths K", "path P CNODE",
+ * "path_series P R FIELD v..." with runs of zeros as 0*N,
+ * "paths_spilled_ns S"); hprof-view reads both.
  *
  * Times count from rank 0's MPI_Init entry on every rank: at finalize a
  * barrier gives all ranks a common moment, and each rank's own time since
- * its start, against rank 0's, places its start (the offset lines); only
- * each rank's own clock is read, so hosts' clocks need not agree. Readers
- * skip lines they do not know.
+ * its start, against rank 0's, places its start (the offsets); only each
+ * rank's own clock is read, so hosts' clocks need not agree.
  */
 #ifndef HPROF_TIMELINE_FILE_H
 #define HPROF_TIMELINE_FILE_H
@@ -44,14 +53,16 @@
 #include "report/merge/path_series.h"
 #include "core/timeline.h"
 
-#define TIMELINE_MEMBER "hprof.timeline"
+#define TIMELINE_MEMBER "hprof.timeline.z"
+#define TIMELINE_MAGIC "hprof-timeline-z 1\n"
 
 /* Collective over comm. `mine` is this rank's histogram (its threads
- * summed; nbuckets 0: none); paths (k 0: none) the chosen paths. Returns the member's text on rank 0 (malloc'd,
- * *len set), NULL on the other ranks, when no rank has a histogram, or
- * when out of memory. */
-char *timeline_file_text(MPI_Comm comm, const hprof_timeline *mine, const timeline_phase_mark *phases,
-                         int nphases, unsigned long long phases_dropped, const timeline_paths *paths,
-                         size_t *len);
+ * summed; nbuckets 0: none); paths (k 0: none) the chosen paths. Returns
+ * the member's bytes on rank 0 (malloc'd, *len set), NULL on the other
+ * ranks, when no rank has a histogram, or when out of memory. */
+unsigned char *timeline_file_member(MPI_Comm comm, const hprof_timeline *mine,
+                                    const timeline_phase_mark *phases, int nphases,
+                                    unsigned long long phases_dropped, const timeline_paths *paths,
+                                    size_t *len);
 
 #endif

@@ -4,7 +4,7 @@
 # time line X s"), and the finalize's ("waiting for every rank, run
 # attributes, merge and write"), whose parts add up to no more than
 # merge+write says. On 8 ranks, with the time line and without it
-# (HPROF_TIME_BUCKETS=0: no hprof.timeline member); the profile's values
+# (HPROF_TIME_BUCKETS=0: no hprof.timeline.z member); the profile's values
 # and the member's content are what they were (exact visits per rank,
 # every rank's rows and offsets; tests/mpi/timeline.sh checks the rows
 # against the profile). The speed of the merge on many ranks is a
@@ -30,11 +30,11 @@ for buckets in 256 0; do
     parts=$(sed -nE "s/^hprof: merge: local profile ($num) s, unified definitions ($num) s, written ($num) s, values ($num) s, time line ($num) s.*/\1 \2 \3 \4 \5/p" run$buckets.err)
     check "$n: the phases add up to no more than merge+write ($total s)" "phases: $parts" \
         awk -v t="$total" -v p="$parts" 'BEGIN { split(p, x, " "); s = 0; for (i in x) s += x[i]; exit !(s <= t + 0.006) }'
-    member=$(tar tf "$prof" | grep -c '^hprof.timeline$')
+    member=$(tar tf "$prof" | grep -c '^hprof.timeline.z$')
     if [ "$buckets" = 0 ]; then
         check "$n: no time line member" "members: $(tar tf "$prof" | tr '\n' ' ')" test "$member" -eq 0
     else
-        tar xOf "$prof" hprof.timeline > member.txt
+        timeline_text "$prof" > member.txt
         rows=$(grep -cE '^rank [0-9]+ (mpi_ns|comp_ns|visits|bytes_sent|bytes_received)( [0-9]+){256}$' member.txt)
         offsets=$(grep -cE '^offset [0-9]+ -?[0-9]+$' member.txt)
         check "$n: the time line has every rank's rows and offset" \

@@ -8,15 +8,16 @@ require_built "size build"
 build_or_fail "size build" build_shared "$MPICC" "$PROGS/app.c" app || finish
 SHORT=200 LONG=2000
 
-# SIZE of FILE less its hprof.timeline member; fails if that member is larger
-# than 256 buckets x 5 fields x 21 characters a rank (and a header) can be,
-# plus the 16 heaviest paths' series (2 fields a rank, and their lines).
+# SIZE of FILE less its time line member (hprof.timeline.z); fails if that
+# member is larger than its text form could be: 256 buckets x 5 fields x 21
+# characters a rank (and a header), plus the 16 heaviest paths' series (2
+# fields a rank, and their lines).
 size_without_timeline() {
     python3 - "$1" <<'PY'
 import os, sys, tarfile
 path = sys.argv[1]
 with tarfile.open(path) as t:
-    m = [x for x in t.getmembers() if x.name == "hprof.timeline"]
+    m = [x for x in t.getmembers() if x.name == "hprof.timeline.z"]
 tl = m[0].size if m else 0
 if tl > 2 * (256 * 5 * 21 + 64) + 200 + 16 * (2 * 2 * (256 * 21 + 40) + 24) + 64:
     sys.exit("timeline member of %d bytes" % tl)
@@ -36,7 +37,7 @@ size_case() { # LABEL HZ
         fi
     done
     ok "size $label: runs"
-    # the timeline (hprof.timeline) has a fixed number of buckets, but its
+    # the timeline (hprof.timeline.z) has a fixed number of buckets, but its
     # numbers take more digits as the run fills them: bounded, checked apart
     s1=$(size_without_timeline "$label-$SHORT.cubex") s2=$(size_without_timeline "$label-$LONG.cubex")
     p1=$(wrote_field "$label-$SHORT.err" paths) p2=$(wrote_field "$label-$LONG.err" paths)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The profile over time (HPROF_TIME_BUCKETS, hprof.timeline, --timeline),
+# The profile over time (HPROF_TIME_BUCKETS, hprof.timeline.z, --timeline),
 # with known answers: phases.c slows rank 1 down 4x from a known moment and
 # ends with a phase where rank 0 computes while the other waits in a
 # barrier. The timeline must show both within a bucket or two; its totals
@@ -19,11 +19,11 @@ build_or_fail "timeline: build" build_shared "$MPICC" "$here/timeline/phases.c" 
 totals() {
     "$TEST_VIEW" --csv "$1" > "$1.csv" 2>/dev/null
     "$TEST_VIEW" --csv-ids "$1" > "$1.ids" 2>/dev/null
-    python3 - "$1" "$1.csv" "$1.ids" <<'PY'
-import csv, sys, tarfile
-path, csvp, idsp = sys.argv[1], sys.argv[2], sys.argv[3]
-with tarfile.open(path) as t:
-    text = t.extractfile("hprof.timeline").read().decode()
+    timeline_text "$1" > "$1.tl"
+    python3 - "$1.tl" "$1.csv" "$1.ids" <<'PY'
+import csv, sys
+tlp, csvp, idsp = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(tlp).read()
 # path_series values: a run of N zeros is written 0*N
 runs = lambda ws: [v for x in ws for v in ([0] * int(x[2:]) if x.startswith("0*") else [int(x)])]
 head, rows, paths, series = {}, {}, {}, {}
@@ -75,9 +75,10 @@ PY
 # 4 buckets and the 8 after them (ranks leave MPI_Init a few buckets
 # apart); prints "SECONDS NAME", or "none".
 path_rise() {
-    python3 - "$1" "$2" <<'PY'
-import re, sys, tarfile
-text = tarfile.open(sys.argv[1]).extractfile("hprof.timeline").read().decode()
+    timeline_text "$1" > "$1.tl"
+    python3 - "$1.tl" "$2" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
 w = float(re.search(r"^width_ns (\d+)", text, re.M).group(1)) * 1e-9
 names = re.findall(r"^path (\d+) +\|.*\| +([0-9.]+) s +[0-9.]+%  (main/compute.*)$", open(sys.argv[2]).read(), re.M)
 if not names:
@@ -110,7 +111,7 @@ known_run() {
     slow=$(awk '/^slow_from/ { print $2 }' known.out); bar=$(awk '/^barrier_from/ { print $2 }' known.out)
     # rank 1 prints its moment from its own start: on rank 0's time line
     # (the timeline's) that is its start offset later
-    slow=$(tar xOf known.cubex hprof.timeline | awk -v s="${slow:-0}" '$1 == "offset" && $2 == 1 { printf "%.6f", s + $3 * 1e-9 }')
+    slow=$(timeline_text known.cubex | awk -v s="${slow:-0}" '$1 == "offset" && $2 == 1 { printf "%.6f", s + $3 * 1e-9 }')
     # the longest stretch found for a rank (a busy machine adds short ones)
     found_slow=$(near "${width:-0}" "${slow:-0}" $(longest 1)); rc_slow=$?
     found_bar=$(near "${width:-0}" "${bar:-0}" $(longest 0)); rc_bar=$?
@@ -230,11 +231,13 @@ for n in 10 200 800; do
 done
 
 # Hostile path lines: a bad member is refused in one line (exit 2), an
-# unknown cnode is named '?', nothing crashes.
-python3 - known.cubex <<'PY'
-import io, re, sys, tarfile
+# unknown cnode is named '?', nothing crashes. In the text member of older
+# profiles (timeline_packed.sh: the packed one's).
+timeline_text known.cubex > known.tl
+python3 - known.cubex known.tl <<'PY'
+import copy, io, re, sys, tarfile
 src = tarfile.open(sys.argv[1])
-text = src.extractfile("hprof.timeline").read().decode()
+text = open(sys.argv[2]).read()
 cases = {
     "many": re.sub(r"^paths \d+$", "paths 100000", text, flags=re.M),
     "run": re.sub(r"^(path_series 0 0 mpi_ns) .*$", r"\1 0*99999", text, count=1, flags=re.M),
@@ -245,7 +248,9 @@ cases = {
 for name, body in cases.items():
     with tarfile.open("hostile-%s.cubex" % name, "w", format=tarfile.USTAR_FORMAT) as out:
         for m in src.getmembers():
-            data = body.encode() if m.name == "hprof.timeline" else src.extractfile(m).read()
+            data, m = src.extractfile(m).read(), copy.copy(m)
+            if m.name == "hprof.timeline.z":
+                m.name, data = "hprof.timeline", body.encode()
             m.size = len(data)
             out.addfile(m, io.BytesIO(data))
 PY
@@ -266,9 +271,10 @@ check "timeline: hostile path lines (too many paths, a run past the end, an unkn
 # marks are placed on rank 0's time line (the offset line says by how
 # much, against the launcher-side truth of one host's CLOCK_MONOTONIC).
 PHASES_INIT_DELAY_MS=300 HPROF_OUTPUT=late.cubex timeout $MPI_TIMEOUT $MPIRUN -np 2 ./phases 5 2 2 10 > late.out 2> late.err
-align=$(python3 - late.cubex late.out <<'PY'
-import re, sys, tarfile
-text = tarfile.open(sys.argv[1]).extractfile("hprof.timeline").read().decode()
+timeline_text late.cubex > late.tl
+align=$(python3 - late.tl late.out <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
 w = int(re.search(r"^width_ns (\d+)", text, re.M).group(1)) * 1e-9
 entry = {int(r): float(t) for r, t in re.findall(r"^init_entry (\d+) ([0-9.]+)", open(sys.argv[2]).read(), re.M)}
 off = {int(r): int(v) * 1e-9 for r, v in re.findall(r"^offset (\d+) (-?\d+)", text, re.M)}
@@ -292,7 +298,7 @@ check "timeline: rank 1 started 300 ms late: its offset, marks and data on rank 
 HPROF_TIME_PATHS=0 HPROF_OUTPUT=nopaths.cubex timeout $MPI_TIMEOUT $MPIRUN -np 2 ./phases 5 2 2 1 > nopaths.out 2>&1
 "$TEST_VIEW" --timeline nopaths.cubex > nopaths.view 2>&1; rc=$?
 check "timeline: HPROF_TIME_PATHS=0 keeps the histogram, no paths (exit $rc)" "$(oneline nopaths.view)" \
-    test $rc -eq 0 -a "$(grep -c '^path' nopaths.view)" -eq 0 -a "$(tar xOf nopaths.cubex hprof.timeline | grep -c '^path')" -eq 0
+    test $rc -eq 0 -a "$(grep -c '^path' nopaths.view)" -eq 0 -a "$(timeline_text nopaths.cubex | grep -c '^path')" -eq 0
 
 HPROF_TIME_BUCKETS=0 HPROF_OUTPUT=off.cubex timeout $MPI_TIMEOUT $MPIRUN -np 2 ./phases 5 2 2 1 > off.out 2>&1
 "$TEST_VIEW" --timeline off.cubex > off.view 2>&1; rc=$?

@@ -83,7 +83,7 @@ int view_html(cube_profile *p, const view_opts *o, FILE *out);
 int view_hatchet(cube_profile *p, const view_opts *o, FILE *out);
 int view_speedscope(cube_profile *p, const view_opts *o, FILE *out);
 int view_perfetto(cube_profile *p, const view_opts *o, FILE *out);
-/* --timeline: the member hprof.timeline (report/merge/timeline_file.h). */
+/* --timeline: the time line member (report/merge/timeline_file.h). */
 int view_timeline(cube_profile *p, const view_opts *o, FILE *out);
 /* A snapshot's places (metric now): one line a place, its ranks and
  * seconds, longest first; json: a list of groups (ranks, path, seconds). */

@@ -167,7 +167,7 @@ static int check_phase(const cube_profile *p, const view_opts *o)
     if (got == 0)
         snprintf(o->err, o->errlen, "--phase: this profile has no timeline");
     else if (got == -1)
-        snprintf(o->err, o->errlen, "--phase: the member hprof.timeline is malformed or too large");
+        snprintf(o->err, o->errlen, "--phase: the time line member is malformed or too large");
     return got > 0 ? 0 : VIEW_BAD_USAGE;
 }
 

@@ -67,7 +67,7 @@ int view_perfetto(cube_profile *p, const view_opts *o, FILE *out)
                      got == 0
                          ? "--perfetto: this profile has no timeline (written with HPROF_TIME_BUCKETS=0, "
                            "by an hprof before 0.2, or by another tool)"
-                         : "--perfetto: the member hprof.timeline is malformed or too large");
+                         : "--perfetto: the time line member is malformed or too large");
         return VIEW_BAD_USAGE;
     }
     int shown = tl.b1 - tl.b0, most = PERFETTO_CELLS / tl.nranks;

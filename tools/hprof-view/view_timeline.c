@@ -153,7 +153,7 @@ int view_timeline(cube_profile *p, const view_opts *o, FILE *out)
             snprintf(o->err, o->errlen,
                      got == 0 ? "--timeline: this profile has no timeline (written with "
                                 "HPROF_TIME_BUCKETS=0, by an hprof before 0.2, or by another tool)"
-                              : "--timeline: the member hprof.timeline is malformed or too large");
+                              : "--timeline: the time line member is malformed or too large");
         return VIEW_BAD_USAGE;
     }
     int shown = tl.b1 - tl.b0, cols = shown < MAX_COLS ? shown : MAX_COLS;

@@ -1,9 +1,11 @@
 /*
- * vtl_data.c - the member hprof.timeline (report/merge/timeline_file.h)
- * read into a timeline (vtl_data.h): ranks' histograms, MPI_Pcontrol
+ * vtl_data.c - the timeline member (report/merge/timeline_file.h; as text,
+ * vtl_unpack.h) read into a timeline (vtl_data.h): ranks' histograms, MPI_Pcontrol
  * marks, the heaviest paths' series, and the --phase restriction.
  */
 #include "tools/hprof-view/vtl_data.h"
+
+#include "tools/hprof-view/vtl_unpack.h"
 
 #include <limits.h>
 #include <math.h>
@@ -275,18 +277,35 @@ static int restrict_phase(timeline *tl, const char *spec, char *err, size_t errl
     return 0;
 }
 
+/* The member as text: the packed one unpacked, or an older profile's
+ * text; NULL with *len 0 when the profile has neither, else 1. */
+static char *member_text(const cube_profile *p, size_t *len)
+{
+    size_t zlen = 0;
+    const unsigned char *z = cube_member(p, VTL_MEMBER_PACKED, &zlen);
+    if (z) {
+        char *text = vtl_unpack_text(z, zlen, len);
+        *len = text ? *len : 1;
+        return text;
+    }
+    const unsigned char *raw = cube_member(p, VTL_MEMBER, len);
+    char *text = raw ? malloc(*len + 1) : NULL;
+    if (!text) {
+        *len = raw ? 1 : 0;
+        return NULL;
+    }
+    memcpy(text, raw, *len);
+    text[*len] = '\0';
+    return text;
+}
+
 int vtl_load(const cube_profile *p, const view_opts *o, timeline *tl)
 {
     size_t len = 0;
-    const unsigned char *raw = cube_member(p, VTL_MEMBER, &len);
     memset(tl, 0, sizeof *tl);
-    if (!raw)
-        return 0;
-    char *text = malloc(len + 1);
+    char *text = member_text(p, &len);
     if (!text)
-        return -1;
-    memcpy(text, raw, len);
-    text[len] = '\0';
+        return len ? -1 : 0;
     int rc = parse(tl, p, text, len) < 0 ? -1 : 1;
     free(text);
     if (rc > 0) {

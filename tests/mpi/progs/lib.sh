@@ -102,6 +102,10 @@ wrote_field() {
     esac
 }
 
+# timeline_text PROFILE: its time line member as text (the packed member
+# unpacked, progs/timeline_text.py; an older profile's text as it is)
+timeline_text() { python3 "$PROGS/timeline_text.py" "$1"; }
+
 # to_csv PROFILE CSV: hprof-view --csv; stderr in CSV.err; returns its status
 to_csv() { timeout 60 "$TEST_VIEW" --csv "$1" >"$2" 2>"$2.err"; }
 

@@ -1,0 +1,161 @@
+/*
+ * check.c - the packed time line member's two ends on their own: what
+ * report/merge/timeline_pack.c packs, tools/hprof-view/vtl_unpack.c gives
+ * back as text, number for number, with known answers:
+ *   shared   equal series of several ranks stored once: the packed bytes
+ *            hold one copy (fewer bytes than with each stored);
+ *   capped   more distinct series than the pack remembers: still read
+ *            back exactly (a repeat of one not remembered is stored again);
+ *   extremes the largest counts, negative offsets and levels.
+ * Prints one "name ok ..." or "name bad ..." line each.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/merge/timeline_pack.h"
+#include "tools/hprof-view/vtl_unpack.h"
+
+#define MAGIC "hprof-timeline-z 1\n"
+#define NB 6
+#define RANKS 4
+#define FIELDS 5
+
+/* rank r's field f: ranks 0 and 2 alike, 1 and 3 alike, field 4 zeros */
+static uint64_t value(int r, int f, int b, int extremes)
+{
+    if (extremes && b == 0)
+        return UINT64_MAX - (uint64_t)f;
+    return f == 4 ? 0 : (uint64_t)((r % 2) * 1000 + f * 100 + b) * 8388608u;
+}
+
+static void row(uint64_t *v, int r, int f, int extremes)
+{
+    for (int b = 0; b < NB; b++)
+        v[b] = value(r, f, b, extremes);
+}
+
+/* The member: ranks' rows, offsets, one mark each, no drops, one path. */
+static unsigned char *pack(size_t max_series, int extremes, size_t *len, size_t *raw)
+{
+    static uint64_t rows[RANKS][FIELDS][NB], paths[RANKS][2][NB];
+    tl_pack p;
+    if (tl_pack_init(&p, NB, max_series) != 0)
+        return NULL;
+    tl_pack_bytes(&p, MAGIC, sizeof MAGIC - 1);
+    tl_pack_u64(&p, 8388608);
+    tl_pack_u64(&p, NB);
+    tl_pack_u64(&p, RANKS);
+    tl_pack_u64(&p, FIELDS);
+    for (int r = 0; r < RANKS; r++)
+        for (int f = 0; f < FIELDS; f++) {
+            row(rows[r][f], r, f, extremes);
+            tl_pack_series(&p, rows[r][f], 1);
+        }
+    for (int r = 0; r < RANKS; r++)
+        tl_pack_i64(&p, extremes ? INT64_MIN + r : -1000 * r);
+    for (int r = 0; r < RANKS; r++) {
+        tl_pack_u64(&p, 1);
+        tl_pack_u64(&p, 5000 + (uint64_t)r);
+        tl_pack_i64(&p, extremes ? INT64_MAX - r : -r);
+    }
+    for (int r = 0; r < RANKS; r++)
+        tl_pack_u64(&p, 0);
+    tl_pack_u64(&p, 1);
+    tl_pack_u64(&p, 42);
+    for (int r = 0; r < RANKS; r++)
+        for (int f = 0; f < 2; f++) {
+            for (int b = 0; b < NB; b++)
+                paths[r][f][b] = f == 0 ? 0 : value(r, 1, b, 0) / 2;
+            tl_pack_series(&p, paths[r][f], 1);
+        }
+    tl_pack_u64(&p, 7);
+    *raw = p.len;
+    return tl_pack_deflate(&p, len);
+}
+
+static void put_values(char **s, const uint64_t *v, int runs)
+{
+    for (int b = 0; b < NB;) {
+        int z = 0;
+        while (runs && b + z < NB && v[b + z] == 0)
+            z++;
+        if (z > 1) {
+            *s += sprintf(*s, " 0*%d", z), b += z;
+            continue;
+        }
+        *s += sprintf(*s, " %llu", (unsigned long long)v[b++]);
+    }
+    *s += sprintf(*s, "\n");
+}
+
+/* The text vtl_unpack_text must give for pack(). */
+static char *expected(int extremes)
+{
+    static const char *const names[FIELDS] = { "mpi_ns", "comp_ns", "visits", "bytes_sent",
+                                               "bytes_received" };
+    char *t = malloc(1 << 16), *s = t;
+    uint64_t v[NB];
+    s += sprintf(s, "hprof-timeline 1\nwidth_ns 8388608\nbuckets %d\nranks %d\n", NB, RANKS);
+    s += sprintf(s, "fields mpi_ns comp_ns visits bytes_sent bytes_received\n");
+    for (int r = 0; r < RANKS; r++)
+        for (int f = 0; f < FIELDS; f++) {
+            row(v, r, f, extremes);
+            s += sprintf(s, "rank %d %s", r, names[f]);
+            put_values(&s, v, 0);
+        }
+    for (int r = 0; r < RANKS; r++)
+        s += sprintf(s, "offset %d %lld\n", r, extremes ? (long long)INT64_MIN + r : -1000ll * r);
+    for (int r = 0; r < RANKS; r++)
+        s += sprintf(s, "phase %d %d %lld\n", r, 5000 + r,
+                     extremes ? (long long)INT64_MAX - r : (long long)-r);
+    s += sprintf(s, "paths 1\npath 0 42\n");
+    for (int r = 0; r < RANKS; r++)
+        for (int f = 0; f < 2; f++) {
+            for (int b = 0; b < NB; b++)
+                v[b] = f == 0 ? 0 : value(r, 1, b, 0) / 2;
+            s += sprintf(s, "path_series 0 %d %s", r, f == 0 ? "mpi_ns" : "comp_ns");
+            put_values(&s, v, 0);
+        }
+    s += sprintf(s, "paths_spilled_ns 7\n");
+    return t;
+}
+
+/* Packs, unpacks, compares; *raw the bytes before zlib. */
+static int round_trip(size_t max_series, int extremes, size_t *raw, char *why, size_t whylen)
+{
+    size_t zlen = 0, tlen = 0;
+    unsigned char *z = pack(max_series, extremes, &zlen, raw);
+    char *text = z ? vtl_unpack_text(z, zlen, &tlen) : NULL, *want = expected(extremes);
+    int good = text && strcmp(text, want) == 0;
+    if (!good) {
+        size_t i = 0;
+        while (text && text[i] && text[i] == want[i])
+            i++;
+        snprintf(why, whylen, "%s at byte %zu: got '%.60s', want '%.60s'", text ? "differs" : "not read", i,
+                 text ? text + i : "", want + i);
+    }
+    free(z);
+    free(text);
+    free(want);
+    return good;
+}
+
+int main(void)
+{
+    char why[256] = "";
+    size_t shared = 0, each = 0, ext = 0;
+    /* ranks 0 and 2, 1 and 3 are alike, and all field-4 rows are zeros:
+     * 20 rows in 8 distinct series; the path's MPI rows are zeros too */
+    int ok = round_trip(64, 0, &shared, why, sizeof why);
+    printf("shared %s %zu bytes before zlib\n", ok ? "ok" : "bad", shared);
+    size_t three = 0;
+    ok = round_trip(0, 0, &each, why, sizeof why) && round_trip(3, 0, &three, why, sizeof why);
+    printf("capped %s %zu bytes before zlib with none remembered, %zu with 3, %zu with 64%s%s\n",
+           ok && each > three && three > shared ? "ok" : "bad", each, three, shared, ok ? "" : ": ",
+           ok ? "" : why);
+    ok = round_trip(64, 1, &ext, why, sizeof why);
+    printf("extremes %s %zu bytes before zlib%s%s\n", ok ? "ok" : "bad", ext, ok ? "" : ": ", ok ? "" : why);
+    return 0;
+}

@@ -25,6 +25,10 @@
 static void setup(exact_calib_run *run)
 {
     hprof_self = run->ctx; /* this thread's calls counted in a tree of its own */
+    /* its unwinding state made here: an exact entry on a thread without one
+     * and with signals blocked (this one) takes it for a signal handler's
+     * and measures nothing (exact_entry.c) */
+    unwind_thread_init();
 }
 
 static void teardown(exact_calib_run *run)

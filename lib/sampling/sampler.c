@@ -335,9 +335,11 @@ void sampler_thread_start(hprof_thread *t, uint64_t window_start_ns)
         window_calibrate_read_cost(); /* once, before the window's first reading */
     window_open(&s->window, window_start_ns);
     s->last_node = CCT_NONE;
+    /* every measured thread's unwinding state, sampled or not: an exact
+     * entry that finds none may be in a signal handler and cannot make it */
+    unwind_thread_init();
     if (!installed)
         return;
-    unwind_thread_init();
     if (thread_blocks(sample_signal))
         say_not_sampled(t->index);
     s->on = 1;

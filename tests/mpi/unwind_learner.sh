@@ -31,9 +31,12 @@ check "compute-only sample paths equal libunwind's" "$line" [ "${mism:-1}" = 0 ]
 
 window=$(sed -n 's/^hprof: .*thread 0: window \([0-9.]*\) s.*/\1/p' c.err | head -n 1)
 elapsed=$(sed -n 's/^elapsed \([0-9.]*\)/\1/p' c.out)
-if python3 -c "import sys; w, e = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(w - e) <= 0.002 + 0.002 * e else 1)" \
+# The program reads its clock just before MPI_Init and MPI_Finalize, hprof
+# just inside them: a thread descheduled in between (5 ms seen at load 24
+# on 2 cores) moves one against the other, so 10 ms are allowed.
+if python3 -c "import sys; w, e = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(w - e) <= 0.010 + 0.002 * e else 1)" \
         "${window:-0}" "${elapsed:-1}"; then
-    ok "measurement window $window s = the program's own clock $elapsed s (within 0.2% + 2 ms)"
+    ok "measurement window $window s = the program's own clock $elapsed s (within 0.2% + 10 ms)"
 else
     notok "measurement window matches CLOCK_MONOTONIC" "window ${window:-none} s, program measured ${elapsed:-none} s"
 fi

@@ -5,7 +5,8 @@
  *
  * The common case is kept short (bench/callcost.c, cost_probe.h): one TLS
  * access per call (begin keeps the thread in the call), the clock read
- * inline, no atomics, and a call whose call site the unwinder still knows
+ * inline, no atomics, the end one straight path (STRAIGHT, below), and a
+ * call whose call site the unwinder still knows
  * (unwind_mpi_cached: same frame, nothing entered or left since) finds its
  * node in the thread's leaf memo, with no walk and no tree lookup: loops of
  * MPI calls cost two clock reads and a few adds.
@@ -28,6 +29,7 @@
 #include "lib/threads/thread.h"
 #include "lib/lifecycle/unmeasured.h"
 #include "lib/sampling/window.h"
+#include "unwind/mpi_site_cache.h"
 #include "unwind/unwind.h"
 
 /* The leaf memo's site for functions that are not unwound (their node is
@@ -38,9 +40,16 @@
  * the compiler from moving tree updates across the depth changes. */
 #define SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-/* Everything but the common case: before MPI_Init or after finalize,
- * MPI_Abort, a thread's first call, MPI calls made inside a wrapper. */
-static void record(hprof_thread *t, hprof_call *call);
+/* A step of the common case, a call repeated from a known call site: one
+ * straight path in hprof_call_end, with no call and no second frame
+ * (tests/arch/hot_path.sh), whatever the compiler's size heuristics say. */
+#define STRAIGHT static inline __attribute__((always_inline))
+
+/* Records a finished call on thread t: inline in hprof_call_end, every
+ * MPI call's end; record_call for the rare others (MPI_Abort, the init
+ * call, a call booked from a signal). */
+STRAIGHT void record(hprof_thread *t, hprof_call *call);
+static __attribute__((noinline)) void record_call(hprof_thread *t, hprof_call *call);
 
 /* MPI_Abort itself, a visit on its call path, before the measurement ends
  * (the call never returns). */
@@ -53,7 +62,7 @@ static void book_abort(hprof_call *call, hprof_thread *t)
     t->depth = 1;
     SIGNAL_FENCE();
     call->start_ns = hprof_now_ns();
-    record(t, call);
+    record_call(t, call);
     SIGNAL_FENCE();
     t->depth = 0;
 }
@@ -139,7 +148,7 @@ void hprof_call_begin(hprof_call *call, int fn, void *frame)
 }
 
 /* exact: ns was measured, not estimated (a poll of a run not timed) */
-static void add_call(cct_node *n, const hprof_call *call, uint64_t ns, int exact)
+STRAIGHT void add_call(cct_node *n, const hprof_call *call, uint64_t ns, int exact)
 {
     n->counter[CCT_VISITS]++;
     n->counter[CCT_MPI_TIME_NS] += ns;
@@ -147,6 +156,7 @@ static void add_call(cct_node *n, const hprof_call *call, uint64_t ns, int exact
         n->counter[CCT_MIN_NS] = ns;
     if (ns > n->counter[CCT_MAX_NS] && exact)
         n->counter[CCT_MAX_NS] = ns;
+#pragma GCC unroll 8 /* no loop control on every call's path */
     for (int i = 0; i < HPROF_NBYTES; i++)
         n->counter[CCT_BYTES_SENT + i] += call->bytes[i];
     if (call->poll) {
@@ -181,13 +191,13 @@ static uint32_t call_node(cct *tree, int fn, void *frame, int *counter)
 /* The call's site without a walk: SITE_NOUNWIND, the site's node, or
  * CCT_NONE when only a walk can tell. Not with PAPI events (their
  * readings go through call_node's path). */
-static inline uint32_t call_site(const hprof_call *call)
+STRAIGHT uint32_t call_site(const hprof_call *call)
 {
     if (__builtin_expect(hprof_papi_nevents != 0, 0))
         return CCT_NONE;
     if (hprof_fn_nounwind && hprof_fn_nounwind[call->fn])
         return SITE_NOUNWIND;
-    return unwind_mpi_cached(call->frame);
+    return mpi_site_cached(call->frame);
 }
 
 static inline struct hprof_leaf_memo *memo_of(hprof_thread *t, uint32_t site, int fn)
@@ -226,10 +236,9 @@ static __attribute__((noinline)) uint32_t walked_node(hprof_thread *t, const hpr
     return leaf;
 }
 
-/* Records a finished call on thread t. */
 /* The call's node: the memo of its call site, else a walk; counter: its
  * path log counter or -1; site: the call site found. */
-static inline uint32_t node_of_call(hprof_thread *t, hprof_call *call, int *counter, uint32_t *site)
+STRAIGHT uint32_t node_of_call(hprof_thread *t, hprof_call *call, int *counter, uint32_t *site)
 {
     *site = call_site(call);
     struct hprof_leaf_memo *m = memo_of(t, *site, call->fn);
@@ -273,8 +282,8 @@ static uint64_t end_poll_run(hprof_thread *t, const hprof_call *call, uint64_t e
 
 /* The call's time, visit and bytes on its node, the thread's MPI time,
  * the time line and the path log. */
-static inline void book_call(hprof_thread *t, const hprof_call *call, uint32_t node, int counter,
-                             uint64_t end, uint64_t ns, int exact)
+STRAIGHT void book_call(hprof_thread *t, const hprof_call *call, uint32_t node, int counter, uint64_t end,
+                        uint64_t ns, int exact)
 {
     /* The sampler subtracts MPI time on its own clock (on the CPU clock at
      * the end of the bookkeeping, below). */
@@ -300,7 +309,7 @@ static inline void book_call(hprof_thread *t, const hprof_call *call, uint32_t n
     }
 }
 
-static void record(hprof_thread *t, hprof_call *call)
+STRAIGHT void record(hprof_thread *t, hprof_call *call)
 {
     COST_RESTART();
     int counter = -1;
@@ -335,6 +344,11 @@ static void record(hprof_thread *t, hprof_call *call)
     COST_MARK(5);
 }
 
+static __attribute__((noinline)) void record_call(hprof_thread *t, hprof_call *call)
+{
+    record(t, call);
+}
+
 /* ---- polls in the thread's polling run (measure.h, poll_run.h) ---------- */
 
 void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *frame, uint64_t start)
@@ -350,7 +364,7 @@ void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *f
 /* Shared with the runtime (the init call's own record, runtime.h). */
 void hprof_record_call(hprof_call *call)
 {
-    record(hprof_self, call);
+    record_call(hprof_self, call);
 }
 
 void hprof_call_end(hprof_call *call)
@@ -375,7 +389,7 @@ void hprof_call_book_in_flight(void)
         return;
     t->in_flight = NULL;
     SIGNAL_FENCE();
-    record(t, call);
+    record_call(t, call);
 }
 
 uint32_t hprof_call_stopped_node(hprof_thread *t)

@@ -53,7 +53,8 @@ uint32_t unwind_mpi_node_in_handler(cct *tree, const void *wrapper_frame, int *f
  * and the frame that made the call still holds the thunk a walk left in
  * it: no frame was entered or left there since, the path is unchanged.
  * A few call sites of the latest calling frame are kept. CCT_NONE
- * otherwise, and always without thunks. Allocates nothing, no lock. */
+ * otherwise, and always without thunks. Allocates nothing, no lock.
+ * Inline for the MPI wrappers' end: mpi_site_cached (mpi_site_cache.h). */
 uint32_t unwind_mpi_cached(const void *wrapper_frame);
 
 /* The same for the entry of an exactly measured function (lib/exact/):

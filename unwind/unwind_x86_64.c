@@ -37,6 +37,7 @@
 #include <ucontext.h>
 
 #include "unwind/entry_cache.h"
+#include "unwind/mpi_site_cache.h"
 #include "unwind/exact_stack.h"
 #include "unwind/own_walk.h"
 #include "core/own_code.h"
@@ -588,22 +589,9 @@ static void remember_entry(uw_thread *st, const walk *w, const uint64_t *frame, 
     c->caller = m;
 }
 
-/* The slot holds thunk d only if it was redirected during the caller's
- * current activation (a call writes a raw return address there, and a
- * return through the thunk sets top to d): the caller's frame is the one
- * walked, and node[d] is still its path's node when no later walk
- * redirected another slot at depth d. */
 uint32_t unwind_mpi_cached(const void *wrapper_frame)
 {
-    const uw_thread *st = uw_self;
-    const uint64_t *f = wrapper_frame;
-    if (!st || !f || !st->caller_slot)
-        return CCT_NONE;
-    const struct site *c = site_find(st->sites, f[1]);
-    if (!c || c->frame != f || (c->need_bp && c->bp != f[0]))
-        return CCT_NONE;
-    struct caller_mark m = { st->caller_slot, st->caller_depth, st->caller_node, st->caller_exact };
-    return caller_holds(st, &m) ? c->node : CCT_NONE;
+    return mpi_site_cached(wrapper_frame);
 }
 
 void unwind_token_take(unwind_token *tok)

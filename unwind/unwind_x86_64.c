@@ -171,14 +171,20 @@ typedef struct walk {
     uint64_t miss;
 } walk;
 
-/* skip_own: MPI calls (leading frames in hprof's code are skipped); else a
- * sample (any frame in hprof's code sets inside). stop: stop at the first
- * thunk, else walk through them. first_slot: r is the state of a caller
- * already (r.pc its return address, read from first_slot), not of the
- * frame to step from. */
-static void do_walk(uw_thread *st, walk *w, regs r, int max, int skip_own, int stop, int learn,
-                    uint64_t *first_slot)
+/* What a walk does (do_walk's flags). */
+enum walk_flags {
+    WALK_SKIP_OWN = 1,      /* an MPI call: hprof's leading frames skipped (a sample: one sets inside) */
+    WALK_STOP_AT_THUNK = 2, /* stop at the first thunk (or measured exact call), else walk through */
+    WALK_LEARN = 4,         /* a frame without a recipe is learned now (step), else missed */
+};
+
+/* flags: enum walk_flags. first_slot: r is the state of a caller already
+ * (r.pc its return address, read from first_slot), not of the frame to
+ * step from. */
+static void do_walk(uw_thread *st, walk *w, regs r, int max, unsigned flags, uint64_t *first_slot)
 {
+    int skip_own = (flags & WALK_SKIP_OWN) != 0, stop = (flags & WALK_STOP_AT_THUNK) != 0;
+    int learn = (flags & WALK_LEARN) != 0;
     uint64_t key = r.pc | RECIPE_EXACT;
     uint64_t hi = st->stack_hi;
     int own = skip_own, nown = 0;
@@ -303,7 +309,7 @@ __attribute__((noinline)) int unwind_mpi_path(uint64_t *ips, int max)
         return lu_mpi_path(ips, max);
     }
     walk w;
-    do_walk(st, &w, r, max < UNWIND_MAX_FRAMES ? max : UNWIND_MAX_FRAMES, 1, 0, 1, NULL);
+    do_walk(st, &w, r, max < UNWIND_MAX_FRAMES ? max : UNWIND_MAX_FRAMES, WALK_SKIP_OWN | WALK_LEARN, NULL);
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
         restore_for_own_walk(st);
         int n = lu_mpi_path(ips, max);
@@ -327,7 +333,7 @@ int unwind_signal_path(uint64_t *ips, int max, const void *ucontext)
         return lu_signal_path(ips, max, ucontext);
     }
     walk w;
-    do_walk(st, &w, r, max < UNWIND_MAX_FRAMES ? max : UNWIND_MAX_FRAMES, 0, 0, 0, NULL);
+    do_walk(st, &w, r, max < UNWIND_MAX_FRAMES ? max : UNWIND_MAX_FRAMES, 0, NULL);
     if (w.inside) {
         ips[0] = r.pc;
         return 1; /* the caller sees hprof's own code */
@@ -668,7 +674,9 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
     w.status = WK_COMPLEX;
     if (in_stack(st, r.sp) && !uw_plain_mode) {
         uint64_t *first_slot = caller_of_wrapper(st, wrapper_frame, &r);
-        do_walk(st, &w, r, UNWIND_MAX_FRAMES, !first_slot, st->thunks, 1, first_slot);
+        do_walk(st, &w, r, UNWIND_MAX_FRAMES,
+                (first_slot ? 0u : WALK_SKIP_OWN) | (st->thunks ? WALK_STOP_AT_THUNK : 0u) | WALK_LEARN,
+                first_slot);
     }
     if (uw_check_mode > 0 && !in_handler)
         unwind_check_count(0, check_outcome(w.status));
@@ -742,7 +750,7 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
     walk w;
     w.status = WK_COMPLEX;
     if (in_stack(st, r.sp) && !uw_plain_mode)
-        do_walk(st, &w, r, UNWIND_MAX_FRAMES, 0, st->thunks, 0, NULL);
+        do_walk(st, &w, r, UNWIND_MAX_FRAMES, st->thunks ? WALK_STOP_AT_THUNK : 0u, NULL);
     if (uw_check_mode > 0)
         unwind_check_count(1, check_outcome(w.status));
     if (w.status != WK_COMPLEX && w.inside) {

@@ -131,6 +131,15 @@ class Lang:
         conv = {'MPI_Datatype': 'PMPI_Type_f2c', 'MPI_Comm': 'PMPI_Comm_f2c'}[p.core]
         return '%s(*(const MPI_Fint *)%s)' % (conv, p.name)
 
+    def request(self, name):
+        """the MPI_Request a request parameter (MPI_Request *) holds"""
+        return 'PMPI_Request_f2c(*(MPI_Fint *)%s)' % name if self.fortran else '*%s' % name
+
+    def request_at(self, name, i):
+        """element i of an array of requests"""
+        return ('PMPI_Request_f2c(((MPI_Fint *)%s)[%s])' % (name, i) if self.fortran
+                else '%s[%s]' % (name, i))
+
     def counts(self, p):
         if self.fortran:   # the _c variants' counts are INTEGER(MPI_COUNT_KIND) in mpi_f08
             return ('hprof_cnt_big((const MPI_Count *)%s)' if p.core == 'MPI_Count'
@@ -448,6 +457,46 @@ def comm_book_code(fn, L, pre, post):
             post.append('if (call.measured) comm_peers_note(%s);' % h)
 
 
+def request_parts(fn, L, pre, post, status_expr):
+    """What both bindings do around the call: the polls' result, the
+    requests a call frees, starts or makes (wrappers/requests.c), and the
+    bytes a call moves; L spells each handle in C or in Fortran."""
+    if fn.get('poll'):
+        post += ['call.poll = %s;' % nothing_done(fn, '(MPI_Fint *)') if L.fortran
+                 else 'call.poll = %s; /* completed nothing */' % nothing_done(fn)]
+    if fn.has('reqfree'):
+        rp = fn.params[0].name
+        pre += ['MPI_Request hprof_saved = call.measured ? %s : MPI_REQUEST_NULL;' % L.request(rp) if L.fortran
+                else 'MPI_Request hprof_saved = *%s;' % rp]
+        post += ['if (call.measured) hprof_w_req_forget(hprof_saved);']
+    start = fn.get('start')
+    if start == 'one':
+        post += ['if (call.measured) hprof_w_req_start(call.bytes, %s);' % L.request(fn.params[0].name)]
+    elif start == 'all':
+        n = '(*(MPI_Fint *)%s)' % fn.params[0].name if L.fortran else fn.params[0].name
+        post += ['if (call.measured && hprof_w_req_any())',
+                 '    for (int hprof_i = 0; hprof_i < %s; hprof_i++)' % n,
+                 '        hprof_w_req_start(call.bytes, %s);' % L.request_at(fn.params[1].name, 'hprof_i')]
+    req = fn.get('req')
+    if req == 'persistent':
+        code = byte_code(fn, L, 'hprof_pb', status_expr)
+        rp = request_param(fn)
+        post += ['if (call.measured) {',
+                 '    uint64_t hprof_pb[HPROF_NBYTES] = {0};'] + ['    ' + c for c in code] + \
+                ['    hprof_w_req_track(%s, HPROF_REQ_PERSISTENT, hprof_pb[HPROF_BYTES_SENT], '
+                 'hprof_pb[HPROF_BYTES_RECEIVED]);' % L.request(rp.name), '}']
+        return
+    code = byte_code(fn, L, 'call.bytes', status_expr)
+    if code:
+        post[:0] = ['if (call.measured) {'] + ['    ' + c for c in code] + ['}']
+    if req in ('recv', 'precv'):
+        rp = request_param(fn)
+        flags = 'HPROF_REQ_RECV' + (' | HPROF_REQ_PERSISTENT' if req == 'precv' else '')
+        post += ['if (call.measured) hprof_w_req_track(%s, %s, 0, 0);' % (L.request(rp.name), flags)]
+    elif req:
+        die('%s: unknown req=%s' % (fn.name, req))
+
+
 def request_param(fn):
     for p in fn.params:
         if p.core == 'MPI_Request' and p.stars == 1 and not p.type.startswith('const'):
@@ -498,47 +547,14 @@ def general_c_wrapper(fn, sig, head, frame):
                 'hprof_spawn_prepare(&hprof_sp, &command, &argv);']
     elif fn.get('spawn') == 'multiple':
         pre += ['hprof_spawn_multiple_note();']
-    req = fn.get('req')
     comp = fn.get('complete')
-    start = fn.get('start')
     if comp:
         if comp not in COMPLETE_KINDS:
             die('%s: unknown complete=%s' % (fn.name, comp))
         completion(fn, comp, L, pre, post)
     if fn.get('phase'):
         post += ['if (call.measured) hprof_w_phase(%s);' % fn.get('phase')]
-    if fn.get('poll'): post += ['call.poll = %s; /* completed nothing */' % nothing_done(fn)]
-    if fn.has('reqfree'):
-        rp = fn.params[0].name
-        pre += ['MPI_Request hprof_saved = *%s;' % rp]
-        post += ['if (call.measured) hprof_w_req_forget(hprof_saved);']
-    if start == 'one':
-        post += ['if (call.measured) hprof_w_req_start(call.bytes, *%s);' % fn.params[0].name]
-    elif start == 'all':
-        n, reqs = fn.params[0].name, fn.params[1].name
-        post += ['if (call.measured && hprof_w_req_any())',
-                 '    for (int hprof_i = 0; hprof_i < %s; hprof_i++)' % n,
-                 '        hprof_w_req_start(call.bytes, %s[hprof_i]);' % reqs]
-
-    status_expr = lambda p: 'hprof_w_status_bytes(%s)' % p.name
-    if req == 'persistent':
-        code = byte_code(fn, L, 'hprof_pb', status_expr)
-        rp = request_param(fn)
-        post += ['if (call.measured) {',
-                 '    uint64_t hprof_pb[HPROF_NBYTES] = {0};'] + \
-                ['    ' + c for c in code] + \
-                ['    hprof_w_req_track(*%s, HPROF_REQ_PERSISTENT, hprof_pb[HPROF_BYTES_SENT], '
-                 'hprof_pb[HPROF_BYTES_RECEIVED]);' % rp.name, '}']
-    else:
-        code = byte_code(fn, L, 'call.bytes', status_expr)
-        if code:
-            post = ['if (call.measured) {'] + ['    ' + c for c in code] + ['}'] + post
-        if req in ('recv', 'precv'):
-            rp = request_param(fn)
-            flags = 'HPROF_REQ_RECV' + (' | HPROF_REQ_PERSISTENT' if req == 'precv' else '')
-            post += ['if (call.measured) hprof_w_req_track(*%s, %s, 0, 0);' % (rp.name, flags)]
-        elif req:
-            die('%s: unknown req=%s' % (fn.name, req))
+    request_parts(fn, L, pre, post, lambda p: 'hprof_w_status_bytes(%s)' % p.name)
 
     o.append(head)
     o.append('{')
@@ -666,40 +682,10 @@ def gen_f_wrapper(fn, f08=None):
             pre += ['MPI_Fint hprof_fst_%s[MPI_F_STATUS_SIZE];' % sp.name,
                     'if (call.measured && (MPI_Fint *)%s == HPROF_FST_IGNORE) %s = hprof_fst_%s;'
                     % (sp.name, sp.name, sp.name)]
-        req, comp, start = fn.get('req'), fn.get('complete'), fn.get('start')
+        comp = fn.get('complete')
         if comp:
             completion(fn, comp, L, pre, post)
-        if fn.get('poll'): post += ['call.poll = %s;' % nothing_done(fn, '(MPI_Fint *)')]
-        if fn.has('reqfree'):
-            pre += ['MPI_Request hprof_saved = call.measured ? PMPI_Request_f2c(*(MPI_Fint *)%s) : MPI_REQUEST_NULL;'
-                    % fn.params[0].name]
-            post += ['if (call.measured) hprof_w_req_forget(hprof_saved);']
-        if start == 'one':
-            post += ['if (call.measured) hprof_w_req_start(call.bytes, PMPI_Request_f2c(*(MPI_Fint *)%s));'
-                     % fn.params[0].name]
-        elif start == 'all':
-            n = '(*(MPI_Fint *)%s)' % fn.params[0].name
-            post += ['if (call.measured && hprof_w_req_any())',
-                     '    for (int hprof_i = 0; hprof_i < %s; hprof_i++)' % n,
-                     '        hprof_w_req_start(call.bytes, PMPI_Request_f2c(((MPI_Fint *)%s)[hprof_i]));'
-                     % fn.params[1].name]
-        status_expr = lambda p: 'hprof_w_fstatus_bytes((MPI_Fint *)%s)' % p.name
-        if req == 'persistent':
-            code = byte_code(fn, L, 'hprof_pb', status_expr)
-            rp = request_param(fn)
-            post += ['if (call.measured) {',
-                     '    uint64_t hprof_pb[HPROF_NBYTES] = {0};'] + ['    ' + c for c in code] + \
-                    ['    hprof_w_req_track(PMPI_Request_f2c(*(MPI_Fint *)%s), HPROF_REQ_PERSISTENT, '
-                     'hprof_pb[HPROF_BYTES_SENT], hprof_pb[HPROF_BYTES_RECEIVED]);' % rp.name, '}']
-        else:
-            code = byte_code(fn, L, 'call.bytes', status_expr)
-            if code:
-                post = ['if (call.measured) {'] + ['    ' + c for c in code] + ['}'] + post
-            if req in ('recv', 'precv'):
-                rp = request_param(fn)
-                flags = 'HPROF_REQ_RECV' + (' | HPROF_REQ_PERSISTENT' if req == 'precv' else '')
-                post += ['if (call.measured) hprof_w_req_track(PMPI_Request_f2c(*(MPI_Fint *)%s), %s, 0, 0);'
-                         % (rp.name, flags)]
+        request_parts(fn, L, pre, post, lambda p: 'hprof_w_fstatus_bytes((MPI_Fint *)%s)' % p.name)
         if fn.get('spawn') == 'one':
             pre += ['int hprof_sp0 = hprof_spawn_count();']
             post_any = ['hprof_spawn_fortran_done(hprof_sp0);']

@@ -31,6 +31,18 @@ start() {
     ranks=$(awk '{ print $1 }' count.* 2>/dev/null | tr '\n' ' ')
     [ $going = 0 ] || { notok "killed job ($1): the ranks get going" "$(oneline err)"; kill -TERM -- -$runner; return 1; }
 }
+# check_own_counts NAME CSV: each rank's MPI_Pack visits in CSV equal its
+# own count of calls (count.<rank>)
+check_own_counts() {
+    local bad=0 said="" r own v
+    for r in $(seq 0 $((NP - 1))); do
+        own=$(awk '{ print $2 }' count.$r)
+        v=$(awk -F, -v r=$r '$1 == "main;pack_once;MPI_Pack" && $2 == r && $4 == "visits" { print $5 }' "$2")
+        said="$said rank $r: $v of $own;"
+        [ "$v" = "$own" ] || bad=1
+    done
+    check "$1" "$said" test $bad = 0
+}
 # merged_line: hprof-run's line, its rank count and file
 merged_line() { grep '^hprof-run: the job ended without MPI_Finalize' err | head -n 1; }
 
@@ -57,14 +69,7 @@ if start termed; then
         "$(grep -c '^hprof-run' err) lines: $(grep '^hprof' err | tr '\n' '|' | cut -c1-500)" \
         eval '[ "$(grep -c "^hprof-run" err)" -eq 1 ] && [[ "$line" == *"(status $rc): merged the partial profiles of $NP ranks into hprof-killed-${NP}p.cubex" ]]'
     if to_csv hprof-killed-${NP}p.cubex run.csv; then
-        bad=0 said=""
-        for r in $(seq 0 $((NP - 1))); do
-            own=$(awk '{ print $2 }' count.$r)
-            v=$(awk -F, -v r=$r '$1 == "main;pack_once;MPI_Pack" && $2 == r && $4 == "visits" { print $5 }' run.csv)
-            said="$said rank $r: $v of $own;"
-            [ "$v" = "$own" ] || bad=1
-        done
-        check "killed job: each rank's MPI_Pack visits are its own count of calls" "$said" test $bad = 0
+        check_own_counts "killed job: each rank's MPI_Pack visits are its own count of calls" run.csv
         "$TEST_VIEW" hprof-killed-${NP}p.cubex >view.txt 2>&1
         check "killed job: hprof-view's header says the profile is partial, merged from $NP ranks" \
             "$(grep -m1 '^partial' view.txt)" grep -q "^partial    merged by hprof-merge from $NP profiles of $NP ranks; Terminated on ranks 0-$((NP - 1))$" view.txt
@@ -88,14 +93,7 @@ if start group; then
         "$files of $NP ranks wrote theirs; $line" \
         eval '[[ "$line" == *"(status $rc): merged the partial profiles of $NP ranks into hprof-killed-${NP}p.cubex" ]]'
     if to_csv hprof-killed-${NP}p.cubex group.csv; then
-        bad=0 said=""
-        for r in $(seq 0 $((NP - 1))); do
-            own=$(awk '{ print $2 }' count.$r)
-            v=$(awk -F, -v r=$r '$1 == "main;pack_once;MPI_Pack" && $2 == r && $4 == "visits" { print $5 }' group.csv)
-            said="$said rank $r: $v of $own;"
-            [ "$v" = "$own" ] || bad=1
-        done
-        check "killed job, SIGTERM to the group: each rank's visits are its own count" "$said" test $bad = 0
+        check_own_counts "killed job, SIGTERM to the group: each rank's visits are its own count" group.csv
     else
         notok "killed job, SIGTERM to the group: the merged profile" "$(oneline group.csv.err) $(oneline err)"
     fi

@@ -29,15 +29,21 @@ start() { local dir=$1; shift
     after 150 kill -KILL -- "-$runner"; watchdog=$AFTER_PID
 }
 finish_run() { wait $runner; rc=$?; cancel_after $watchdog; }
+# all_entered: every rank noted that it entered its call (60 s at most),
+# then a second more by the ranks' own clock; 1 when they did not
+all_entered() {
+    local last
+    for _ in $(seq 600); do [ "$(ls entered.* 2>/dev/null | wc -l)" = $NP ] && break; sleep 0.1; done
+    [ "$(ls entered.* 2>/dev/null | wc -l)" = $NP ] || return 1
+    last=$(awk '{ print $2 }' entered.* | sort -n | tail -n 1)
+    while awk -v now="$(mono)" -v t="$last" 'BEGIN { exit !(now < t + 1) }'; do sleep 0.1; done
+}
 prof=hprof-stopped-${NP}p.cubex
 
 start hung
-for _ in $(seq 600); do [ "$(ls entered.* 2>/dev/null | wc -l)" = $NP ] && break; sleep 0.1; done
-if [ "$(ls entered.* 2>/dev/null | wc -l)" != $NP ]; then
+if ! all_entered; then
     notok "stopped calls: every rank enters its call" "$(oneline err)"; kill -KILL -- -$runner
 else
-    last=$(awk '{ print $2 }' entered.* | sort -n | tail -n 1)
-    while awk -v now="$(mono)" -v t="$last" 'BEGIN { exit !(now < t + 1) }'; do sleep 0.1; done
     asked=$(mono)
     "$ROOT/tools/hprof-snapshot" $runner >snap.out 2>snap.err
     answered=$(mono)
@@ -117,12 +123,9 @@ cd ..
 # to the group (hprof-run passes it to the ranks). The writer books that
 # thread's call: one visit, its time up to the kill, on its path.
 start thread thread
-for _ in $(seq 600); do [ "$(ls entered.* 2>/dev/null | wc -l)" = $NP ] && break; sleep 0.1; done
-if [ "$(ls entered.* 2>/dev/null | wc -l)" != $NP ]; then
+if ! all_entered; then
     notok "stopped calls, a thread's call: every rank's thread enters MPI_Recv" "$(oneline err)"; kill -KILL -- -$runner
 else
-    last=$(awk '{ print $2 }' entered.* | sort -n | tail -n 1)
-    while awk -v now="$(mono)" -v t="$last" 'BEGIN { exit !(now < t + 1) }'; do sleep 0.1; done
     stop_at=$(mono)
     kill -TERM -- -$runner
     finish_run

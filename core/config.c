@@ -67,6 +67,8 @@ static const hprof_var vars[] = {
     INT("HPROF_TIME_BUCKETS", time_buckets, 0, 65536, 256,
         "buckets of each thread's timeline, 0 turns it off"),
     INT("HPROF_TIME_PATHS", time_paths, 0, 1024, 16, "heaviest call paths kept over time, 0 turns it off"),
+    INT("HPROF_SIMULATE_RANKS", simulate_ranks, 1, 1 << 20, 1,
+        "the merge takes each rank for K simulated ranks (scaling tests; the profile says so)"),
     STRING("HPROF_SELECT", select, "functions measured exactly: an expression of the selection language"),
     STRING("HPROF_FILTER", filter, "functions measured exactly: a Score-P filter file"),
     STRING("HPROF_OVERHEAD", overhead, "HPROF_SELECT=auto: the budget, percent of the run; default 1"),

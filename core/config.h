@@ -49,6 +49,7 @@ typedef struct hprof_config_t {
     int callsites;      /* HPROF_CALLSITES: enum hprof_callsites */
     int time_buckets;   /* HPROF_TIME_BUCKETS: timeline buckets per thread, 0 = off */
     int time_paths;     /* HPROF_TIME_PATHS: heaviest call paths kept over time, 0 = off */
+    int simulate_ranks; /* HPROF_SIMULATE_RANKS: ranks the merge takes each rank for, 1 = off */
     const char *select; /* HPROF_SELECT: functions measured exactly, the selection language (lib/exact) */
     const char *filter; /* HPROF_FILTER: the same, as a Score-P filter file */
     const char *overhead; /* HPROF_OVERHEAD: HPROF_SELECT=auto's budget, percent (lib/exact/exact_auto.h) */

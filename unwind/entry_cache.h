@@ -2,7 +2,7 @@
  * entry_cache.h - the call sites of exactly measured calls' entries a
  * thread met, each with its caller's activation (thunk_stack.h: struct
  * entry_site), and the test that a walk's caller is still the activation
- * a cached call site was found in. unwind_x86_64.c fills the cache at an
+ * a cached call site was found in. call_site_cache.c fills the cache at an
  * entry's walk (unwind_entry_node, unwind.h); the entry's fast path
  * (lib/exact/exact_entry.c) reads it inline. Nothing here allocates,
  * takes a lock or uses a vector register. x86_64.

@@ -2,7 +2,7 @@
  * mpi_site_cache.h - unwind_mpi_cached (unwind.h) inline, for the MPI
  * wrappers' end (lib/measure.c): a call repeated from a call site the
  * thread still knows finds that site's node here with no call out of the
- * wrapper's bookkeeping. The sites are those unwind_x86_64.c keeps in
+ * wrapper's bookkeeping. The sites are those call_site_cache.c keeps in
  * the thread's uw_thread (thunk_stack.h). Allocates nothing, takes no
  * lock. Without thunks (other architectures) nothing is ever known here.
  */

@@ -2,8 +2,8 @@
  * thunk_stack.h - the per-thread thunk stack on x86_64: where each walk
  * left a thunk (slot[i]), the original return address it stands for
  * (ra[i], read by the thunk code: thunks.h) and the tree node of the path
- * down to depth i (node[i]). unwind_x86_64.c walks and pushes; this module
- * sets a thread's stack up, decides once whether thunks are used, and puts
+ * down to depth i (node[i]). frame_walk.c walks, walk_commit.c pushes;
+ * this module sets a thread's stack up, decides once whether thunks are used, and puts
  * the originals back (thunk_stack_restore; restore.c does it for the
  * thread with its exactly measured calls: unwind_restore_thunks,
  * unwind_thread_end, unwind.h).

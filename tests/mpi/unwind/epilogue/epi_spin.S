@@ -2,7 +2,7 @@
  * epi_spin(n): spins n times in its own epilogue, after popping the rbx
  * and rbp it saved, where GCC's CFI still says "saved at CFA-n" (it emits
  * no restore for a pop): a sample there finds the saved rbp below rsp
- * (unwind_x86_64.c, RED_ZONE). rbp is a scratch register here, not a
+ * (unwind/frame_walk.c, RED_ZONE). rbp is a scratch register here, not a
  * frame pointer, so its value is the caller's only after the pop.
  */
         .text

@@ -1,0 +1,94 @@
+/* walk_commit.c - a walk's frames into tree nodes, visits, and thunks. */
+#if defined(__x86_64__)
+#include "unwind/walk_commit.h"
+
+#include "unwind/exact_stack.h"
+#include "unwind/recipe.h"
+
+/* Frame j of a walk is an exactly measured call's (its return address
+ * slot holds the exit thunk): its calls are counted exactly, not here. */
+static int exact_frame(const walk *w, int j)
+{
+    return j + 1 < w->n && w->slots[j + 1] && *w->slots[j + 1] == exact_exit_addr();
+}
+
+uint32_t walk_commit(uw_thread *st, cct *tree, walk *w, const py_path *py, int first_patch, int sample,
+                     int patch)
+{
+    uint32_t nodes[UNWIND_MAX_FRAMES];
+    int n = w->n;
+    int base;      /* depth of ips[n-1] */
+    int first_new; /* ips[first_new..0] are new keys */
+    uint32_t node;
+    if (w->status == WK_OK) {
+        base = w->thunk;
+        node = w->stop_node;
+        if (w->at_exact &&
+            base < THUNK_COUNT) { /* no thunk stands at this depth: the exact call's exit does */
+            st->slot[base] = NULL;
+            st->node[base] = node;
+        }
+        nodes[n - 1] = node;
+        first_new = n - 2;
+    } else {
+        base = 0;
+        node = CCT_ROOT;
+        first_new = n - 1;
+    }
+    if (sample)
+        w->ips[0] += 1; /* an instruction, not a return address: key - 1 must lie inside it */
+    node = py_path_add(tree, node, w->ips, first_new, py, nodes);
+    if (sample)
+        w->ips[0] -= 1;
+    if (node == CCT_NONE)
+        return CCT_NONE;
+    if (!patch)
+        return node;
+    /* Visits: frame j was entered since the last walk if the slot that
+     * holds its return address (slots[j+1]) held no thunk. A lower bound,
+     * exact for a function that makes an MPI call (or is sampled) on every
+     * visit. Not a sample's interrupted function (its slot is never
+     * redirected: it may be old), not after the thunks were dropped, and
+     * not the evaluation loop's activations (py_splice.h): Python frames
+     * come and go inside one. */
+    int old_frame = w->status == WK_OK ? n - 2 : n; /* frames >= old_frame are old */
+    if (!st->unknown)
+        for (int j = sample ? 1 : 0; j < old_frame && j < n; j++)
+            if ((!py->nact || !py_path_replaced(py, j)) && !exact_frame(w, j))
+                tree->nodes[nodes[j]].counter[CCT_VISITS]++;
+    st->unknown = 0;
+    /* Redirect the new frames' slots, each only where it is proven to hold
+     * a return address: the walk through it reached the outermost frame
+     * or a thunk of ours (commit runs only then), the slot is where the
+     * CFI of the frame below puts it (its row's own rule, recipe.c), still
+     * holds the value read, and that value has its own recipe, which found
+     * a call instruction right before it. */
+    int top = -1;
+    for (int j = first_new; j >= first_patch; j--) {
+        int depth = base + (n - 1 - j);
+        if (depth >= THUNK_COUNT)
+            break;
+        st->node[depth] = nodes[j];
+        const recipe *rc = recipe_find(w->ips[j]);
+        if (!rc || !(rc->flags & RECIPE_AFTER_CALL) || *w->slots[j] != w->ips[j]) {
+            st->slot[depth] = NULL;
+        } else {
+            st->ra[depth] = w->ips[j];
+            st->slot[depth] = w->slots[j];
+            *w->slots[j] = thunk_addr(depth);
+        }
+        top = depth;
+    }
+    if (top >= 0)
+        st->top = top + 1;
+    else if (w->status != WK_OK)
+        st->top = 0;
+    else if (base < THUNK_COUNT)
+        st->top = base + 1;
+    /* else stopped at an exact call deeper than any thunk: the thunks,
+     * all above it, stay as they are */
+    st->epoch++;
+    return node;
+}
+
+#endif

@@ -36,7 +36,7 @@ static int fn_of(const collector *c, uint64_t key)
     return lo > 0 && a < c->r[lo - 1].hi ? c->r[lo - 1].fn : -1;
 }
 
-static void add_call(collector *c, int caller, int callee)
+static void add_seen_call(collector *c, int caller, int callee)
 {
     exact_seen *s = c->out;
     if (s->ncalls == c->cap) {
@@ -70,7 +70,7 @@ static void one_tree(const cct *tree, void *ctx)
         fn[i] = fn_of(c, node->key);
         int p = node->parent < i ? fn[node->parent] : -1;
         if (p >= 0 && fn[i] >= 0)
-            add_call(c, p, fn[i]);
+            add_seen_call(c, p, fn[i]);
         c->out->total_samples += node->counter[CCT_SAMPLES];
         if (fn[i] >= 0) {
             c->out->samples[fn[i]] += node->counter[CCT_SAMPLES];

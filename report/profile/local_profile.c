@@ -197,7 +197,7 @@ static int is_startup_module(builder *b, int region)
  * so that two calls from one function stay two call sites, as in mpiP. */
 static void site_lookup(builder *b, uint64_t ret, int *file, int *line);
 
-static void call_site(builder *b, uint64_t ret, int *file, int *line)
+static void call_site_of_return(builder *b, uint64_t ret, int *file, int *line)
 {
     memo *m = memo_slot(b->sites, ret);
     if (m->key != ret || !ret) {
@@ -337,7 +337,7 @@ static int cnode_of(builder *b, const cct *tree, uint32_t id, const int *map, co
     uint64_t site = m->site[n->parent];
     (void)parent;
     if (parent_cnode != b->root && (is_address(site) || CCT_KEY_IS_PY(site)))
-        call_site(b, site, &c.cs_file, &c.cs_line);
+        call_site_of_return(b, site, &c.cs_file, &c.cs_line);
     return defs_cnode(b->p->defs, &c);
 }
 

@@ -216,12 +216,11 @@ static int finish_output(cube_writer *w, int ok, const char *path, int ncnodes, 
     return -1;
 }
 
-static int write_values(MPI_Comm comm, int rank, cube_writer *w, const layout *l, value_columns *columns,
-                        const int *ids, int nlocal, int nglobal)
+static int write_values(MPI_Comm comm, int rank, cube_writer *w, const merge_info *info, int nthreads,
+                        value_columns *columns, const int *ids, int nlocal, int nglobal)
 {
-    collect_job job = {
-        comm, rank, rank == 0 ? w : NULL, l->nthreads, l->nprocs, l->nlocations, columns, ids, nlocal, nglobal
-    };
+    collect_job job = { comm,   rank,   rank == 0 ? w : NULL, nthreads, 1, info->compress, columns, ids,
+                        nlocal, nglobal };
     return collect_values(&job) == 0 && ids ? 0 : -1;
 }
 
@@ -285,7 +284,7 @@ int hprof_merge_and_write(const merge_info *info)
                                                    info->attr_keys, info->attr_values, info->nattrs) == 0));
     quiet_bcast_ints(&defined, 1, comm); /* while rank 0 writes the definitions */
     double t_defined = PMPI_Wtime(), c_defined = cpu_seconds();
-    rc = defined ? write_values(comm, rank, w, &l, columns, ids, nlocal, nglobal) : -1;
+    rc = defined ? write_values(comm, rank, w, info, lp->nthreads, columns, ids, nlocal, nglobal) : -1;
     double t_values = PMPI_Wtime(), c_values = cpu_seconds();
     if (defined)
         write_timeline(comm, rank, w, info, lp, ids, nglobal, &rc);

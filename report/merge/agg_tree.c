@@ -58,8 +58,13 @@ static int recv_any_size(MPI_Comm comm, int source, int tag, void **buf, size_t 
     PMPI_Get_count(&st, MPI_BYTE, &count);
     *len = count > 0 ? (size_t)count : 0;
     *buf = malloc(*len + 1);
+    /* It has begun to come: taken as it comes (quiet_recv_soon). A large
+     * message moves only while the receiver makes progress (MPICH's
+     * rendezvous over shared memory copies a piece per test): napping
+     * between tests took 9.9 s for the rows of 100,000 simulated
+     * locations, 0.8 s so. */
     if (*buf)
-        return quiet_recv(*buf, count, MPI_BYTE, source, tag, comm) == MPI_SUCCESS ? 0 : -1;
+        return quiet_recv_soon(*buf, count, MPI_BYTE, source, tag, comm) == MPI_SUCCESS ? 0 : -1;
     char none;
     PMPI_Recv(&none, 0, MPI_BYTE, source, tag, comm, MPI_STATUS_IGNORE); /* truncated: dropped */
     *len = 0;

@@ -48,11 +48,6 @@ void group_rows_free(group_rows *g)
     memset(g, 0, sizeof *g);
 }
 
-static int is_floating(const char *dtype)
-{
-    return strcmp(dtype, "UINT64") != 0 && strcmp(dtype, "INT64") != 0;
-}
-
 /* Member i's cells of metric m, from its packet: where they start, how
  * many (0 for a packet too short for what it says). */
 static const value_cell *member_cells(void *packet, size_t size, int ncols, int m, size_t *n)
@@ -89,7 +84,7 @@ static void fill_member(group_rows *g, int i, const value_cell *cells, size_t n,
     }
 }
 
-static int add_piece(group_rows *g, const char *dtype, piece_msg *out)
+static int add_piece(group_rows *g, int dtype, piece_msg *out)
 {
     size_t n = (size_t)g->nlocs;
     int nonzero = cube_encode_values(g->encoded, g->dense, (int)n, dtype);
@@ -116,11 +111,13 @@ int group_rows_make(group_rows *g, void *const *packets, const size_t *sizes, in
     size_t *ncells = calloc((size_t)g->nmembers + 1, sizeof *ncells);
     int rc = next && cells && ncells ? 0 : -1;
     const cube_metric_def *defs = metrics_defs();
-    for (int k = 0, m = -1; rc == 0 && k < u->n; k++) {
+    for (int k = 0, m = -1, dtype = 0; rc == 0 && k < u->n; k++) {
         if (u->metric[k] != m) {
             m = u->metric[k];
             if (m < 0 || m >= ncols)
                 rc = -1;
+            else
+                dtype = cube_dtype_code(defs[m].dtype);
             for (int i = 0; rc == 0 && i < g->nmembers; i++) {
                 cells[i] = member_cells(packets[i], sizes[i], ncols, m, &ncells[i]);
                 next[i] = 0;
@@ -128,11 +125,10 @@ int group_rows_make(group_rows *g, void *const *packets, const size_t *sizes, in
         }
         if (rc != 0)
             break;
-        int floating = is_floating(defs[m].dtype);
         memset(g->dense, 0, (size_t)g->nlocs * sizeof(double));
         for (int i = 0; i < g->nmembers; i++)
-            fill_member(g, i, cells[i], ncells[i], &next[i], u->row[k], floating);
-        rc = add_piece(g, defs[m].dtype, out);
+            fill_member(g, i, cells[i], ncells[i], &next[i], u->row[k], !cube_dtype_is_integer(dtype));
+        rc = add_piece(g, dtype, out);
     }
     free(next), free(cells), free(ncells);
     if (rc != 0) {

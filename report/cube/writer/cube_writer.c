@@ -398,10 +398,20 @@ int cube_row_stored(const char *dtype, const unsigned char *present, int npresen
     return cw_rows_is_stored(dt == DT_MIN || dt == DT_MAX ? NULL : present, npresent, row);
 }
 
-int cube_encode_values(unsigned char *dst, const double *v, int n, const char *dtype)
+int cube_dtype_code(const char *dtype)
 {
     int dt = parse_dtype(dtype);
-    return encode_row(dst, v, n, dt < 0 ? DT_DOUBLE : dt);
+    return dt < 0 ? DT_DOUBLE : dt;
+}
+
+int cube_dtype_is_integer(int code)
+{
+    return code == DT_UINT64 || code == DT_INT64;
+}
+
+int cube_encode_values(unsigned char *dst, const double *v, int n, int code)
+{
+    return encode_row(dst, v, n, code);
 }
 
 int cube_writer_metric_end(cube_writer *w)

@@ -71,11 +71,15 @@ int cube_writer_metric_end(cube_writer *w);
 int cube_writer_metric_row_pieces(cube_writer *w, int row, const cube_row_piece *pieces, int n, int nonzero);
 /* What the writer decides and does, for those who make the pieces: are a
  * metric's rows zlib streams (set_compress's on, nlocs locations), is row
- * stored (dtype's, begin_sparse's present and npresent), the values
- * encoded as dtype stores them (n x 8 bytes; returns whether a bit is set). */
+ * stored (dtype's, begin_sparse's present and npresent), a dtype's code
+ * (once per metric: rows are many) and whether it holds integers, the
+ * values encoded as that dtype stores them (n x 8 bytes; returns whether
+ * a bit is set). */
 int cube_rows_zlib(int compress, long long nlocs);
 int cube_row_stored(const char *dtype, const unsigned char *present, int npresent, int row);
-int cube_encode_values(unsigned char *dst, const double *v, int n, const char *dtype);
+int cube_dtype_code(const char *dtype);
+int cube_dtype_is_integer(int code);
+int cube_encode_values(unsigned char *dst, const double *v, int n, int code);
 
 /* An archive member of the caller's own beside the CUBE data (outside a
  * metric; readers ignore members they do not know). */

@@ -249,15 +249,12 @@ int cw_rows_put_pieces(cw_rows *r, int row, const cube_row_piece *p, int n, int 
 {
     if (row < r->next || row >= r->nrows)
         return row_failed(r, "cube writer: row %d given after row %d", row, r->next);
-    if (r->next < row || !nonzero) {
-        unsigned char *zeros = calloc(1, r->rowbytes + 1);
-        int rc = zeros ? zeros_until(r, row, zeros) : row_failed(r, "out of memory");
-        if (rc == 0 && !nonzero)
-            rc = cw_rows_put(r, zeros, 0); /* the one stream of zeros */
-        free(zeros);
-        if (rc < 0 || !nonzero)
-            return rc;
-    }
+    if ((r->next < row || !nonzero) && !r->zeros && !(r->zeros = calloc(1, r->rowbytes + 1)))
+        return row_failed(r, "out of memory");
+    if (zeros_until(r, row, r->zeros) < 0)
+        return -1;
+    if (!nonzero)
+        return cw_rows_put(r, r->zeros, 0); /* the one stream of zeros */
     int row_no = r->next++;
     if (!is_present(r, row_no))
         return row_failed(r, "cube writer: row %d holds values but was not declared present", row_no);
@@ -284,8 +281,8 @@ int cw_rows_end(cw_rows *r)
 
 void cw_rows_free(cw_rows *r)
 {
-    free(r->table), free(r->zbuf), free(r->prev), free(r->prev_z), free(r->zero_z);
-    r->table = NULL, r->zbuf = r->prev = r->prev_z = r->zero_z = NULL;
+    free(r->table), free(r->zbuf), free(r->prev), free(r->prev_z), free(r->zero_z), free(r->zeros);
+    r->table = NULL, r->zbuf = r->prev = r->prev_z = r->zero_z = r->zeros = NULL;
     if (r->z_ready)
         deflateEnd(&r->z);
     r->z_ready = 0;

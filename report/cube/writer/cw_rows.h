@@ -41,6 +41,7 @@ typedef struct cw_rows {
     unsigned char *zbuf, *prev, *prev_z; /* a stream; the last row and its stream */
     size_t zcap, prev_zlen;
     unsigned char *zero_z; /* a row of zeros, compressed once */
+    unsigned char *zeros;  /* and as it is (rows given in pieces) */
     size_t zero_zlen;
     z_stream z; /* reset for every row */
     int z_ready;

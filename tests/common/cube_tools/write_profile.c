@@ -390,7 +390,7 @@ static int put_pieces(cube_writer *w, const cube_metric_def *mt, const unsigned 
     if (!cube_row_stored(mt->dtype, present, sparse_npresent, k))
         return 0;
     pieces_next = k + 1;
-    int nonzero = cube_encode_values(enc, row, SL, mt->dtype), rc = 0;
+    int nonzero = cube_encode_values(enc, row, SL, cube_dtype_code(mt->dtype)), rc = 0;
     for (int i = 0; i < 3; i++) {
         size_t len = (size_t)(cut[i + 1] - cut[i]) * 8;
         const unsigned char *raw = enc + (size_t)cut[i] * 8;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "report/merge/agg_tree.h"
+#include "report/merge/file_rows.h"
 #include "report/merge/group_rows.h"
 #include "report/merge/piece_msg.h"
 #include "report/profile/metrics.h"
@@ -41,7 +42,6 @@ struct value_columns {
     int ncols;
     int failed; /* a value could not be kept */
 };
-
 
 /* Every rank the same: the rows of each metric that hold a value on some
  * rank (the writer stores those, cube_row_stored), the file's locations,
@@ -278,57 +278,6 @@ static packet pack_chunk(collector *c, const chunk_units *u)
     return p;
 }
 
-/* ---- rank 0: the rows into the file -------------------------------------------- */
-
-typedef struct file_rows {
-    cube_writer *w; /* NULL after a failure */
-    int metric;     /* being written, -1 before the first */
-    int next;       /* its next row */
-} file_rows;
-
-static void end_metric(file_rows *f, int nglobal)
-{
-    if (f->w && f->metric >= 0 &&
-        (cube_writer_metric_rows(f->w, f->next, nglobal - f->next, NULL) != 0 ||
-         cube_writer_metric_end(f->w) != 0))
-        f->w = NULL;
-}
-
-/* Ends the metric being written and begins m (those between: rows of zeros). */
-static void begin_metric(file_rows *f, const value_plan *p, int m)
-{
-    while (f->w && f->metric < m) {
-        end_metric(f, p->nglobal);
-        f->metric++;
-        f->next = 0;
-        /* rows of an INCLUSIVE metric would not be in file id order */
-        if (f->w &&
-            (metrics_defs()[f->metric].inclusive ||
-             cube_writer_metric_begin_sparse(f->w, f->metric, p->present + (size_t)f->metric * p->bytes,
-                                             p->npresent[f->metric]) != 0))
-            f->w = NULL;
-    }
-}
-
-static void write_chunk(file_rows *f, const value_plan *p, const chunk_units *u, const piece_view *v, int n)
-{
-    cube_row_piece pieces[AGG_FANIN * 8 + 1];
-    for (int i = 0; i < n; i++)
-        if (v[i].failed)
-            f->w = NULL;
-    for (int k = 0; f->w && k < u->n; k++) {
-        begin_metric(f, p, u->metric[k]);
-        int nonzero = 0;
-        for (int i = 0; i < n; i++) {
-            pieces[i] = piece_view_row(&v[i], k);
-            nonzero |= v[i].entries[k].nonzero != 0;
-        }
-        if (f->w && cube_writer_metric_row_pieces(f->w, u->row[k], pieces, n, nonzero) != 0)
-            f->w = NULL;
-        f->next = u->row[k] + 1;
-    }
-}
-
 /* ---- the chunks through the tree ------------------------------------------------ */
 
 /* An aggregator: its group's message and its children's, in range order;
@@ -349,7 +298,7 @@ static void aggregate(collector *c, const agg_tree *t, group_rows *g, void *cons
     for (int i = 0; i <= nchild; i++)
         piece_view_of(&views[i], msgs[i], lens[i], u->n);
     if (t->place == 0) {
-        write_chunk(f, &c->plan, u, views, nchild + 1);
+        file_rows_write(f, u, views, nchild + 1);
     } else {
         piece_msg up;
         piece_msg_join(&up, views, nchild + 1, u->n);
@@ -437,17 +386,18 @@ int collect_values(const collect_job *j)
     /* Allocation failures must not break the collective pattern: every
      * step agrees before the next. */
     int ok = j->columns && !j->columns->failed && c.ncols == metrics_count() && sort_columns(&c) == 0;
-    file_rows f = { j->rank == 0 ? j->w : NULL, -1, 0 };
+    file_rows f;
     agg_tree t;
     agg_tree_build(j->comm, group_cap(j->simulate), &t);
     int *nthreads = NULL;
     group_rows g = { 0 };
     int planned = plan_build(&c, ok) == 0;
+    file_rows_init(&f, j->rank == 0 ? j->w : NULL, c.plan.nmetrics, c.plan.nglobal, c.plan.present,
+                   c.plan.bytes, c.plan.npresent);
     int grouped = planned && group_setup(j, &t, &c.plan, &g, &nthreads) == 0;
     if (grouped) {
         exchange_chunks(&c, &t, &g, &f);
-        begin_metric(&f, &c.plan, c.plan.nmetrics - 1); /* metrics without rows: none, or an empty profile */
-        end_metric(&f, c.plan.nglobal);
+        file_rows_finish(&f);
     }
     if (t.group_rank == 0)
         group_rows_free(&g);

@@ -107,6 +107,12 @@ int main(void)
             return 1;
         }
     }
+    for (int i = 0; i < RANGES; i++) {
+        piece_view_free(&v[i]);
+        piece_msg_free(&m[i]);
+    }
+    piece_view_free(&top[1]);
+    piece_msg_free(&joined);
     printf("join ok %d rows\n", ROWS);
     return 0;
 }

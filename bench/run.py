@@ -11,8 +11,8 @@ and replaces it in bench/RESULTS.md.
 
 Environment: BENCH_RUNS (rounds, default 5), BENCH_MPI (openmpi), BENCH_ONLY
 (a comma list of sections: percall, pollacc, thunks, unwind, threads, sample, python, papi,
-dilation, snapshots, hpccfloor, instrumentation, exact, finalize, million; the others keep their text in
-RESULTS.md), BENCH_POLL_MS (pollacc: ms a gap, 300), and for
+dilation, snapshots, hpccfloor, instrumentation, exact, finalize, million, and mergescale, which only
+runs when named; the others keep their text in RESULTS.md), BENCH_POLL_MS (pollacc: ms a gap, 300), and for
 sections 4-6: BENCH_DROPS_STEPS (60), BENCH_LAMMPS_STEPS (1500),
 BENCH_INSTR_STEPS (5), BENCH_EXACT_STEPS (20), BENCH_SKIP_64=1 (no 64-rank finalize run). Section 4
 installs Debian's lammps and lammps-examples, hpcc, quantum-espresso and
@@ -1265,6 +1265,65 @@ def finalize_million(lines):
 finalize_million.headline = None
 
 
+MERGE_CPU = re.compile(r"hprof: merge: .*\(this rank's CPU time ([0-9., ]+) s\)")
+MERGE_HWM = re.compile(r"merge_scale: (\d+) ranks, hwm (\d+) KB before, (\d+) KB after")
+
+def merge_scale(lines):
+    """Issue 41: the merge at MPI_Finalize as P grows, real (P ranks
+    oversubscribed) and simulated (2 ranks x HPROF_SIMULATE_RANKS), both
+    MPI libraries: merge+write, rank 0's CPU in the merge, rank 0's peak
+    memory growth in MPI_Finalize, the file's members. Run by name only
+    (BENCH_ONLY=mergescale): the 100k-rank runs write 38 MB files."""
+    print("bench: merge scale, real and simulated ranks", flush=True)
+    reps = max(1, min(RUNS, 3))
+    real = [int(x) for x in os.environ.get("BENCH_MERGE_P", "8,32,64").split(",") if x]
+    sim = [int(x) for x in os.environ.get("BENCH_MERGE_K", "8192,50000").split(",") if x]
+    exes = {}
+    for mpi in ("openmpi", "mpich"):
+        if os.path.exists(os.path.join(BUILD, mpi, "libhprof.so")):
+            exes[mpi] = os.path.join(OUT, "merge_scale." + mpi)
+            sh(["mpicc." + mpi, "-O2", "-g", os.path.join(ROOT, "bench", "merge_scale.c"), "-o", exes[mpi]])
+    out = os.path.join(OUT, "merge_scale.cubex")
+    rows = []
+    for mpi in exes:
+        for np_, k in [(p, 1) for p in real] + [(2, k) for k in sim]:
+            res = []
+            for _ in range(reps):
+                el, o, e = mpi_job(np_, [exes[mpi]], {"HPROF_VERBOSE": "1", "HPROF_OUTPUT": out,
+                                                      "HPROF_SIMULATE_RANKS": str(k)}, mpi=mpi)
+                w, c, h = WROTE.search(e), MERGE_CPU.search(e), MERGE_HWM.search(o)
+                if not (w and c and h):
+                    raise RuntimeError("%s %d x %d: no wrote, merge or merge_scale line: %s"
+                                       % (mpi, np_, k, (e + o)[-300:]))
+                members = {}
+                for name, size in tar_members(out):
+                    kind = "data" if name.endswith(".data") or name.endswith(".index") else name
+                    members[kind] = members.get(kind, 0) + size
+                res.append({"merge": float(w.group(5)), "bytes": int(w.group(2)),
+                            "cpu": sum(float(x) for x in c.group(1).split(",")),
+                            "hwm": (int(h.group(3)) - int(h.group(2))) / 1024.0, "members": members})
+            med = lambda key: statistics.median(d[key] for d in res)
+            mem = lambda kind: statistics.median(d["members"].get(kind, 0) for d in res) / 1024.0
+            rows.append("| %s | %d | %s | %s | %.3f s | %.1f MB | %.0f / %.0f / %.0f KB |" % (
+                "Open MPI" if mpi == "openmpi" else "MPICH", np_ * k,
+                "%d x %d simulated" % (np_, k) if k > 1 else "real", fmt_s([d["merge"] for d in res]),
+                med("cpu"), med("hwm"), mem("data"), mem("anchor.xml"), mem("hprof.timeline.z")))
+    lines.append("\n## 6c. Merge scale: real and simulated ranks (issue 41)\n")
+    lines.append("bench/merge_scale.c (call trees that differ by rank, 100 Hz, HPROF_VERBOSE=1) on P ranks "
+                 "oversubscribed on %d cores, or on 2 ranks with HPROF_SIMULATE_RANKS=K (each rank stands for "
+                 "K in the merge: its values made K times at its aggregator, 2K processes in the file); %d "
+                 "rounds, median (min..max). merge+write: rank 0's line; CPU: rank 0's in the merge; memory: "
+                 "rank 0's VmHWM growth in MPI_Finalize; members: values (data+index), anchor.xml, time line. "
+                 "BENCH_MERGE_P and BENCH_MERGE_K choose the runs.\n" % (os.cpu_count(), reps))
+    lines.append("| MPI | processes | ranks | merge+write | rank 0 CPU | rank 0 memory | values / anchor / time line |")
+    lines.append("|---|---|---|---|---|---|---|")
+    lines.extend(rows)
+
+def tar_members(path):
+    import tarfile
+    with tarfile.open(path) as t:
+        return [(m.name, m.size) for m in t.getmembers()]
+
 def headline(lines):
     """The figures the README quotes, and the settings that differ from the defaults."""
     lines.append("\n## Headline\n")
@@ -1316,13 +1375,15 @@ def main():
                 ("instrumentation", lambda: guarded(instrumentation, lines)),
                 ("exact", lambda: guarded(exact_section, lines)),
                 ("finalize", lambda: guarded(finalize_cost, lines)),
-                ("million", lambda: guarded(finalize_million, lines)))
+                ("million", lambda: guarded(finalize_million, lines)),
+                ("mergescale", lambda: guarded(merge_scale, lines)))
     bad = set(only) - {name for name, _ in sections}
     if bad:
         sys.exit("bench: BENCH_ONLY: unknown section(s) %s; known: %s" %
                  (",".join(sorted(bad)), ",".join(name for name, _ in sections)))
+    by_name_only = {"mergescale"}
     for name, run_section in sections:
-        if not only or name in only:
+        if (not only and name not in by_name_only) or name in only:
             run_section()
     if not only:
         headline(lines)

@@ -6,11 +6,13 @@
  * one pass over its [cnode][thread][metric] array, which is then freed (a
  * million call paths x 16 metrics are 128 MB of mostly zeros). Once the
  * file's ids are known, each column is sorted into file id order; per
- * metric and chunk of rows [c0, c0+n), a rank's cells are then a
- * contiguous run of its column and go as they are. Rank 0 scatters them
- * into a chunk of rows x locations and hands the rows to the writer.
- * Zeros are what the writer would have got for the cells not sent: the
- * file is the same as with dense rows.
+ * chunk of rows, a rank's cells are then a contiguous run of each column
+ * and go as they are to its aggregator, which makes the group's parts of
+ * the rows (group_rows.c); the parts go up the aggregators' tree to rank
+ * 0, which writes them. Every rank knows every metric's rows with a value
+ * (one reduction of bitmaps), so all cut the same chunks. Zeros are what
+ * the writer would have got for the cells not sent: the file holds the
+ * values it held with dense rows.
  */
 #include "report/merge/collect.h"
 
@@ -18,16 +20,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/merge/agg_tree.h"
+#include "report/merge/file_rows.h"
+#include "report/merge/group_rows.h"
+#include "report/merge/piece_msg.h"
 #include "report/profile/metrics.h"
 #include "report/merge/quiet.h"
 
 #define CHUNK_VALUES (1 << 20) /* values of one chunk: 8 MiB of rows on rank 0 */
 
-typedef struct cell {
-    int32_t row;    /* this rank's cnode id, then the file's (sort_column) */
-    int32_t thread; /* of the sending rank */
-    double value;
-} cell;
+/* row: this rank's cnode id, then the file's (sort_column) */
+typedef value_cell cell;
 
 typedef struct column {
     cell *cells;
@@ -40,18 +43,25 @@ struct value_columns {
     int failed; /* a value could not be kept */
 };
 
+/* Every rank the same: the rows of each metric that hold a value on some
+ * rank (the writer stores those, cube_row_stored), the file's locations,
+ * the rows of a chunk. */
+typedef struct value_plan {
+    int nmetrics, nglobal;
+    size_t bytes; /* of a metric's bitmap */
+    unsigned char *present, *mine;
+    int *npresent;
+    int *all_rows; /* the metric's every row stored (cube_row_stored) */
+    long long nlocs;
+    int zlib, chunk_rows;
+    int *unit_metric, *unit_row; /* the chunk's rows */
+} value_plan;
+
 typedef struct collector {
     const collect_job *job;
-    cube_writer *w; /* NULL after a write error */
-    column *cols;   /* job->columns' */
+    column *cols; /* job->columns' */
     int ncols;
-    cell *recv;
-    int *counts, *displs;
-    cell **from; /* rank 0: each rank's cells of a chunk */
-    int *ncells;
-    double *rows;
-    int chunk;
-    unsigned char *present, *mine; /* rows with a value: all ranks' (rank 0), this rank's */
+    value_plan plan;
 } collector;
 
 static int push(column *col, int row, int thread, double v)
@@ -143,93 +153,8 @@ static int sort_columns(collector *c)
     return rc;
 }
 
-/* Rank 0: cells of each rank (from[r], ncells[r] of them) into n rows of
- * all locations (set 0: back to zeros, as the rows are kept between
- * chunks). */
-static void unpack(collector *c, int c0, int n, const cell *const *from, const int *ncells, int set)
-{
-    const collect_job *j = c->job;
-    size_t nloc = (size_t)j->nlocations;
-    for (int r = 0, base = 0; r < j->nprocs; base += j->nthreads[r], r++)
-        for (int k = 0; k < ncells[r]; k++) {
-            const cell *e = &from[r][k];
-            if (e->row >= c0 && e->row - c0 < n && e->thread >= 0 && e->thread < j->nthreads[r])
-                c->rows[(size_t)(e->row - c0) * nloc + (size_t)base + (size_t)e->thread] = set ? e->value : 0;
-        }
-}
+/* ---- the plan: which rows, in which chunks ---------------------------------- */
 
-/* The rows c0.. of metric m (none: zeros) to the writer. */
-static void write_rows(collector *c, int c0, int n, const cell *const *from, const int *ncells, int any)
-{
-    if (!c->w)
-        return;
-    /* File ids are preorder positions, the row order of EXCLUSIVE metrics:
-     * the chunk is rows c0.. as they are (hprof has no INCLUSIVE metric).
-     * A chunk no rank has a value in (most chunks of most metrics in a
-     * large profile) is rows of zeros, which the writer makes cheaply. */
-    if (any)
-        unpack(c, c0, n, from, ncells, 1);
-    if (cube_writer_metric_rows(c->w, c0, n, any ? c->rows : NULL) != 0)
-        c->w = NULL;
-    if (any)
-        unpack(c, c0, n, from, ncells, 0);
-}
-
-static void exchange_chunk(collector *c, int m, int c0, int n)
-{
-    const collect_job *j = c->job;
-    column *col = m < c->ncols ? &c->cols[m] : NULL;
-    size_t first = col ? col->next : 0, last = first;
-    while (col && last < col->n && col->cells[last].row < c0 + n)
-        last++;
-    if (col)
-        col->next = last;
-    int bytes = (int)((last - first) * sizeof(cell));
-    /* quiet: the others rest while rank 0 writes the last chunk */
-    quiet_gather(&bytes, 1, MPI_INT, c->counts, 1, MPI_INT, 0, j->comm);
-    int total = 0;
-    if (j->rank == 0)
-        for (int r = 0; r < j->nprocs; r++) {
-            c->displs[r] = total * (int)sizeof(cell);
-            total += c->counts[r] / (int)sizeof(cell);
-        }
-    quiet_gatherv(col ? col->cells + first : NULL, bytes, MPI_BYTE, c->recv, c->counts, c->displs, MPI_BYTE,
-                  0, j->comm);
-    if (j->rank != 0 || !c->w)
-        return;
-    for (int r = 0; r < j->nprocs; r++) {
-        c->from[r] = c->recv + c->displs[r] / (int)sizeof(cell);
-        c->ncells[r] = c->counts[r] / (int)sizeof(cell);
-    }
-    write_rows(c, c0, n, (const cell *const *)c->from, c->ncells, total > 0);
-}
-
-/* Rank 0's buffers for a chunk: every value of it is the most that can come. */
-static int alloc_buffers(collector *c)
-{
-    const collect_job *j = c->job;
-    size_t rows = (size_t)c->chunk, nloc = (size_t)j->nlocations;
-    size_t bitmap = ((size_t)j->nglobal + 7) / 8 + 1;
-    c->mine = malloc(bitmap);
-    c->present = j->rank == 0 ? malloc(bitmap) : NULL;
-    if (!c->mine || (j->rank == 0 && !c->present))
-        return -1;
-    if (j->rank != 0)
-        return 0;
-    c->counts = malloc((size_t)j->nprocs * sizeof(int));
-    c->displs = malloc((size_t)j->nprocs * sizeof(int));
-    c->from = malloc((size_t)j->nprocs * sizeof *c->from);
-    c->ncells = malloc((size_t)j->nprocs * sizeof *c->ncells);
-    c->recv = malloc(rows * nloc * sizeof(cell) + 1);
-    c->rows = calloc(rows * nloc + 1, sizeof(double)); /* zeros between chunks (unpack) */
-    return c->counts && c->displs && c->from && c->ncells && c->recv && c->rows ? 0 : -1;
-}
-
-static void free_buffers(collector *c)
-{
-    free(c->recv), free(c->counts), free(c->displs), free(c->from), free(c->ncells), free(c->rows);
-    free(c->present), free(c->mine);
-}
 
 static void mark_row(unsigned char *bitmap, int row)
 {
@@ -244,160 +169,239 @@ static int bitmap_count(const unsigned char *bitmap, size_t bytes)
     return n;
 }
 
-/* The rows of metric m that hold a value on some rank, into rank 0's
- * bitmap (collective); the count of them on rank 0, else 0. */
-static int rows_present(collector *c, int m)
+static int stored(const value_plan *p, int m, int row)
 {
-    const collect_job *j = c->job;
-    size_t bytes = ((size_t)j->nglobal + 7) / 8;
-    memset(c->mine, 0, bytes + 1);
-    const column *col = m < c->ncols ? &c->cols[m] : NULL;
-    for (size_t k = 0; col && k < col->n; k++)
-        mark_row(c->mine, col->cells[k].row);
-    quiet_reduce(c->mine, c->present, (int)bytes, MPI_UNSIGNED_CHAR, MPI_BOR, 0, j->comm);
-    return j->rank == 0 ? bitmap_count(c->present, bytes) : 0;
+    if (p->all_rows[m])
+        return 1;
+    if (p->npresent[m] <= 0)
+        return row == 0; /* the writer's row of zeros */
+    return (p->present[(size_t)m * p->bytes + (size_t)row / 8] >> (row % 8)) & 1;
 }
 
-/* Rank 0, a small profile: the rows of a metric with a value, from the
- * cells every rank sent (metric_cells). */
-static int rows_present_in_cells(collector *c)
+/* Collective: the failures so far and the file's locations, summed in one
+ * reduction, then the bitmaps of all metrics in another. 0 or -1. */
+static int plan_build(collector *c, int ok)
 {
     const collect_job *j = c->job;
-    size_t bytes = ((size_t)j->nglobal + 7) / 8;
-    memset(c->present, 0, bytes + 1);
-    for (int r = 0; r < j->nprocs; r++)
-        for (int k = 0; c->from[r] && k < c->ncells[r]; k++)
-            if (c->from[r][k].row >= 0 && c->from[r][k].row < j->nglobal)
-                mark_row(c->present, c->from[r][k].row);
-    return bitmap_count(c->present, bytes);
+    value_plan *p = &c->plan;
+    p->nmetrics = metrics_count();
+    p->nglobal = j->nglobal;
+    p->bytes = ((size_t)j->nglobal + 7) / 8 + 1;
+    size_t all = p->bytes * (size_t)p->nmetrics;
+    p->mine = calloc(all + 1, 1);
+    p->present = calloc(all + 1, 1);
+    p->npresent = calloc((size_t)p->nmetrics + 1, sizeof(int));
+    p->all_rows = calloc((size_t)p->nmetrics + 1, sizeof(int));
+    for (int m = 0; ok && p->mine && m < c->ncols; m++)
+        for (size_t k = 0; k < c->cols[m].n; k++)
+            mark_row(p->mine + (size_t)m * p->bytes, c->cols[m].cells[k].row);
+    ok = ok && p->mine && p->present && p->npresent && p->all_rows && all <= INT32_MAX;
+    long long mine[2] = { !ok, (long long)j->nthreads * j->simulate }, sum[2] = { 1, 0 };
+    quiet_allreduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM, j->comm);
+    if (sum[0] != 0)
+        return -1;
+    quiet_allreduce(p->mine, p->present, (int)all, MPI_UNSIGNED_CHAR, MPI_BOR, j->comm);
+    static const unsigned char none = 0;
+    long long units = 0;
+    for (int m = 0; m < p->nmetrics; m++) {
+        p->npresent[m] = bitmap_count(p->present + (size_t)m * p->bytes, p->bytes);
+        /* a row not marked, of a metric said to have one: stored all the same (MIN/MAXDOUBLE) */
+        p->all_rows[m] = cube_row_stored(metrics_defs()[m].dtype, &none, 1, 0);
+        units += p->all_rows[m] ? p->nglobal : p->npresent[m] > 0 ? p->npresent[m] : 1;
+    }
+    p->nlocs = sum[1];
+    p->zlib = cube_rows_zlib(j->compress, p->nlocs);
+    long long rows = CHUNK_VALUES / (p->nlocs > 0 ? p->nlocs : 1);
+    p->chunk_rows = rows < 1 ? 1 : rows > units ? (units > 0 ? (int)units : 1) : (int)rows;
+    p->unit_metric = malloc((size_t)p->chunk_rows * sizeof(int));
+    p->unit_row = malloc((size_t)p->chunk_rows * sizeof(int));
+    return 0; /* the chunk's arrays are checked with the group's (group_setup) */
 }
 
-/* ---- a small profile: every metric at once ------------------------------------ */
+static void plan_free(value_plan *p)
+{
+    free(p->mine), free(p->present), free(p->npresent), free(p->all_rows), free(p->unit_metric),
+        free(p->unit_row);
+}
 
-/* Where the values of the whole profile fit in one chunk (most profiles),
- * each rank sends all of its cells in one message: its cells per metric,
- * then the cells, metric after metric. One message a rank instead of two
- * collectives a metric: each collective waits for the slowest rank to be
- * scheduled, 0.2 s at 64 ranks on 2 cores under MPICH. */
-#define TAG_VALUES 4722 /* and 4723: quiet_gather_blobs */
+/* The chunk's rows from (*m, *row) on, which move past them. */
+static chunk_units next_chunk(value_plan *p, int *m, int *row)
+{
+    chunk_units u = { p->unit_metric, p->unit_row, 0 };
+    for (; *m < p->nmetrics && u.n < p->chunk_rows; *row = 0, ++*m) {
+        for (; *row < p->nglobal && u.n < p->chunk_rows; ++*row)
+            if (stored(p, *m, *row)) {
+                p->unit_metric[u.n] = *m;
+                p->unit_row[u.n++] = *row;
+            }
+        if (*row < p->nglobal)
+            break; /* the chunk is full within this metric */
+    }
+    return u;
+}
+
+/* ---- this rank's cells of a chunk --------------------------------------------- */
 
 typedef struct packet {
     uint64_t *w; /* ncols counts, then the cells */
     size_t bytes;
 } packet;
 
-static packet pack_columns(const collector *c)
+/* The cells of the chunk's rows of each metric: those of its column, from
+ * where the last chunk ended, up to the chunk's last row of it. */
+static packet pack_chunk(collector *c, const chunk_units *u)
 {
     size_t head = sizeof(uint64_t) * (size_t)c->ncols, cells = 0;
-    for (int m = 0; m < c->ncols; m++)
-        cells += c->cols[m].n;
-    packet p = { malloc(head + cells * sizeof(cell) + 1), head + cells * sizeof(cell) };
-    if (!p.w) {
-        p.bytes = 0; /* rank 0 takes it for no values */
-        return p;
+    packet p = { calloc(1, head + 1), head };
+    for (int k = 0; p.w && k < u->n; k++) {
+        column *col = &c->cols[u->metric[k]];
+        size_t first = col->next;
+        while (col->next < col->n && col->cells[col->next].row <= u->row[k])
+            col->next++;
+        p.w[u->metric[k]] += col->next - first;
+        cells += col->next - first;
     }
+    uint64_t *w = p.w ? realloc(p.w, head + cells * sizeof(cell) + 1) : NULL;
+    if (!w) {
+        free(p.w);
+        return (packet){ NULL, 0 }; /* the aggregator takes it for a failure */
+    }
+    p.w = w;
     char *x = (char *)p.w + head;
     for (int m = 0; m < c->ncols; m++) {
-        p.w[m] = c->cols[m].n;
-        if (c->cols[m].n)
-            memcpy(x, c->cols[m].cells, c->cols[m].n * sizeof(cell));
-        x += c->cols[m].n * sizeof(cell);
+        size_t n = p.w[m];
+        if (n)
+            memcpy(x, c->cols[m].cells + c->cols[m].next - n, n * sizeof(cell));
+        x += n * sizeof(cell);
     }
+    p.bytes = head + cells * sizeof(cell);
     return p;
 }
 
-/* Rank 0: metric m's cells of each rank's packet (a packet too short for
- * what it says: none). */
-static int metric_cells(collector *c, const packet *packets, int m)
+/* ---- the chunks through the tree ------------------------------------------------ */
+
+/* An aggregator: its group's message and its children's, in range order;
+ * rank 0 writes them, the others join them and send them up. */
+static void aggregate(collector *c, const agg_tree *t, group_rows *g, void *const *packets,
+                      const size_t *sizes, const chunk_units *u, file_rows *f)
 {
-    int any = 0;
-    size_t head = sizeof(uint64_t) * (size_t)c->ncols;
-    for (int r = 0; r < c->job->nprocs; r++) {
-        const packet *p = &packets[r];
-        int whole = p->w && p->bytes >= head;
-        size_t before = 0, mine = whole ? p->w[m] : 0, have = whole ? (p->bytes - head) / sizeof(cell) : 0;
-        for (int k = 0; whole && k < m; k++)
-            before += p->w[k];
-        int fits = whole && before <= have && mine <= have - before && mine <= INT32_MAX;
-        c->from[r] = fits ? (cell *)((char *)p->w + head) + before : NULL;
-        c->ncells[r] = fits ? (int)mine : 0;
-        any |= c->ncells[r] > 0;
+    int child[AGG_FANIN * 8], nchild = agg_tree_children(t, child, AGG_FANIN * 8);
+    void *msgs[AGG_FANIN * 8 + 1] = { 0 };
+    size_t lens[AGG_FANIN * 8 + 1] = { 0 };
+    piece_view views[AGG_FANIN * 8 + 1];
+    piece_msg own;
+    group_rows_make(g, packets, sizes, c->ncols, u, &own);
+    msgs[0] = own.buf;
+    lens[0] = own.len;
+    for (int i = 0; i < nchild; i++)
+        agg_tree_recv(t, child[i], &msgs[i + 1], &lens[i + 1]);
+    for (int i = 0; i <= nchild; i++)
+        piece_view_of(&views[i], msgs[i], lens[i], u->n);
+    if (t->place == 0) {
+        file_rows_write(f, u, views, nchild + 1);
+    } else {
+        piece_msg up;
+        piece_msg_join(&up, views, nchild + 1, u->n);
+        agg_tree_send_up(t, up.buf, up.len);
+        piece_msg_free(&up);
     }
-    return any;
+    for (int i = 0; i <= nchild; i++) {
+        piece_view_free(&views[i]);
+        if (i > 0)
+            free(msgs[i]);
+    }
+    piece_msg_free(&own);
 }
 
-static void collect_at_once(collector *c)
+static void exchange_chunks(collector *c, const agg_tree *t, group_rows *g, file_rows *f)
 {
-    const collect_job *j = c->job;
-    packet mine = pack_columns(c);
-    void **blobs = j->rank == 0 ? calloc((size_t)j->nprocs, sizeof *blobs) : NULL;
-    size_t *bytes = j->rank == 0 ? calloc((size_t)j->nprocs, sizeof *bytes) : NULL;
-    packet *packets = j->rank == 0 ? calloc((size_t)j->nprocs, sizeof *packets) : NULL;
-    if (j->rank == 0 && !(blobs && bytes && packets)) { /* the others' are taken all the same */
-        free(blobs), free(bytes), free(packets);
-        blobs = NULL, bytes = NULL, packets = NULL;
-        c->w = NULL;
-    }
-    if (quiet_gather_blobs(mine.w, mine.bytes, blobs, bytes, 0, TAG_VALUES, j->comm) != 0 && j->rank == 0)
-        c->w = NULL;
-    free(mine.w);
-    if (j->rank != 0)
-        return;
-    for (int r = 0; packets && r < j->nprocs; r++)
-        packets[r] = (packet){ blobs[r], blobs[r] ? bytes[r] : 0 };
-    free(blobs), free(bytes);
-    for (int m = 0; c->w && m < metrics_count(); m++) {
-        int any = metric_cells(c, packets, m);
-        if (metrics_defs()[m].inclusive ||
-            cube_writer_metric_begin_sparse(c->w, m, c->present, rows_present_in_cells(c)) != 0) {
-            c->w = NULL; /* rows of an INCLUSIVE metric would not be in file id order */
+    int leads = t->group_rank == 0, n = t->group_size;
+    void **blobs = leads ? calloc((size_t)n, sizeof *blobs) : NULL;
+    size_t *sizes = leads ? calloc((size_t)n, sizeof *sizes) : NULL;
+    for (int m = 0, row = 0; m < c->plan.nmetrics;) {
+        chunk_units u = next_chunk(&c->plan, &m, &row);
+        if (u.n == 0)
             break;
+        packet mine = pack_chunk(c, &u);
+        agg_tree_gather(t, mine.w, mine.bytes, blobs, sizes);
+        free(mine.w);
+        if (leads)
+            aggregate(c, t, g, blobs, sizes, &u, f);
+        for (int i = 0; leads && blobs && i < n; i++) {
+            free(blobs[i]);
+            blobs[i] = NULL;
         }
-        write_rows(c, 0, j->nglobal, (const cell *const *)c->from, c->ncells, any);
-        if (c->w && cube_writer_metric_end(c->w) != 0)
-            c->w = NULL;
     }
-    for (int r = 0; packets && r < j->nprocs; r++)
-        free(packets[r].w);
-    free(packets);
+    free(blobs), free(sizes);
+}
+
+/* Ranks a group holds: up to AGG_GROUP_RANKS, fewer where each stands for
+ * many (HPROF_SIMULATE_RANKS), so that a group's part of a row stays
+ * about AGG_GROUP_LOCATIONS long and the compression is spread. */
+#define AGG_GROUP_RANKS 16
+#define AGG_GROUP_LOCATIONS 4096
+
+static int group_cap(int simulate)
+{
+    int cap = AGG_GROUP_LOCATIONS / (simulate > 0 ? simulate : 1);
+    return cap < 1 ? 1 : cap > AGG_GROUP_RANKS ? AGG_GROUP_RANKS : cap;
+}
+
+/* Collective: the members' threads, at their aggregator, which gets ready. */
+static int group_setup(const collect_job *j, const agg_tree *t, const value_plan *p, group_rows *g,
+                       int **nthreads)
+{
+    int leads = t->group_rank == 0, n = t->group_size, ok = 1;
+    void **blobs = leads ? calloc((size_t)n, sizeof *blobs) : NULL;
+    size_t *sizes = leads ? calloc((size_t)n, sizeof *sizes) : NULL;
+    *nthreads = leads ? calloc((size_t)n + 1, sizeof(int)) : NULL;
+    if (leads && !(blobs && sizes && *nthreads)) {
+        free(blobs), free(sizes);
+        blobs = NULL, sizes = NULL, ok = 0;
+    }
+    ok &= agg_tree_gather(t, &j->nthreads, sizeof j->nthreads, blobs, sizes) == 0 || !leads;
+    for (int i = 0; blobs && i < n; i++) {
+        if (blobs[i] && sizes[i] == sizeof(int))
+            memcpy(&(*nthreads)[i], blobs[i], sizeof(int));
+        else
+            ok = 0;
+        free(blobs[i]);
+    }
+    free(blobs), free(sizes);
+    memset(g, 0, sizeof *g);
+    ok = ok && p->unit_metric && p->unit_row &&
+         (!leads || group_rows_init(g, *nthreads, n, j->simulate, p->zlib) == 0);
+    int all_ok = 0;
+    quiet_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, j->comm);
+    return all_ok ? 0 : -1;
 }
 
 int collect_values(const collect_job *j)
 {
     collector c = {
         .job = j,
-        .w = j->w,
         .cols = j->columns ? j->columns->cols : NULL,
         .ncols = j->columns ? j->columns->ncols : 0,
     };
-    /* rank 0: rows of a chunk, and whether the whole profile is one */
-    int plan[2] = { 0, 0 };
-    if (j->rank == 0) {
-        int nloc = j->nlocations > 0 ? j->nlocations : 1;
-        plan[0] = CHUNK_VALUES / nloc;
-        plan[1] = (double)j->nglobal * nloc * metrics_count() <= CHUNK_VALUES;
+    /* Allocation failures must not break the collective pattern: every
+     * step agrees before the next. */
+    int ok = j->columns && !j->columns->failed && c.ncols == metrics_count() && sort_columns(&c) == 0;
+    file_rows f;
+    agg_tree t;
+    agg_tree_build(j->comm, group_cap(j->simulate), &t);
+    int *nthreads = NULL;
+    group_rows g = { 0 };
+    int planned = plan_build(&c, ok) == 0;
+    file_rows_init(&f, j->rank == 0 ? j->w : NULL, c.plan.nmetrics, c.plan.nglobal, c.plan.present,
+                   c.plan.bytes, c.plan.npresent);
+    int grouped = planned && group_setup(j, &t, &c.plan, &g, &nthreads) == 0;
+    if (grouped) {
+        exchange_chunks(&c, &t, &g, &f);
+        file_rows_finish(&f);
     }
-    quiet_bcast(plan, 2, MPI_INT, 0, j->comm);
-    c.chunk = plan[0] < 1 ? 1 : plan[0];
-    if (c.chunk > j->nglobal && j->nglobal > 0)
-        c.chunk = j->nglobal;
-    int ok = j->columns && !j->columns->failed && c.ncols == metrics_count() && sort_columns(&c) == 0 &&
-             alloc_buffers(&c) == 0,
-        all_ok = 0;
-    /* Allocation failures must not break the collective pattern: agree first. */
-    quiet_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, j->comm);
-    if (all_ok && plan[1])
-        collect_at_once(&c);
-    for (int m = 0; all_ok && !plan[1] && m < metrics_count(); m++) {
-        int npresent = rows_present(&c, m);
-        if (c.w && (metrics_defs()[m].inclusive ||
-                    cube_writer_metric_begin_sparse(c.w, m, c.present, npresent) != 0))
-            c.w = NULL; /* rows of an INCLUSIVE metric would not be in file id order */
-        for (int c0 = 0; c0 < j->nglobal; c0 += c.chunk)
-            exchange_chunk(&c, m, c0, j->nglobal - c0 < c.chunk ? j->nglobal - c0 : c.chunk);
-        if (c.w && cube_writer_metric_end(c.w) != 0)
-            c.w = NULL;
-    }
-    free_buffers(&c);
-    return all_ok && (j->rank != 0 || c.w) ? 0 : -1;
+    if (t.group_rank == 0)
+        group_rows_free(&g);
+    free(nthreads);
+    plan_free(&c.plan);
+    return grouped && (j->rank != 0 || f.w) ? 0 : -1;
 }

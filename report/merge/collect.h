@@ -1,8 +1,12 @@
 /*
- * collect.h - the metric values of every rank to rank 0's writer, metric
- * by metric, in chunks of consecutive file cnode ids (bounded memory on
- * rank 0). Only values other than zero travel, with their place: a
- * profile of a million call paths is mostly zeros.
+ * collect.h - the metric values of every rank to rank 0's writer, through
+ * a tree of aggregators (agg_tree.h), in chunks of rows (file order:
+ * metric after metric, rows of a metric that hold a value on some rank)
+ * of bounded size. Only values other than zero travel from a rank to its
+ * aggregator, with their place; each aggregator makes its group's part of
+ * each row, encoded and compressed (group_rows.h), joins its children's
+ * parts and sends them on; rank 0 only hands each row's parts to the
+ * writer (cube_writer_metric_row_pieces), which lays them end to end.
  */
 #ifndef HPROF_COLLECT_H
 #define HPROF_COLLECT_H
@@ -24,8 +28,9 @@ typedef struct collect_job {
     MPI_Comm comm;
     int rank;
     cube_writer *w;         /* rank 0: the file, defined; NULL elsewhere */
-    const int *nthreads;    /* rank 0: locations of each rank */
-    int nprocs, nlocations; /* rank 0 */
+    int nthreads;           /* this rank's locations */
+    int simulate;           /* ranks each rank stands for (HPROF_SIMULATE_RANKS, group_rows.h) */
+    int compress;           /* cube_writer_set_compress's: zlib rows wanted */
     value_columns *columns; /* this rank's (collect_columns): sorted into file id order */
     const int *ids;         /* this rank's cnode -> file cnode id (-1: not placed); may be NULL */
     int nlocal;             /* this rank's own cnodes (ids entries) */

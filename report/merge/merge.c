@@ -6,6 +6,7 @@
 #include "report/merge/merge.h"
 
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,8 @@
 /* ---- the system tree ------------------------------------------------------ */
 
 typedef struct layout {
-    int nprocs, nlocations;
+    int nranks;              /* of the merge */
+    int nprocs, nlocations;  /* of the file: nranks x HPROF_SIMULATE_RANKS */
     int *nthreads;           /* per rank */
     char *names;             /* thread names of all ranks, NUL-separated */
     const char **name_of;    /* per location */
@@ -47,10 +49,10 @@ typedef struct layout {
 static void split_thread_names(layout *l, const int *lens, const int *displs)
 {
     int nloc = 0;
-    for (int r = 0; r < l->nprocs; r++)
+    for (int r = 0; r < l->nranks; r++)
         nloc += l->nthreads[r];
     l->name_of = calloc((size_t)nloc + 1, sizeof(char *));
-    for (int r = 0, loc = 0; l->name_of && r < l->nprocs; loc += l->nthreads[r], r++) {
+    for (int r = 0, loc = 0; l->name_of && r < l->nranks; loc += l->nthreads[r], r++) {
         const char *p = l->names + displs[r], *end = p + lens[r];
         for (int t = 0; t < l->nthreads[r] && p < end; t++) {
             size_t k = strnlen(p, (size_t)(end - p));
@@ -98,12 +100,54 @@ static void gather_thread_names(MPI_Comm comm, int rank, int size, const local_p
     free(displs);
 }
 
-static int gather_layout(MPI_Comm comm, int rank, int size, int process_rank, const local_profile *lp,
+/* The node of each host, by a hash of the names: O(P) for P ranks
+ * whatever the nodes. */
+static int node_of(layout *l, int *table, size_t mask, const char *host)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *c = host; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+        if (table[i] < 0) {
+            table[i] = l->nnodes;
+            l->node_names[l->nnodes] = host;
+            return l->nnodes++;
+        }
+        if (strcmp(l->node_names[table[i]], host) == 0)
+            return table[i];
+    }
+}
+
+/* Rank 0: the processes of the file, each rank K times with
+ * HPROF_SIMULATE_RANKS=K (rank r*K + j: r's threads, names and host). */
+static int place_processes(layout *l, int size, int k, const int *process_ranks)
+{
+    size_t slots = 4;
+    while (slots < 2 * (size_t)size)
+        slots *= 2;
+    int *table = malloc(slots * sizeof *table);
+    if (!table)
+        return -1;
+    memset(table, 0xff, slots * sizeof *table); /* -1: empty */
+    for (int r = 0, loc = 0; r < size; loc += l->nthreads[r], r++) {
+        int node = node_of(l, table, slots - 1, l->hosts + (size_t)r * HOST_LEN);
+        for (int j = 0; j < k; j++)
+            l->procs[(size_t)r * k + j] =
+                (cube_process_def){ k > 1 ? r * k + j : process_ranks[r], node, l->nthreads[r],
+                                    l->name_of ? l->name_of + loc : NULL };
+        l->nlocations += l->nthreads[r] * k;
+    }
+    free(table);
+    return 0;
+}
+
+static int gather_layout(MPI_Comm comm, int rank, int size, int process_rank, const local_profile *lp, int k,
                          layout *l)
 {
     int nthreads = lp->nthreads;
     memset(l, 0, sizeof *l);
-    l->nprocs = size;
+    l->nranks = size;
+    l->nprocs = size * k;
     char host[HOST_LEN] = { 0 };
     gethostname(host, sizeof host - 1);
     int *process_ranks = NULL;
@@ -112,7 +156,7 @@ static int gather_layout(MPI_Comm comm, int rank, int size, int process_rank, co
         l->nthreads = calloc((size_t)size, sizeof(int));
         l->hosts = calloc((size_t)size, HOST_LEN);
         l->node_names = calloc((size_t)size, sizeof(char *));
-        l->procs = calloc((size_t)size, sizeof(cube_process_def));
+        l->procs = calloc((size_t)size * k, sizeof(cube_process_def));
     }
     quiet_gather(&nthreads, 1, MPI_INT, l->nthreads, 1, MPI_INT, 0, comm);
     /* The process numbers: MPI_COMM_WORLD's ranks, also where comm holds
@@ -120,28 +164,13 @@ static int gather_layout(MPI_Comm comm, int rank, int size, int process_rank, co
     quiet_gather(&process_rank, 1, MPI_INT, process_ranks, 1, MPI_INT, 0, comm);
     quiet_gather(host, HOST_LEN, MPI_CHAR, l->hosts, HOST_LEN, MPI_CHAR, 0, comm);
     gather_thread_names(comm, rank, size, lp, l);
-    if (rank != 0)
-        return 0;
-    if (!l->nthreads || !l->hosts || !l->node_names || !l->procs || !process_ranks) {
-        free(process_ranks);
-        return -1;
-    }
-    for (int r = 0; r < size; r++) {
-        const char *h = l->hosts + (size_t)r * HOST_LEN;
-        int node = -1;
-        for (int k = l->nnodes - 1; k >= 0 && node < 0; k--)
-            if (strcmp(l->node_names[k], h) == 0)
-                node = k;
-        if (node < 0) {
-            node = l->nnodes++;
-            l->node_names[node] = h;
-        }
-        l->procs[r] = (cube_process_def){ process_ranks[r], node, l->nthreads[r],
-                                          l->name_of ? l->name_of + l->nlocations : NULL };
-        l->nlocations += l->nthreads[r];
-    }
+    int rc = 0;
+    if (rank == 0)
+        rc = l->nthreads && l->hosts && l->node_names && l->procs && process_ranks
+                 ? place_processes(l, size, k, process_ranks)
+                 : -1;
     free(process_ranks);
-    return 0;
+    return rc;
 }
 
 static void free_layout(layout *l)
@@ -152,6 +181,44 @@ static void free_layout(layout *l)
     free(l->hosts);
     free(l->node_names);
     free(l->procs);
+}
+
+/* ---- simulated ranks ----------------------------------------------------------- */
+
+#define SIMULATED_ATTR "hprof::simulated_ranks"
+
+/* HPROF_SIMULATE_RANKS, where P x K processes fit the file's numbers. */
+static int simulated_ranks(int rank, int size)
+{
+    int k = hprof_config.simulate_ranks > 1 ? hprof_config.simulate_ranks : 1;
+    if ((long long)size * k > INT32_MAX / 8) {
+        if (rank == 0)
+            hprof_say("HPROF_SIMULATE_RANKS=%d: %d x %d processes are too many; not simulated", k, size, k);
+        k = 1;
+    }
+    return k;
+}
+
+/* Rank 0: the definitions, with hprof::simulated_ranks = K where K > 1. */
+static int define_file(cube_writer *w, const defs *g, const layout *l, const merge_info *info, int k)
+{
+    int n = info->nattrs;
+    const char **keys = malloc(sizeof *keys * ((size_t)n + 1)),
+               **values = malloc(sizeof *values * ((size_t)n + 1));
+    char kbuf[16];
+    int rc = -1;
+    if (keys && values) {
+        for (int i = 0; i < n; i++)
+            keys[i] = info->attr_keys[i], values[i] = info->attr_values[i];
+        if (k > 1) {
+            snprintf(kbuf, sizeof kbuf, "%d", k);
+            keys[n] = SIMULATED_ATTR, values[n++] = kbuf;
+        }
+        rc = profile_file_define(w, g, l->node_names, l->nnodes, l->procs, l->nprocs, keys, values, n);
+    }
+    free(keys);
+    free(values);
+    return rc;
 }
 
 /* ---- the whole merge ----------------------------------------------------------- */
@@ -216,12 +283,11 @@ static int finish_output(cube_writer *w, int ok, const char *path, int ncnodes, 
     return -1;
 }
 
-static int write_values(MPI_Comm comm, int rank, cube_writer *w, const layout *l, value_columns *columns,
-                        const int *ids, int nlocal, int nglobal)
+static int write_values(MPI_Comm comm, int rank, cube_writer *w, const merge_info *info, int nthreads, int k,
+                        value_columns *columns, const int *ids, int nlocal, int nglobal)
 {
-    collect_job job = {
-        comm, rank, rank == 0 ? w : NULL, l->nthreads, l->nprocs, l->nlocations, columns, ids, nlocal, nglobal
-    };
+    collect_job job = { comm,   rank,   rank == 0 ? w : NULL, nthreads, k, info->compress, columns, ids,
+                        nlocal, nglobal };
     return collect_values(&job) == 0 && ids ? 0 : -1;
 }
 
@@ -275,17 +341,15 @@ int hprof_merge_and_write(const merge_info *info)
 
     double t_unified = PMPI_Wtime(), c_unified = cpu_seconds();
     layout l;
-    int rc = gather_layout(comm, rank, size, info->process_rank, lp, &l);
+    int k = simulated_ranks(rank, size);
+    int rc = gather_layout(comm, rank, size, info->process_rank, lp, k, &l);
     char path[4096] = "";
     cube_writer *w;
-    int opened = open_output(comm, rank, size, info, path, sizeof path, &w);
-    int defined =
-        opened && (rank != 0 ||
-                   (rc == 0 && profile_file_define(w, g, l.node_names, l.nnodes, l.procs, l.nprocs,
-                                                   info->attr_keys, info->attr_values, info->nattrs) == 0));
+    int opened = open_output(comm, rank, l.nprocs, info, path, sizeof path, &w);
+    int defined = opened && (rank != 0 || (rc == 0 && define_file(w, g, &l, info, k) == 0));
     quiet_bcast_ints(&defined, 1, comm); /* while rank 0 writes the definitions */
     double t_defined = PMPI_Wtime(), c_defined = cpu_seconds();
-    rc = defined ? write_values(comm, rank, w, &l, columns, ids, nlocal, nglobal) : -1;
+    rc = defined ? write_values(comm, rank, w, info, lp->nthreads, k, columns, ids, nlocal, nglobal) : -1;
     double t_values = PMPI_Wtime(), c_values = cpu_seconds();
     if (defined)
         write_timeline(comm, rank, w, info, lp, ids, nglobal, &rc);
@@ -296,7 +360,12 @@ int hprof_merge_and_write(const merge_info *info)
                   PMPI_Wtime() - t_values, c_local - c0, c_unified - c_local, c_defined - c_unified,
                   c_values - c_defined, cpu_seconds() - c_values);
     if (rank == 0 && opened)
-        rc = finish_output(w, defined && rc == 0, path, nglobal, size, t0);
+        rc = finish_output(w, defined && rc == 0, path, nglobal, l.nprocs, t0);
+    if (rank == 0 && rc == 0 && k > 1)
+        hprof_say(
+            "SIMULATED: each of the %d ranks stands for %d ranks in %s: %d processes, rank r*%d+j holding"
+            " rank r's values (times x (1 + j/%d), counts as they are), not a measurement of %d ranks",
+            size, k, path, l.nprocs, k, 4 * k, l.nprocs);
     int written = rc == 0;
     quiet_bcast_ints(&written, 1, comm); /* the others rest while rank 0 completes the file */
     free(ids);

@@ -3,9 +3,11 @@
  * are unified at rank 0 by a binomial tree reduction over a private
  * duplicate of the communicator it is given (O(log P) rounds), the file's
  * cnode ids go back down the same tree (defs_reduce.h), then the metric
- * values that are not zero travel to rank 0 in bounded chunks of cnodes and
- * are streamed into the CUBE4 writer (collect.h). Ranks that wait for rank
- * 0 sleep (quiet.h).
+ * values that are not zero travel through a tree of aggregators that
+ * compress the rows' parts, in bounded chunks of rows, and rank 0 streams
+ * the parts into the CUBE4 writer (collect.h). Ranks that wait for rank
+ * 0 sleep (quiet.h). HPROF_SIMULATE_RANKS=K: each rank is K processes of
+ * the file (group_rows.h).
  */
 #ifndef HPROF_MERGE_H
 #define HPROF_MERGE_H

@@ -8,6 +8,9 @@
 #ifndef HPROF_CUBE_DEFS_H
 #define HPROF_CUBE_DEFS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 typedef struct cube_metric_def {
     const char *uniq_name; /* "time", "visits", ... */
     const char *disp_name;
@@ -59,5 +62,14 @@ typedef struct cube_defs {
     const char *const *attr_values;
     int nattrs;
 } cube_defs;
+
+/* A part of a metric row made apart (cw_piece.h): the bytes as stored (raw
+ * deflate for a ZCUBEX row, the encoded values for a CUBEX one), the
+ * encoded bytes it stands for and their adler32. */
+typedef struct cube_row_piece {
+    const unsigned char *data;
+    size_t len, rawlen;
+    uint32_t adler;
+} cube_row_piece;
 
 #endif

@@ -375,6 +375,45 @@ int cube_writer_metric_rows(cube_writer *w, int row, int n, const double *values
     return append_rows(w, n, values);
 }
 
+int cube_writer_metric_row_pieces(cube_writer *w, int row, const cube_row_piece *pieces, int n, int nonzero)
+{
+    if (w->state != ST_IN_METRIC)
+        return w->state == ST_FAILED ? -1 : fail(w, "cube writer: metric_row_pieces outside a metric");
+    if (w->metrics[w->cur].inclusive)
+        return fail(w, "cube writer: rows in pieces of an INCLUSIVE metric");
+    if (cw_rows_put_pieces(&w->rows, row, pieces, n, nonzero) < 0)
+        return fail(w, NULL);
+    w->next_row = row + 1;
+    return 0;
+}
+
+int cube_rows_zlib(int compress, long long nlocs)
+{
+    return compress && nlocs * 8 >= CW_ZROW_MIN_BYTES;
+}
+
+int cube_row_stored(const char *dtype, const unsigned char *present, int npresent, int row)
+{
+    int dt = parse_dtype(dtype);
+    return cw_rows_is_stored(dt == DT_MIN || dt == DT_MAX ? NULL : present, npresent, row);
+}
+
+int cube_dtype_code(const char *dtype)
+{
+    int dt = parse_dtype(dtype);
+    return dt < 0 ? DT_DOUBLE : dt;
+}
+
+int cube_dtype_is_integer(int code)
+{
+    return code == DT_UINT64 || code == DT_INT64;
+}
+
+int cube_encode_values(unsigned char *dst, const double *v, int n, int code)
+{
+    return encode_row(dst, v, n, code);
+}
+
 int cube_writer_metric_end(cube_writer *w)
 {
     if (w->state != ST_IN_METRIC)

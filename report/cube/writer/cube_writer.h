@@ -61,6 +61,26 @@ int cube_writer_row_cnode(const cube_writer *w, int metric, int row); /* -1: no 
 int cube_writer_metric_rows(cube_writer *w, int row, int n, const double *values);
 int cube_writer_metric_end(cube_writer *w);
 
+/* Rows made elsewhere, in pieces (cw_piece.h: the merge's aggregators
+ * each make the part of a row of their locations). Row `row` of an
+ * EXCLUSIVE metric from n pieces in location order; the stored rows
+ * before it that were not given are zeros, as are those left at
+ * cube_writer_metric_rows(w, next, rest, NULL). nonzero 0: the row is
+ * zeros (the pieces are not read). Pieces are zlib pieces where
+ * cube_rows_zlib() says so, else the encoded values. */
+int cube_writer_metric_row_pieces(cube_writer *w, int row, const cube_row_piece *pieces, int n, int nonzero);
+/* What the writer decides and does, for those who make the pieces: are a
+ * metric's rows zlib streams (set_compress's on, nlocs locations), is row
+ * stored (dtype's, begin_sparse's present and npresent), a dtype's code
+ * (once per metric: rows are many) and whether it holds integers, the
+ * values encoded as that dtype stores them (n x 8 bytes; returns whether
+ * a bit is set). */
+int cube_rows_zlib(int compress, long long nlocs);
+int cube_row_stored(const char *dtype, const unsigned char *present, int npresent, int row);
+int cube_dtype_code(const char *dtype);
+int cube_dtype_is_integer(int code);
+int cube_encode_values(unsigned char *dst, const double *v, int n, int code);
+
 /* An archive member of the caller's own beside the CUBE data (outside a
  * metric; readers ignore members they do not know). */
 int cube_writer_add_member(cube_writer *w, const char *name, const void *data, size_t len);

@@ -15,13 +15,18 @@ static int row_failed(cw_rows *r, const char *fmt, ...)
     return -1;
 }
 
+int cw_rows_is_stored(const unsigned char *present, int npresent, int row)
+{
+    if (!present)
+        return 1;
+    if (npresent <= 0)
+        return row == 0; /* row 0 stands for the metric */
+    return (present[row / 8] >> (row % 8)) & 1;
+}
+
 static int is_present(const cw_rows *r, int row)
 {
-    if (!r->present)
-        return 1;
-    if (r->none_present)
-        return row == 0; /* row 0 stands for the metric */
-    return (r->present[row / 8] >> (row % 8)) & 1;
+    return cw_rows_is_stored(r->present, r->none_present ? 0 : 1, row);
 }
 
 static int write_index(cw_rows *r, int file_id, long long mtime)
@@ -188,6 +193,78 @@ int cw_rows_put(cw_rows *r, const unsigned char *row, int nonzero)
     return rc < 0 || r->out->failed ? -1 : 0;
 }
 
+/* A zlib stream from raw deflate pieces: the header (deflate, 32 KiB
+ * window, no dictionary, level "fastest"), the pieces, a final empty
+ * block with fixed codes (bits 1, 01, then the end-of-block code 0000000),
+ * the adler32 of the row, most significant byte first. */
+static int store_pieces(cw_rows *r, const cube_row_piece *p, int n)
+{
+    static const unsigned char head[2] = { 0x78, 0x01 }, last[2] = { 0x03, 0x00 };
+    size_t zlen = 0, raw = 0;
+    uint32_t adler = 1; /* of no bytes */
+    for (int k = 0; k < n; k++) {
+        zlen += p[k].len;
+        raw += p[k].rawlen;
+        adler = k == 0 ? p[k].adler : (uint32_t)adler32_combine(adler, p[k].adler, (z_off_t)p[k].rawlen);
+    }
+    if (raw != r->rowbytes)
+        return row_failed(r, "cube writer: pieces of %zu bytes for a row of %zu", raw, r->rowbytes);
+    uint64_t *e = &r->table[3 * (size_t)r->stored];
+    e[0] = (uint64_t)r->stored * r->rowbytes;
+    e[1] = (uint64_t)(r->out->pos - r->seg_start);
+    e[2] = (uint64_t)(zlen + sizeof head + sizeof last + 4);
+    unsigned char tail[4] = { (unsigned char)(adler >> 24), (unsigned char)(adler >> 16),
+                              (unsigned char)(adler >> 8), (unsigned char)adler };
+    cw_out_write(r->out, head, sizeof head);
+    for (int k = 0; k < n; k++)
+        cw_out_write(r->out, p[k].data, p[k].len);
+    cw_out_write(r->out, last, sizeof last);
+    return cw_out_write(r->out, tail, sizeof tail);
+}
+
+static int store_raw_pieces(cw_rows *r, const cube_row_piece *p, int n)
+{
+    size_t raw = 0;
+    for (int k = 0; k < n; k++)
+        raw += p[k].len;
+    if (raw != r->rowbytes)
+        return row_failed(r, "cube writer: pieces of %zu bytes for a row of %zu", raw, r->rowbytes);
+    for (int k = 0; k < n; k++)
+        cw_out_write(r->out, p[k].data, p[k].len);
+    return 0;
+}
+
+/* The stored rows before `row` that were not given: zeros. */
+static int zeros_until(cw_rows *r, int row, const unsigned char *zeros)
+{
+    while (r->next < row) {
+        int rc = cw_rows_put(r, zeros, 0);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int cw_rows_put_pieces(cw_rows *r, int row, const cube_row_piece *p, int n, int nonzero)
+{
+    if (row < r->next || row >= r->nrows)
+        return row_failed(r, "cube writer: row %d given after row %d", row, r->next);
+    if ((r->next < row || !nonzero) && !r->zeros && !(r->zeros = calloc(1, r->rowbytes + 1)))
+        return row_failed(r, "out of memory");
+    if (zeros_until(r, row, r->zeros) < 0)
+        return -1;
+    if (!nonzero)
+        return cw_rows_put(r, r->zeros, 0); /* the one stream of zeros */
+    int row_no = r->next++;
+    if (!is_present(r, row_no))
+        return row_failed(r, "cube writer: row %d holds values but was not declared present", row_no);
+    if (r->stored == r->nstored)
+        return row_failed(r, "cube writer: more rows present than declared");
+    int rc = r->zrows ? store_pieces(r, p, n) : store_raw_pieces(r, p, n);
+    r->stored++;
+    return rc < 0 || r->out->failed ? -1 : 0;
+}
+
 int cw_rows_end(cw_rows *r)
 {
     int rc = 0;
@@ -204,8 +281,8 @@ int cw_rows_end(cw_rows *r)
 
 void cw_rows_free(cw_rows *r)
 {
-    free(r->table), free(r->zbuf), free(r->prev), free(r->prev_z), free(r->zero_z);
-    r->table = NULL, r->zbuf = r->prev = r->prev_z = r->zero_z = NULL;
+    free(r->table), free(r->zbuf), free(r->prev), free(r->prev_z), free(r->zero_z), free(r->zeros);
+    r->table = NULL, r->zbuf = r->prev = r->prev_z = r->zero_z = r->zeros = NULL;
     if (r->z_ready)
         deflateEnd(&r->z);
     r->z_ready = 0;

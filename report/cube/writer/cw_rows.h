@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <zlib.h>
 
+#include "report/cube/writer/cube_defs.h"
 #include "report/cube/writer/cw_out.h"
 #include "report/cube/writer/cw_tar.h"
 
@@ -40,6 +41,7 @@ typedef struct cw_rows {
     unsigned char *zbuf, *prev, *prev_z; /* a stream; the last row and its stream */
     size_t zcap, prev_zlen;
     unsigned char *zero_z; /* a row of zeros, compressed once */
+    unsigned char *zeros;  /* and as it is (rows given in pieces) */
     size_t zero_zlen;
     z_stream z; /* reset for every row */
     int z_ready;
@@ -52,6 +54,12 @@ int cw_rows_begin(cw_rows *r, cw_out *out, char *msg, size_t msglen, int file_id
                   int nlocs, int compress, const unsigned char *present, int npresent);
 /* The next row, encoded (nlocs x 8 bytes); nonzero: a bit of it is set. */
 int cw_rows_put(cw_rows *r, const unsigned char *row, int nonzero);
+/* Whether row is stored (cw_rows_begin's present and npresent). */
+int cw_rows_is_stored(const unsigned char *present, int npresent, int row);
+/* Row `row` (the next, or a later one: stored rows before it become
+ * zeros) from n pieces (cw_piece.h) laid end to end; nonzero: a bit of
+ * it is set. The pieces' rawlen add up to the row's bytes. */
+int cw_rows_put_pieces(cw_rows *r, int row, const cube_row_piece *p, int n, int nonzero);
 /* After the last row: the table, the member's end. Frees what begin took. */
 int cw_rows_end(cw_rows *r);
 void cw_rows_free(cw_rows *r);

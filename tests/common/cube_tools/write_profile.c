@@ -19,6 +19,7 @@
  * exits 0 when the expected outcome happened.
  */
 #include "report/cube/writer/cube_writer.h"
+#include "report/cube/writer/cw_piece.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -355,6 +356,9 @@ static double sparse_value(int m, int c, int l)
     }
 }
 
+static int sparse_npresent; /* of the metric begun last */
+static int pieces_next;     /* its next row (put_pieces) */
+
 static int sparse_begin(cube_writer *w, int m, unsigned char *present)
 {
     int n = 0;
@@ -369,8 +373,48 @@ static int sparse_begin(cube_writer *w, int m, unsigned char *present)
         }
     }
     printf("# %d rows stored\n", m == 0 || m == 3 ? SN : n > 0 ? n : 1); /* 3: MAXDOUBLE, dense */
+    sparse_npresent = n;
     return m == 0 ? cube_writer_metric_begin(w, m) : cube_writer_metric_begin_sparse(w, m, present, n);
 }
+
+/* A row as the merge's aggregators make it: cut into pieces of 7, 16 and
+ * 17 locations, each encoded and compressed on its own (cw_piece.h); only
+ * the rows stored are given, the others left to the writer. */
+static int put_pieces(cube_writer *w, const cube_metric_def *mt, const unsigned char *present, int k,
+                      const double *row)
+{
+    static const int cut[4] = { 0, 7, 23, SL };
+    unsigned char enc[SL * 8];
+    unsigned char *z[3] = { NULL, NULL, NULL };
+    cube_row_piece p[3];
+    if (!cube_row_stored(mt->dtype, present, sparse_npresent, k))
+        return 0;
+    pieces_next = k + 1;
+    int nonzero = cube_encode_values(enc, row, SL, cube_dtype_code(mt->dtype)), rc = 0;
+    for (int i = 0; i < 3; i++) {
+        size_t len = (size_t)(cut[i + 1] - cut[i]) * 8;
+        const unsigned char *raw = enc + (size_t)cut[i] * 8;
+        p[i] = (cube_row_piece){ raw, len, len, cw_piece_adler(raw, len) };
+        cw_piece_deflater d;
+        if (cube_rows_zlib(1, SL) &&
+            (cw_piece_init(&d, len) != 0 || !(p[i].len = cw_piece_deflate(&d, raw)))) {
+            snprintf(err, sizeof err, "piece %d of row %d failed", i, k);
+            return -1;
+        }
+        if (cube_rows_zlib(1, SL)) {
+            z[i] = malloc(p[i].len);
+            memcpy(z[i], d.buf, p[i].len);
+            p[i].data = z[i];
+            cw_piece_free(&d);
+        }
+    }
+    rc = cube_writer_metric_row_pieces(w, k, p, 3, nonzero);
+    for (int i = 0; i < 3; i++)
+        free(z[i]);
+    return rc;
+}
+
+static int use_pieces; /* sparse(): rows given in pieces */
 
 static int sparse(const char *out, int undeclared)
 {
@@ -405,7 +449,8 @@ static int sparse(const char *out, int undeclared)
             int c = cube_writer_row_cnode(w, m, k);
             for (int l = 0; l < SL; l++)
                 row[l] = sparse_value(m, c, l) + (undeclared && m == 2 && k == 3);
-            if (cube_writer_metric_row(w, c, row) < 0) {
+            if ((use_pieces ? put_pieces(w, &mt[m], m == 0 ? NULL : present, k, row)
+                            : cube_writer_metric_row(w, c, row)) < 0) {
                 if (undeclared && strstr(err, "not declared present")) {
                     cube_writer_abort(w);
                     return 0;
@@ -415,6 +460,9 @@ static int sparse(const char *out, int undeclared)
             for (int l = 0; !undeclared && l < SL; l++)
                 printf("%d,%d,%s,%.17g\n", k, l, mt[m].uniq_name, row[l]); /* file cnode id: preorder */
         }
+        if (use_pieces && cube_writer_metric_rows(w, pieces_next, SN - pieces_next, NULL) < 0)
+            return die();
+        pieces_next = 0;
         if (cube_writer_metric_end(w) < 0)
             return die();
     }
@@ -428,9 +476,8 @@ static int sparse(const char *out, int undeclared)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(
-            stderr,
-            "usage: write_profile roundtrip|exists|abort|badorder|create|big|sparse|undeclared|padN OUT\n");
+        fprintf(stderr, "usage: write_profile "
+                        "roundtrip|exists|abort|badorder|create|big|sparse|undeclared|pieces|padN OUT\n");
         return 2;
     }
     const char *mode = argv[1], *out = argv[2];
@@ -450,6 +497,10 @@ int main(int argc, char **argv)
         return sparse(out, 0);
     if (strcmp(mode, "undeclared") == 0)
         return sparse(out, 1);
+    if (strcmp(mode, "pieces") == 0) {
+        use_pieces = 1;
+        return sparse(out, 0);
+    }
     if (strncmp(mode, "pad", 3) == 0) { /* padN: roundtrip, machine name N bytes longer */
         static char name[4096];
         int n = atoi(mode + 3);

@@ -191,12 +191,11 @@ static uint64_t orphan_return(uw_thread *st, exact_stack *x, const uint64_t *slo
     return ra;
 }
 
-uint64_t exact_stack_leave(uint64_t sp)
+/* A return whose entry is not the top one: newer activations were left
+ * without their return; or one with no entry (an orphan's). */
+static __attribute__((noinline)) uint64_t leave_below_top(uw_thread *st, exact_stack *x, const uint64_t *slot,
+                                                          uint64_t now)
 {
-    uint64_t now = hprof_now_ns();
-    uw_thread *st = uw_self;
-    exact_stack *x = st ? &st->ex : NULL;
-    const uint64_t *slot = (const uint64_t *)(uintptr_t)(sp - 8);
     uint32_t k = x ? x->top : 0;
     while (k > 0 && !(x->e[k - 1].slot == slot && x->e[k - 1].armed == EXACT_ARMED))
         k--;
@@ -207,6 +206,27 @@ uint64_t exact_stack_leave(uint64_t sp)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     while (x->top > k + 1)
         drop_top(x, now, 1); /* newer activations left without their return */
+    uint64_t ra = x->e[k].ra;
+    close_entry(x, k, now);
+    x->top = k;
+    st->epoch++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    x->busy = 0;
+    return ra;
+}
+
+uint64_t exact_stack_leave(uint64_t sp)
+{
+    uint64_t now = hprof_now_ns();
+    uw_thread *st = uw_self;
+    const uint64_t *slot = (const uint64_t *)(uintptr_t)(sp - 8);
+    exact_stack *x = st ? &st->ex : NULL;
+    uint32_t k = x ? x->top : 0;
+    if (__builtin_expect(k == 0 || x->e[k - 1].slot != slot || x->e[k - 1].armed != EXACT_ARMED, 0))
+        return leave_below_top(st, x, slot, now);
+    k--; /* the common case: the newest activation returns */
+    x->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint64_t ra = x->e[k].ra;
     close_entry(x, k, now);
     x->top = k;

@@ -11,6 +11,7 @@
 
 #include "core/cct.h"
 
+/* 64 bytes (aligned so): an entry's index is a shift. */
 typedef struct exact_entry {
     uint64_t *slot;    /* the function's return-address slot */
     uint64_t ra;       /* the return address it held */
@@ -21,7 +22,7 @@ typedef struct exact_entry {
     uint32_t fn;       /* the function's id (lib/exact) */
     uint32_t site;     /* the node of the path down to its call site (CCT_NONE: none) */
     int32_t depth;     /* that frame's depth in the thunk stack, -1: not known */
-} exact_entry;
+} __attribute__((aligned(64))) exact_entry;
 
 /* An entry's slot holds the exit thunk (armed), or its return address
  * again: for a walk of the program's (an exception, backtrace()) until

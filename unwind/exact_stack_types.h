@@ -15,7 +15,7 @@
 typedef struct exact_entry {
     uint64_t *slot;    /* the function's return-address slot */
     uint64_t ra;       /* the return address it held */
-    uint64_t t0;       /* clock at the entry */
+    uint64_t t0;       /* the clock's stamp at the entry (exact_stamp_now) */
     uint64_t inner_ns; /* time of the exact calls it made (closed ones) */
     cct_node *node;    /* counts the call's time; NULL: nothing to count */
     int32_t armed;     /* EXACT_ARMED: the slot holds the exit thunk */

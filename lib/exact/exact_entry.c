@@ -188,7 +188,7 @@ static inline cct_node *child_of(hprof_thread *t, struct entry_site *c, uint32_t
 static inline uint64_t enter(uw_thread *st, exact_stack *x, cct_node *n, uint32_t id, uint64_t *frame,
                              uint32_t site, int depth)
 {
-    uint64_t now = hprof_now_ns();
+    uint64_t now = exact_stamp_now();
     n->counter[CCT_EXACT_VISITS]++;
     if (x->disarmed && !st->foreign)
         exact_stack_rearm(x, (uint64_t)(uintptr_t)frame);
@@ -240,7 +240,7 @@ uint64_t hprof_exact_enter_fast(uint32_t id, uint64_t *frame)
                              !__atomic_load_n(&hprof_tsc.use_tsc, __ATOMIC_ACQUIRE),
                          0))
         return enter_apart(st, c, n, id, frame, f->resume);
-    uint64_t now = hprof_tsc_to_ns(hprof_read_tsc());
+    uint64_t now = hprof_read_tsc(); /* a stamp of the TSC's kind (exact_stamp_now) */
     n->counter[CCT_EXACT_VISITS]++;
     exact_stack_push_top(x, frame + 1, n, id, now, c->node, c->caller.depth + 1);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);

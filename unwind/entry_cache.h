@@ -2,8 +2,9 @@
  * entry_cache.h - the call sites of exactly measured calls' entries a
  * thread met, each with its caller's activation and the function last
  * entered from it (thunk_stack.h: struct entry_site), and the test that a
- * walk's caller is still the activation a cached call site was found in. unwind_x86_64.c fills the cache at an
- * entry's walk (unwind_entry_node, unwind.h); the entry's fast path
+ * walk's caller is still the activation a cached call site was found in.
+ * unwind_x86_64.c fills the cache at an entry's walk (unwind_entry_node,
+ * unwind.h); the entry's fast path
  * (lib/exact/exact_entry.c) reads it inline. Nothing here allocates,
  * takes a lock or uses a vector register. x86_64.
  */

@@ -78,8 +78,9 @@ exact_stack *exact_stack_mine(void);
 exact_stack *exact_stack_peek(void);
 
 /* A new activation whose return-address slot is slot, counted on node,
- * entered at the stamp now: entries gone by its slot are closed then first; the slot gets the exit
- * thunk. 0, or -1 when the stack is full (the call runs unmeasured). */
+ * entered at the stamp now: entries gone by its slot are closed then
+ * first; the slot gets the exit thunk. 0, or -1 when the stack is full
+ * (the call runs unmeasured). */
 int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn, uint64_t now, uint32_t site,
                      int depth);
 
@@ -133,9 +134,10 @@ void exact_stack_rearm(exact_stack *x, uint64_t sp);
 void exact_stack_disarm_own(exact_stack *x, uint64_t sp);
 void exact_stack_rearm_own(exact_stack *x);
 
-/* Closes every entry at now_ns, nanoseconds of the clock (the thread ends, or the window closes: their
- * returns come later and count nothing). Disarms them when disarm is set. */
-void exact_stack_close_all(exact_stack *x, uint64_t now, uint64_t sp, int disarm);
+/* Closes every entry at now_ns, in nanoseconds of the clock (the thread
+ * ends, or the window closes: their returns come later and count
+ * nothing). Disarms them when disarm is set. */
+void exact_stack_close_all(exact_stack *x, uint64_t now_ns, uint64_t sp, int disarm);
 
 /* The thread's stack goes (unwind_thread_end): its entries must be closed. */
 void exact_stack_free(exact_stack *x);

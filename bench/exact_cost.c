@@ -6,6 +6,9 @@
  *   exact_cost loop N [B]     N calls of leaf from one loop
  *   exact_cost chain D R [B]  R calls of a recursion D deep (D calls each):
  *                             every call from a new activation of its caller
+ *   exact_cost floor N [B]    the loop's calls, the program itself reading the
+ *                             time stamp counter before and after each (the
+ *                             floor: two clock reads a call, no tool)
  *
  * prints "per_call NS" (the thread's CPU time per call of a measured
  * function: on a shared machine the wall clock also counts other
@@ -23,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <x86intrin.h>
 
 static volatile long sink;
 
@@ -60,10 +64,30 @@ static double cpu_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* calls of the measured function in one batch of the mode's */
-static long run_calls(int chain, long n, int d)
+enum mode {
+    LOOP,
+    CHAIN,
+    FLOOR
+};
+
+static long floor_calls(long n)
 {
-    if (!chain) {
+    unsigned long long ticks = 0;
+    for (long i = 0; i < n; i++) {
+        unsigned long long t0 = __rdtsc();
+        sink += leaf(i);
+        ticks += __rdtsc() - t0;
+    }
+    sink += (long)ticks;
+    return n;
+}
+
+/* calls of the measured function in one batch of the mode's */
+static long run_calls(enum mode mode, long n, int d)
+{
+    if (mode == FLOOR)
+        return floor_calls(n);
+    if (mode == LOOP) {
         for (long i = 0; i < n; i++)
             sink += leaf(i);
         return n;
@@ -77,8 +101,9 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int chain = argc >= 4 && strcmp(argv[1], "chain") == 0;
-    if (!chain && !(argc >= 3 && strcmp(argv[1], "loop") == 0)) {
-        fprintf(stderr, "usage: exact_cost loop N [B] | chain D R [B]\n");
+    enum mode mode = chain ? CHAIN : argc >= 3 && strcmp(argv[1], "floor") == 0 ? FLOOR : LOOP;
+    if (!chain && !(argc >= 3 && (strcmp(argv[1], "loop") == 0 || mode == FLOOR))) {
+        fprintf(stderr, "usage: exact_cost loop N [B] | chain D R [B] | floor N [B]\n");
         return 2;
     }
     int d = chain ? atoi(argv[2]) : 0;
@@ -90,7 +115,7 @@ int main(int argc, char **argv)
     long calls = 0;
     for (int b = 0; b < nb; b++) {
         double t0 = cpu_now();
-        long c = run_calls(chain, n / nb, d);
+        long c = run_calls(mode, n / nb, d);
         double t1 = cpu_now();
         if (nb > 1)
             sink += reference_loop(REFERENCE_ITERS);

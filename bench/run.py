@@ -962,36 +962,41 @@ def exact_visit_cost(lines):
     nops = exact_cost_exe("exact_cost_nops", ["-fpatchable-function-entry=18,16"])
     inst = exact_cost_exe("exact_cost_inst", ["-finstrument-functions"], [cyg])
     off = {"HPROF_SAMPLING_HZ": "0"}
-    lines.append("| calls | no tool, built without the flag | with the flag (NOPs), no tool | hprof, nothing "
-                 "selected | hprof, the function selected | cost a visit | -finstrument-functions + cygprof | "
-                 "its cost a visit |")
-    lines.append("|---|---|---|---|---|---|---|---|")
+    lines.append("| calls | no tool, built without the flag | the floor: two TSC reads around each call, no tool | "
+                 "with the flag (NOPs), no tool | hprof, nothing selected | hprof, the function selected | cost a "
+                 "visit | / floor | -finstrument-functions + cygprof | its cost a visit | / floor |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
     fast_rows = []
+    floor_args = ["floor", 20000000]
     for what, args, sel in (("one loop calls `leaf`", ["loop", 20000000], "leaf"),
                             ("a recursion 16 deep, each call from a new activation", ["chain", 16, 1000000],
                              "node")):
-        variants = [("plain", plain, None), ("nops", nops, None), ("hprof", nops, off),
-                    ("exact", nops, dict(off, HPROFTEST_EXACT=sel)), ("inst", inst, None)]
-        r = {k: [] for k, _, _ in variants}
-        batches = {k: [] for k, _, _ in variants}
+        variants = [("plain", plain, None, args), ("floor", plain, None, floor_args), ("nops", nops, None, args),
+                    ("hprof", nops, off, args), ("exact", nops, dict(off, HPROFTEST_EXACT=sel), args),
+                    ("inst", inst, None, args)]
+        r = {k: [] for k, _, _, _ in variants}
+        batches = {k: [] for k, _, _, _ in variants}
         for _ in range(RUNS):
-            for k, exe, hprof in variants:
-                per_call, b = exact_batches(exe, args, hprof)
+            for k, exe, hprof, a in variants:
+                per_call, b = exact_batches(exe, a, hprof)
                 r[k].append(per_call)
                 batches[k] += b
         med = {k: statistics.median(v) for k, v in r.items()}
-        lines.append("| %s | %s | %s | %s | %s | %.1f ns | %s | %.1f ns |" % (
-            what, fmt(r["plain"], "ns"), fmt(r["nops"], "ns"), fmt(r["hprof"], "ns"), fmt(r["exact"], "ns"),
-            med["exact"] - med["hprof"], fmt(r["inst"], "ns"), med["inst"] - med["plain"]))
-        exact_section.per_visit.append(med["exact"] - med["hprof"])
+        cost, cyg_cost = med["exact"] - med["hprof"], med["inst"] - med["plain"]
+        lines.append("| %s | %s | %s | %s | %s | %s | %.1f ns | %.2f | %s | %.1f ns | %.2f |" % (
+            what, fmt(r["plain"], "ns"), fmt(r["floor"], "ns"), fmt(r["nops"], "ns"), fmt(r["hprof"], "ns"),
+            fmt(r["exact"], "ns"), cost, cost / med["floor"], fmt(r["inst"], "ns"), cyg_cost,
+            cyg_cost / med["floor"]))
+        exact_section.per_visit.append(cost)
         refs = sorted(ref for v in batches.values() for _, ref in v)
         best = refs[len(refs) // 20]  # the 5th percentile: one odd batch is not the processor's speed
         fast = {k: [ns for ns, ref in v if ref <= 1.2 * best] for k, v in batches.items()}
         fm = {k: statistics.median(v) if v else float("nan") for k, v in fast.items()}
         nb = lambda k: "%.1f ns (%d of %d)" % (fm[k], len(fast[k]), len(batches[k]))
-        fast_rows.append("| %s | %.3f ns | %s | %s | %s | %s | %.1f ns | %s | %.1f ns |" % (
-            what, best, nb("plain"), nb("nops"), nb("hprof"), nb("exact"), fm["exact"] - fm["hprof"], nb("inst"),
-            fm["inst"] - fm["plain"]))
+        cost, cyg_cost = fm["exact"] - fm["hprof"], fm["inst"] - fm["plain"]
+        fast_rows.append("| %s | %.3f ns | %s | %s | %s | %s | %s | %.1f ns | %.2f | %s | %.1f ns | %.2f |" % (
+            what, best, nb("plain"), nb("floor"), nb("nops"), nb("hprof"), nb("exact"), cost, cost / fm["floor"],
+            nb("inst"), cyg_cost, cyg_cost / fm["floor"]))
     lines.append("\nThe same runs, batch by batch (%d batches a run, each followed by the program's reference loop: "
                  "eight independent chains of adds, bound by the processor's throughput as a visit is). This VM's "
                  "processor runs such code at two speeds, switching every few seconds (the reference 1.6-1.8 or "
@@ -999,10 +1004,11 @@ def exact_visit_cost(lines):
                  "cost moves with it (34-35 or 56-60 ns a visit). Here only the batches whose reference ran within "
                  "20%% of its best (the 5th percentile of all batches), the processor at full speed, median; a "
                  "batch that straddles a switch can still count:\n" % EXACT_BATCHES)
-    lines.append("| calls | reference, best (5th percentile) | no tool, built without the flag | with the flag (NOPs), no tool | "
-                 "hprof, nothing selected | hprof, the function selected | cost a visit | -finstrument-functions "
-                 "+ cygprof | its cost a visit |")
-    lines.append("|---|---|---|---|---|---|---|---|---|")
+    lines.append("| calls | reference, best (5th percentile) | no tool, built without the flag | the floor: two TSC "
+                 "reads around each call, no tool | with the flag (NOPs), no tool | hprof, nothing selected | hprof, "
+                 "the function selected | cost a visit | / floor | -finstrument-functions + cygprof | its cost a "
+                 "visit | / floor |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     lines.extend(fast_rows)
     lines.append("")
 
@@ -1096,7 +1102,9 @@ def exact_section(lines):
                  "the calling thread's CPU time (bench/exact_cost.c, one rank), against the same program built "
                  "without `-fpatchable-function-entry=18,16`, with it and no tool (its NOPs run), under hprof with "
                  "nothing selected, and built with `-finstrument-functions` and linked with bench/cygprof.c "
-                 "(section 5's lean profiler):\n")
+                 "(section 5's lean profiler). The floor: the loop built without the flag, the program itself "
+                 "reading the TSC before and after each call, no tool (`exact_cost floor`); '/ floor' gives a "
+                 "cost a visit in units of it:\n")
     exact_visit_cost(lines)
     exact_dilation(lines)
 exact_section.per_visit = []

@@ -74,6 +74,14 @@ static inline uint64_t hprof_stamp_ns(int kind, uint64_t stamp)
     return kind == HPROF_STAMP_TSC ? hprof_tsc_to_ns(stamp) : stamp;
 }
 
+/* The span from stamp a to stamp b (both of kind), in nanoseconds: 0
+ * when b is not after a. One product where the stamps are the TSC's. */
+static inline uint64_t hprof_stamp_span_ns(int kind, uint64_t a, uint64_t b)
+{
+    uint64_t d = b > a ? b - a : 0;
+    return kind == HPROF_STAMP_TSC ? (uint64_t)(((unsigned __int128)d * hprof_tsc.ns_per_tick_q32) >> 32) : d;
+}
+
 /* MPI_Init's entry: hprof_now_ns(), and the starting point of the TSC's
  * calibration, which hprof_clock_calibrate() (at the start of the
  * measurement) completes. */

@@ -114,6 +114,7 @@ void call_site_remember_entry(uw_thread *st, const walk *w, const uint64_t *fram
     c->need_bp = (rc->flags & RECIPE_CFA_RBP) != 0;
     c->node = node;
     c->caller = m;
+    c->child = NULL; /* a child of the node it held before, maybe */
 }
 
 uint32_t unwind_mpi_cached(const void *wrapper_frame)

@@ -1,9 +1,10 @@
 /*
  * entry_cache.h - the call sites of exactly measured calls' entries a
- * thread met, each with its caller's activation (thunk_stack.h: struct
- * entry_site), and the test that a walk's caller is still the activation
- * a cached call site was found in. call_site_cache.c fills the cache at an
- * entry's walk (unwind_entry_node, unwind.h); the entry's fast path
+ * thread met, each with its caller's activation and the function last
+ * entered from it (thunk_stack.h: struct entry_site), and the test that a
+ * walk's caller is still the activation a cached call site was found in.
+ * call_site_cache.c fills the cache at an entry's walk (unwind_entry_node,
+ * unwind.h); the entry's fast path
  * (lib/exact/exact_entry.c) reads it inline. Nothing here allocates,
  * takes a lock or uses a vector register. x86_64.
  */
@@ -46,19 +47,20 @@ static inline int entry_site_is(const struct entry_site *c, const uint64_t *fram
     return c->frame == frame && c->ra == frame[1];
 }
 
-/* The node of an exact entry's call site when the thread st (its own:
+/* The cached call site of an exact entry when the thread st (its own:
  * uw_self) still knows it without a walk: frame is the trampoline's
- * (saved rbp, then the function's return address), *depth the call
- * site's frame's depth in the thunk stack. CCT_NONE: a walk must find it. */
-static inline uint32_t unwind_entry_cached(uw_thread *st, const uint64_t *frame, int *depth)
+ * (saved rbp, then the function's return address). Its node is the call
+ * site's, its caller's depth + 1 the call site's frame's depth in the
+ * thunk stack (the frame lies right below its caller's). NULL: a walk
+ * must find it. */
+static inline struct entry_site *unwind_entry_site(uw_thread *st, const uint64_t *frame)
 {
-    const struct entry_site *c = entry_set_of(st, frame);
+    struct entry_site *c = entry_set_of(st, frame);
     if (!entry_site_is(c, frame) && !entry_site_is(++c, frame))
-        return CCT_NONE;
+        return NULL;
     if ((c->need_bp && c->bp != frame[0]) || !caller_holds(st, &c->caller))
-        return CCT_NONE;
-    *depth = c->caller.depth + 1; /* the call site's frame lies right below its caller's */
-    return c->node;
+        return NULL;
+    return c;
 }
 
 #endif

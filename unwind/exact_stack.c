@@ -53,12 +53,11 @@ exact_stack *exact_stack_mine(void)
     return x;
 }
 
-/* Entry k's call ends at now: its time to its node, and to its caller's
- * account of time spent in exact callees. */
-static inline __attribute__((always_inline)) void close_entry(exact_stack *x, uint32_t k, uint64_t now)
+/* Entry k's call ends after incl ns: its time to its node, and to its
+ * caller's account of time spent in exact callees. */
+static inline __attribute__((always_inline)) void close_entry_after(exact_stack *x, uint32_t k, uint64_t incl)
 {
     exact_entry *e = &x->e[k];
-    uint64_t incl = now > e->t0 ? now - e->t0 : 0;
     if (e->node && exact_stack_recording) {
         e->node->counter[CCT_EXACT_NS] += incl;
         e->node->counter[CCT_EXACT_SELF_NS] += incl > e->inner_ns ? incl - e->inner_ns : 0;
@@ -66,6 +65,12 @@ static inline __attribute__((always_inline)) void close_entry(exact_stack *x, ui
     e->node = NULL;
     if (k > 0)
         x->e[k - 1].inner_ns += incl;
+}
+
+/* Entry k's call ends at the stamp now. */
+static inline __attribute__((always_inline)) void close_entry(exact_stack *x, uint32_t k, uint64_t now)
+{
+    close_entry_after(x, k, hprof_stamp_span_ns(hprof_stamp_kind(), x->e[k].t0, now));
 }
 
 static void forget_orphan(exact_stack *x, uint32_t i)
@@ -184,19 +189,18 @@ static uint64_t orphan_return(uw_thread *st, exact_stack *x, const uint64_t *slo
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     forget_orphan(x, (uint32_t)o);
     while (x->top > 0 && x->e[x->top - 1].slot < slot)
-        drop_top(x, hprof_now_ns(), 1);
+        drop_top(x, exact_stamp_now(), 1);
     st->epoch++;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     x->busy = 0;
     return ra;
 }
 
-uint64_t exact_stack_leave(uint64_t sp)
+/* A return whose entry is not the top one: newer activations were left
+ * without their return; or one with no entry (an orphan's). */
+static __attribute__((noinline)) uint64_t leave_below_top(uw_thread *st, exact_stack *x, const uint64_t *slot,
+                                                          uint64_t now)
 {
-    uint64_t now = hprof_now_ns();
-    uw_thread *st = uw_self;
-    exact_stack *x = st ? &st->ex : NULL;
-    const uint64_t *slot = (const uint64_t *)(uintptr_t)(sp - 8);
     uint32_t k = x ? x->top : 0;
     while (k > 0 && !(x->e[k - 1].slot == slot && x->e[k - 1].armed == EXACT_ARMED))
         k--;
@@ -207,6 +211,27 @@ uint64_t exact_stack_leave(uint64_t sp)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     while (x->top > k + 1)
         drop_top(x, now, 1); /* newer activations left without their return */
+    uint64_t ra = x->e[k].ra;
+    close_entry(x, k, now);
+    x->top = k;
+    st->epoch++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    x->busy = 0;
+    return ra;
+}
+
+uint64_t exact_stack_leave(uint64_t sp)
+{
+    uint64_t now = exact_stamp_now();
+    uw_thread *st = uw_self;
+    const uint64_t *slot = (const uint64_t *)(uintptr_t)(sp - 8);
+    exact_stack *x = st ? &st->ex : NULL;
+    uint32_t k = x ? x->top : 0;
+    if (__builtin_expect(k == 0 || x->e[k - 1].slot != slot || x->e[k - 1].armed != EXACT_ARMED, 0))
+        return leave_below_top(st, x, slot, now);
+    k--; /* the common case: the newest activation returns */
+    x->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint64_t ra = x->e[k].ra;
     close_entry(x, k, now);
     x->top = k;
@@ -322,12 +347,15 @@ void exact_stack_rearm(exact_stack *x, uint64_t sp)
     }
 }
 
-void exact_stack_close_all(exact_stack *x, uint64_t now, uint64_t sp, int disarm)
+void exact_stack_close_all(exact_stack *x, uint64_t now_ns, uint64_t sp, int disarm)
 {
     if (!x || !x->e)
         return;
-    for (uint32_t k = x->top; k-- > 0;)
-        close_entry(x, k, now);
+    int kind = hprof_stamp_kind();
+    for (uint32_t k = x->top; k-- > 0;) {
+        uint64_t t0 = hprof_stamp_ns(kind, x->e[k].t0);
+        close_entry_after(x, k, now_ns > t0 ? now_ns - t0 : 0);
+    }
     if (disarm)
         exact_stack_disarm(x, sp);
 }

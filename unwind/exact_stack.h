@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include "core/cct.h"
+#include "core/clock.h"
 #include "unwind/exact_stack_types.h"
 
 /* The exit thunk, and the way into a measured body that returns to it
@@ -57,6 +58,15 @@ static inline uint64_t exact_exit_addr(void)
     return (uint64_t)(uintptr_t)hprof_exact_exit;
 }
 
+/* An entry's time: a stamp of the clock (core/clock.h: the TSC's count
+ * once calibrated, else nanoseconds), converted once, at its close, as the
+ * span from its entry. The kind does not change while calls are counted:
+ * the clock is calibrated before the measurement's window opens. */
+static inline uint64_t exact_stamp_now(void)
+{
+    return hprof_stamp_read(hprof_stamp_kind());
+}
+
 /* Calls are counted while this is set (the measurement's window); after
  * it, entries still pop and return, and add nothing. */
 extern volatile int exact_stack_recording __attribute__((visibility("hidden")));
@@ -67,26 +77,30 @@ exact_stack *exact_stack_mine(void);
 /* The calling thread's stack as it is (signal handlers; NULL: none). */
 exact_stack *exact_stack_peek(void);
 
-/* A new activation whose return-address slot is slot, counted on node:
- * entries gone by its slot are closed at now first; the slot gets the exit
- * thunk. 0, or -1 when the stack is full (the call runs unmeasured). */
+/* A new activation whose return-address slot is slot, counted on node,
+ * entered at the stamp now: entries gone by its slot are closed then
+ * first; the slot gets the exit thunk. 0, or -1 when the stack is full
+ * (the call runs unmeasured). */
 int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn, uint64_t now, uint32_t site,
                      int depth);
 
-/* The same, inline where nothing is to be closed and the slot holds a
- * return address (the entry's fast path: no call, no spilled registers). */
-static inline int exact_stack_push_fast(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn,
+/* The same, inline, where exact_stack_push_plain holds: nothing is to
+ * be closed, there is room, and the slot holds a return address (the
+ * entry's fast path: no call, no spilled registers). */
+static inline int exact_stack_push_plain(const exact_stack *x, const uint64_t *slot)
+{
+    uint32_t top = x->top;
+    return !(top > 0 && (uint64_t)(uintptr_t)x->e[top - 1].slot <= (uint64_t)(uintptr_t)slot) &&
+           top != x->cap && *slot != exact_exit_addr();
+}
+
+static inline void exact_stack_push_top(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn,
                                         uint64_t now, uint32_t site, int depth)
 {
     uint32_t top = x->top;
-    int closes = top > 0 && (uint64_t)(uintptr_t)x->e[top - 1].slot <= (uint64_t)(uintptr_t)slot;
-    if (__builtin_expect(closes || top == x->cap || *slot == exact_exit_addr(), 0))
-        return exact_stack_push(x, slot, node, fn, now, site, depth);
-    exact_entry *e = &x->e[top];
-    *e = (exact_entry){ slot, *slot, now, 0, node, EXACT_ARMED, fn, site, depth };
+    x->e[top] = (exact_entry){ slot, *slot, now, 0, node, EXACT_ARMED, fn, site, depth };
     x->top = top + 1;
     *slot = exact_exit_addr();
-    return 0;
 }
 
 /* The exit thunk's work: sp is the stack pointer after the return (the
@@ -104,8 +118,9 @@ uint64_t exact_stack_translate(const exact_stack *x, const uint64_t *slot);
 int exact_stack_index(const exact_stack *x, const uint64_t *slot);
 int exact_stack_index_below(const exact_stack *x, const uint64_t *slot, int below);
 
-/* Closes, at now, every entry whose frame lies below sp on the thread's
- * stack (the target of a longjmp, a frame that catches an exception). */
+/* Closes, at the stamp now (exact_stamp_now), every entry whose frame
+ * lies below sp on the thread's stack (the target of a longjmp, a frame
+ * that catches an exception). */
 void exact_stack_unwind_to(exact_stack *x, uint64_t sp, uint64_t now);
 
 /* Original return addresses back in every armed slot still live above sp
@@ -119,9 +134,10 @@ void exact_stack_rearm(exact_stack *x, uint64_t sp);
 void exact_stack_disarm_own(exact_stack *x, uint64_t sp);
 void exact_stack_rearm_own(exact_stack *x);
 
-/* Closes every entry at now (the thread ends, or the window closes: their
- * returns come later and count nothing). Disarms them when disarm is set. */
-void exact_stack_close_all(exact_stack *x, uint64_t now, uint64_t sp, int disarm);
+/* Closes every entry at now_ns, in nanoseconds of the clock (the thread
+ * ends, or the window closes: their returns come later and count
+ * nothing). Disarms them when disarm is set. */
+void exact_stack_close_all(exact_stack *x, uint64_t now_ns, uint64_t sp, int disarm);
 
 /* The thread's stack goes (unwind_thread_end): its entries must be closed. */
 void exact_stack_free(exact_stack *x);

@@ -11,17 +11,18 @@
 
 #include "core/cct.h"
 
+/* 64 bytes (aligned so): an entry's index is a shift. */
 typedef struct exact_entry {
     uint64_t *slot;    /* the function's return-address slot */
     uint64_t ra;       /* the return address it held */
-    uint64_t t0;       /* clock at the entry */
+    uint64_t t0;       /* the clock's stamp at the entry (exact_stamp_now) */
     uint64_t inner_ns; /* time of the exact calls it made (closed ones) */
     cct_node *node;    /* counts the call's time; NULL: nothing to count */
     int32_t armed;     /* EXACT_ARMED: the slot holds the exit thunk */
     uint32_t fn;       /* the function's id (lib/exact) */
     uint32_t site;     /* the node of the path down to its call site (CCT_NONE: none) */
     int32_t depth;     /* that frame's depth in the thunk stack, -1: not known */
-} exact_entry;
+} __attribute__((aligned(64))) exact_entry;
 
 /* An entry's slot holds the exit thunk (armed), or its return address
  * again: for a walk of the program's (an exception, backtrace()) until

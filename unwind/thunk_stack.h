@@ -61,10 +61,13 @@ struct caller_mark {
     int exact; /* -1: a thunk */
 };
 
-/* A call site of an exactly measured call's entry (unwind_entry_cached):
+/* A call site of an exactly measured call's entry (unwind_entry_site):
  * the trampoline's frame, its return address and saved rbp (compared
  * where the caller's CFA is rbp-based), its caller's activation, and the
- * call site's node. In sets of two by return address and frame. */
+ * call site's node. In sets of two by return address and frame. The
+ * function last entered from it (fn, its id: lib/exact) and that
+ * function's node under the site's (child; NULL: none yet), which the
+ * entry's fast path fills: a site calls one function, most often. */
 #define ENTRY_SITES 64
 struct entry_site {
     const uint64_t *frame;
@@ -72,6 +75,8 @@ struct entry_site {
     int need_bp;
     uint32_t node;
     struct caller_mark caller;
+    uint32_t fn;
+    struct cct_node *child;
 };
 
 typedef struct uw_thread {

@@ -64,7 +64,7 @@ uint32_t unwind_mpi_cached(const void *wrapper_frame);
  * stop at its slot (unwind/exact_stack.h) as at a thunk. Their call sites
  * are kept apart from the MPI calls' (64 a thread, each with the caller's
  * activation it holds for), so a chain of exact calls (run -> work ->
- * inner -> ...) finds each of them again: unwind_entry_cached
+ * inner -> ...) finds each of them again: unwind_entry_site
  * (unwind/entry_cache.h, inline for the entry's fast path). */
 uint32_t unwind_entry_node(cct *tree, const void *frame, int *failed, int *depth);
 

@@ -157,7 +157,7 @@ int exact_fn_reserve(uint32_t first, int n)
 /* ---- the two halves ------------------------------------------------------------ */
 
 /* Per thread, the node of (call site, function) pairs met: the site is
- * the call site's node, as unwind_mpi_cached gives it. */
+ * the call site's node, as unwind_entry_site gives it. */
 #define MEMO 64
 static __thread struct memo {
     uint32_t site, id, node;
@@ -168,42 +168,84 @@ static inline struct memo *memo_of(uint32_t site, uint32_t id)
     return &memo[(site * 31u + id) & (MEMO - 1)];
 }
 
+/* Function id's node under the cached call site c, kept in c for the
+ * next call from there; NULL: the slow path must find it. */
+static inline cct_node *child_of(hprof_thread *t, struct entry_site *c, uint32_t id)
+{
+    if (__builtin_expect(c->fn == id && c->child, 1))
+        return c->child;
+    const struct memo *m = memo_of(c->node, id);
+    if (c->node == CCT_NONE || m->site != c->node || m->id != id || !m->node)
+        return NULL;
+    c->fn = id;
+    c->child = &t->tree.nodes[m->node];
+    return c->child;
+}
+
 /* The call counts on node n, under the call site's node site (depth: its
  * frame's in the thunk stack): its activation goes on the thread's stack.
  * EXACT_EXIT_SET when its return now goes through the exit thunk, else 0. */
 static inline uint64_t enter(uw_thread *st, exact_stack *x, cct_node *n, uint32_t id, uint64_t *frame,
                              uint32_t site, int depth)
 {
-    uint64_t now = hprof_now_ns();
+    uint64_t now = exact_stamp_now();
     n->counter[CCT_EXACT_VISITS]++;
     if (x->disarmed && !st->foreign)
         exact_stack_rearm(x, (uint64_t)(uintptr_t)frame);
-    return exact_stack_push_fast(x, frame + 1, n, id, now, site, depth) == 0 ? EXACT_EXIT_SET : 0;
+    return exact_stack_push(x, frame + 1, n, id, now, site, depth) == 0 ? EXACT_EXIT_SET : 0;
 }
 
+/* The fast path's node found, but something on the thread's stack to be
+ * done first (entries to close or rearm, a tail call's slot, no room) or
+ * the clock not yet the TSC: enter() out of line, so that the fast path
+ * itself makes no call. Ends the stack's busy span. */
+static __attribute__((noinline)) uint64_t enter_apart(uw_thread *st, const struct entry_site *c, cct_node *n,
+                                                      uint32_t id, uint64_t *frame, uint64_t resume)
+{
+    exact_stack *x = &st->ex;
+    uint64_t set = enter(st, x, n, id, frame, c->node, c->caller.depth + 1);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    x->busy = 0;
+    return resume | set;
+}
+
+/* The common case, one straight path with no call: the thread's record
+ * (one thread-local read: its unwinding state hangs off it), the call
+ * site's cache entry with the function's node in it, the clock, the
+ * push. The thread's stack is busy from the cache's read on: a signal
+ * handler's measured call meanwhile (whose slow path rewrites the cache)
+ * is not measured. */
 uint64_t hprof_exact_enter_fast(uint32_t id, uint64_t *frame)
 {
     const exact_fn *f = exact_fn_at(id);
     if (!f->on || !exact_stack_recording)
         return f->resume;
     hprof_thread *t = hprof_self;
-    uw_thread *st = uw_self;
-    exact_stack *x = st ? &st->ex : NULL;
-    if (!t || !x || !x->e)
+    uw_thread *st = t ? t->exact_uw : NULL;
+    if (!st)
         return 0;
+    exact_stack *x = &st->ex;
     if (t->depth || x->busy)
         return f->resume;
-    int depth;
-    uint32_t site = unwind_entry_cached(st, frame, &depth);
-    struct memo *m = memo_of(site, id);
-    if (site == CCT_NONE || m->site != site || m->id != id || !m->node)
-        return 0;
     x->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    uint64_t set = enter(st, x, &t->tree.nodes[m->node], id, frame, site, depth);
+    struct entry_site *c = unwind_entry_site(st, frame);
+    cct_node *n = c ? child_of(t, c, id) : NULL;
+    if (!n) {
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        x->busy = 0;
+        return 0;
+    }
+    if (__builtin_expect(x->disarmed || !exact_stack_push_plain(x, frame + 1) ||
+                             !__atomic_load_n(&hprof_tsc.use_tsc, __ATOMIC_ACQUIRE),
+                         0))
+        return enter_apart(st, c, n, id, frame, f->resume);
+    uint64_t now = hprof_read_tsc(); /* a stamp of the TSC's kind (exact_stamp_now) */
+    n->counter[CCT_EXACT_VISITS]++;
+    exact_stack_push_top(x, frame + 1, n, id, now, c->node, c->caller.depth + 1);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     x->busy = 0;
-    return f->resume | set;
+    return f->resume | EXACT_EXIT_SET;
 }
 
 /* frame + 1 lies on the thread's own stack (or its bounds are unknown). */
@@ -215,7 +257,7 @@ static int on_own_stack(const exact_stack *x, const uint64_t *frame)
 
 /* The function's node on this call's path, and *site, *depth as
  * enter() takes them; memo'd when the walk succeeded (its site is what
- * unwind_entry_cached tells next time). */
+ * unwind_entry_site tells next time). */
 static uint32_t node_by_walk(hprof_thread *t, const exact_fn *f, uint32_t id, uint64_t *frame, uint32_t *site,
                              int *depth)
 {
@@ -256,6 +298,7 @@ uint64_t hprof_exact_enter_slow(uint32_t id, uint64_t *frame)
     uw_thread *st = uw_self;
     if (!x || !st || x->busy || !on_own_stack(x, frame))
         return f->resume;
+    t->exact_uw = st;
     t->depth++; /* MPI calls and exact ones from a signal handler stay out meanwhile */
     x->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -6,9 +6,9 @@
  * exact_entry.c). The trampoline pushes rbp, making a frame like an MPI
  * wrapper's (saved rbp, then the caller's return address), saves the
  * argument registers and calls the fast path: when
- * this thread's unwinder still knows the call site (unwind_mpi_cached: the
+ * this thread's unwinder still knows the call site (unwind_entry_site: the
  * same frame, nothing entered or left in the caller since) and the
- * function's node under it was met before, the call is counted on that
+ * function's node under it was met before (kept in the site's entry), the call is counted on that
  * node, its activation pushed (exact_stack.h: the return address becomes
  * the exit thunk) - general registers only, no call outside hprof, no
  * clock but the time stamp counter. Otherwise the slow path saves every

@@ -254,7 +254,7 @@ EXPORT void *__cxa_begin_catch(void *exception)
         uint64_t sp = (uint64_t)(uintptr_t)__builtin_dwarf_cfa(); /* the catching frame's sp */
         x->busy = 1;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        exact_stack_unwind_to(x, sp, hprof_now_ns());
+        exact_stack_unwind_to(x, sp, exact_stamp_now());
         if (x->disarmed)
             exact_stack_rearm(x, sp);
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -289,7 +289,7 @@ static void exact_jump(const struct __jmp_buf_tag *env)
         return;
     x->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    exact_stack_unwind_to(x, sp, hprof_now_ns());
+    exact_stack_unwind_to(x, sp, exact_stamp_now());
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     x->busy = 0;
 }

@@ -60,6 +60,8 @@ typedef struct hprof_thread {
     struct hprof_call *in_flight; /* the measured MPI call under way (measure.c), NULL outside one */
     uint32_t in_flight_node;      /* its node once a sample in it found it (CCT_NONE: not yet) */
     uint64_t exact_failed;        /* exact entries whose walk failed (their visits: under (unwind failed)) */
+    struct uw_thread *exact_uw;   /* uw_self, once an exact entry made its exact stack (exact_entry.c's
+                                   * fast path: one thread-local read); gone with hprof_self */
     uint64_t ended_threads;       /* >0: not a thread but the location that many ended threads
                              * with this start_routine were merged into */
     struct hprof_thread *next;

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/clock.h"
 #include "core/log.h"
+#include "report/merge/clock_align.h"
 #include "report/merge/quiet.h"
 #include "report/merge/timeline_pack.h"
 
@@ -21,65 +21,6 @@ static uint64_t *common_row(const hprof_timeline *mine, uint32_t n, uint32_t shi
     if (mine && mine->bucket)
         timeline_add_into(&tl, mine);
     return (uint64_t *)tl.bucket;
-}
-
-#define TAG_ALIGN 4713
-#define ALIGN_TRIES 5
-#define ALIGN_GOOD_NS 100000 /* a round trip this short needs no other */
-
-static long long elapsed_ns(void)
-{
-    return (long long)(hprof_now_ns() - timeline_origin());
-}
-
-/* Where this rank's measurement started on rank 0's time line (ns, > 0:
- * later than rank 0). Rank 0 asks each rank in turn for its time since its
- * own start; the answer stands for the middle of the round trip on rank
- * 0's clock, and of up to ALIGN_TRIES round trips (until one is shorter
- * than ALIGN_GOOD_NS) the shortest counts: a rank descheduled in between
- * makes a long one. Only each rank's own elapsed time is read: hosts'
- * clocks need not agree. Messages from rank 0 are pairs (what, value). */
-enum {
-    ASK,
-    DONE,
-    WAKE
-};
-
-static long long start_offset(MPI_Comm comm, int rank, int size)
-{
-    for (int r = 1; r < size && rank == 0; r++) {
-        long long best_rtt = -1, e, offset = 0, m[2] = { WAKE, 0 };
-        /* the next rank wakes meanwhile, and is ready when its turn comes */
-        if (r + 1 < size)
-            PMPI_Send(m, 2, MPI_LONG_LONG, r + 1, TAG_ALIGN, comm);
-        for (int k = 0; k < ALIGN_TRIES && !(best_rtt >= 0 && best_rtt < ALIGN_GOOD_NS); k++) {
-            long long a = elapsed_ns();
-            m[0] = ASK, m[1] = a;
-            PMPI_Send(m, 2, MPI_LONG_LONG, r, TAG_ALIGN, comm);
-            quiet_recv_soon(&e, 1, MPI_LONG_LONG, r, TAG_ALIGN, comm);
-            long long b = elapsed_ns();
-            if (best_rtt < 0 || b - a < best_rtt)
-                best_rtt = b - a, offset = a + (b - a) / 2 - e;
-        }
-        m[0] = DONE, m[1] = offset;
-        PMPI_Send(m, 2, MPI_LONG_LONG, r, TAG_ALIGN, comm);
-    }
-    /* A rank waits for its turn asleep, then for the next question
-     * yielding its core (MPICH's blocking calls poll: ranks waiting so took
-     * the cores from the two that talk, 13 s at 32 ranks on 2 cores). */
-    for (long long m[2], turn = 0; rank != 0; turn = 1) {
-        if (turn)
-            quiet_recv_soon(m, 2, MPI_LONG_LONG, 0, TAG_ALIGN, comm);
-        else
-            quiet_recv(m, 2, MPI_LONG_LONG, 0, TAG_ALIGN, comm);
-        if (m[0] == DONE)
-            return m[1];
-        if (m[0] == ASK) {
-            long long e = elapsed_ns();
-            PMPI_Send(&e, 1, MPI_LONG_LONG, 0, TAG_ALIGN, comm);
-        }
-    }
-    return 0;
 }
 
 /* Moves series of n buckets (count of them, bucket b of series s at
@@ -272,7 +213,7 @@ unsigned char *timeline_file_member(MPI_Comm comm, const hprof_timeline *mine,
     uint64_t *row = common_row(mine, n, common[1]);
     size_t cells = (size_t)n * TL_NFIELDS;
     /* bucket 0 is rank 0's start on every rank, to the nearest bucket */
-    long long offset = start_offset(comm, rank, size), width = 1ll << common[1];
+    long long offset = clock_align_offset(comm), width = 1ll << common[1];
     long long kshift = (offset >= 0 ? offset + width / 2 : offset - width / 2) / width;
     shift_buckets(row, n, kshift, TL_NFIELDS, 1, TL_NFIELDS);
     int with_paths = paths && paths->k > 0;

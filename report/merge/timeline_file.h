@@ -39,10 +39,10 @@
  * "path_series P R FIELD v..." with runs of zeros as 0*N,
  * "paths_spilled_ns S"); hprof-view reads both.
  *
- * Times count from rank 0's MPI_Init entry on every rank: at finalize a
- * barrier gives all ranks a common moment, and each rank's own time since
- * its start, against rank 0's, places its start (the offsets); only each
- * rank's own clock is read, so hosts' clocks need not agree.
+ * Times count from rank 0's MPI_Init entry on every rank: each rank's
+ * start is placed on rank 0's time line by round trips along a binomial
+ * tree (clock_align.h, the offsets); only each rank's own clock is read,
+ * so hosts' clocks need not agree.
  */
 #ifndef HPROF_TIMELINE_FILE_H
 #define HPROF_TIMELINE_FILE_H

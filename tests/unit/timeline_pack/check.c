@@ -71,7 +71,7 @@ static unsigned char *pack(size_t max_series, int extremes, size_t *len, size_t 
             tl_pack_series(&p, paths[r][f], 1);
         }
     tl_pack_u64(&p, 7);
-    *raw = p.len;
+    *raw = p.total;
     return tl_pack_deflate(&p, len);
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/config.h"
 #include "core/log.h"
 #include "report/merge/clock_align.h"
 #include "report/merge/quiet.h"
@@ -47,6 +48,10 @@ static void shift_buckets(uint64_t *v, uint32_t n, long long k, size_t count, si
 
 /* ---- this rank's records --------------------------------------------------------- */
 
+/* A simulated rank j's series are its real rank's moved right by j % 4
+ * buckets (HPROF_SIMULATE_RANKS): four versions of a rank's series. */
+#define SIM_SHAPES 4
+
 typedef struct own_part {
     uint32_t n;
     int k; /* chosen paths */
@@ -54,13 +59,31 @@ typedef struct own_part {
     const timeline_phase_mark *phases;
     int nphases;
     unsigned long long dropped, spilled;
-    uint64_t *row;  /* n x TL_NFIELDS, bucket-major; NULL: zeros */
-    uint64_t *prow; /* k x 2 series of n; NULL: zeros */
+    uint64_t *row[SIM_SHAPES];  /* n x TL_NFIELDS, bucket-major; NULL: zeros */
+    uint64_t *prow[SIM_SHAPES]; /* k x 2 series of n; NULL: zeros */
 } own_part;
 
-/* This rank's record (timeline_file.h). */
-static void put_record(tl_pack *t, const own_part *m)
+/* Versions 1..3 of the row and the paths' series, when simulated ranks
+ * need them (left NULL when memory is short: version 0 stands in). */
+static void make_shapes(own_part *m, int sim)
 {
+    size_t cells = (size_t)m->n * TL_NFIELDS, pcells = (size_t)m->k * 2 * m->n;
+    for (int s = 1; s < SIM_SHAPES && s < sim; s++) {
+        if (m->row[0] && (m->row[s] = malloc(sizeof(uint64_t) * cells)) != NULL) {
+            memcpy(m->row[s], m->row[0], sizeof(uint64_t) * cells);
+            shift_buckets(m->row[s], m->n, s, TL_NFIELDS, 1, TL_NFIELDS);
+        }
+        if (pcells && m->prow[0] && (m->prow[s] = malloc(sizeof(uint64_t) * pcells)) != NULL) {
+            memcpy(m->prow[s], m->prow[0], sizeof(uint64_t) * pcells);
+            shift_buckets(m->prow[s], m->n, s, (size_t)m->k * 2, m->n, 1);
+        }
+    }
+}
+
+/* One record (timeline_file.h), of shape s. */
+static void put_record(tl_pack *t, const own_part *m, int s)
+{
+    const uint64_t *row = m->row[s] ? m->row[s] : m->row[0], *prow = m->prow[s] ? m->prow[s] : m->prow[0];
     tl_pack_i64(t, m->offset);
     tl_pack_u64(t, (uint64_t)m->nphases);
     for (int i = 0; i < m->nphases; i++) {
@@ -71,9 +94,9 @@ static void put_record(tl_pack *t, const own_part *m)
     tl_pack_u64(t, m->dropped);
     tl_pack_u64(t, m->spilled);
     for (int f = 0; f < TL_NFIELDS; f++)
-        tl_pack_series(t, m->row ? m->row + f : NULL, TL_NFIELDS);
+        tl_pack_series(t, row ? row + f : NULL, TL_NFIELDS);
     for (int i = 0; i < 2 * m->k; i++)
-        tl_pack_series(t, m->prow ? m->prow + (size_t)i * m->n : NULL, 1);
+        tl_pack_series(t, prow ? prow + (size_t)i * m->n : NULL, 1);
 }
 
 /* ---- the children's records, passed on ------------------------------------------- */
@@ -185,14 +208,17 @@ static void put_head(tl_pack *t, uint32_t n, uint32_t shift, long long ranks, co
 
 /* This rank's records, then its subtree's, in rank order. -1 when one
  * failed (the streams are taken all the same). */
-static int stream_subtree(tl_pack *t, MPI_Comm comm, int rank, int size, const own_part *m, tally *sum)
+static int stream_subtree(tl_pack *t, MPI_Comm comm, int rank, int size, const own_part *m, int sim,
+                          tally *sum)
 {
     int rc = 0;
-    put_record(t, m);
+    for (int j = 0; j < sim; j++)
+        put_record(t, m, j % SIM_SHAPES);
     if (m->dropped)
-        sum->dropped += m->dropped, sum->dropped_ranks++;
+        sum->dropped += m->dropped * (unsigned long long)sim, sum->dropped_ranks += sim;
     for (int d = tl_tree_next_child(rank, size, 0); d; d = tl_tree_next_child(rank, size, d))
-        if (relay_child(t, comm, rank + d, (long long)tl_tree_subtree(rank, size, d), m->n, m->k, sum) != 0)
+        if (relay_child(t, comm, rank + d, (long long)tl_tree_subtree(rank, size, d) * sim, m->n, m->k,
+                        sum) != 0)
             rc = -1;
     return rc;
 }
@@ -212,6 +238,7 @@ static void say_dropped(const tally *sum, long long ranks)
 static unsigned char *stream_member(MPI_Comm comm, int rank, int size, const own_part *m, uint32_t shift,
                                     const timeline_paths *tp, size_t *len)
 {
+    int sim = hprof_config.simulate_ranks > 1 ? hprof_config.simulate_ranks : 1;
     tally sum = { 0, 0 };
     tl_pack t;
     if (rank != 0) {
@@ -222,13 +249,13 @@ static unsigned char *stream_member(MPI_Comm comm, int rank, int size, const own
             tl_up_piece(&quick, NULL, 0);
             tl_up_finish(&quick);
             tl_pack_init_sink(&t, m->n, 0, NULL, NULL, TL_PIECE);
-            stream_subtree(&t, comm, rank, size, m, &sum);
+            stream_subtree(&t, comm, rank, size, m, sim, &sum);
             tl_pack_free(&t);
             return NULL;
         }
         tl_up_init(up, comm, rank & (rank - 1));
         tl_pack_init_sink(&t, m->n, TIMELINE_SHARED_MAX, tl_up_piece, up, TL_PIECE);
-        if (stream_subtree(&t, comm, rank, size, m, &sum) != 0)
+        if (stream_subtree(&t, comm, rank, size, m, sim, &sum) != 0)
             t.failed = 1;
         tl_pack_end(&t);
         tl_up_finish(up);
@@ -236,9 +263,9 @@ static unsigned char *stream_member(MPI_Comm comm, int rank, int size, const own
         return NULL;
     }
     tl_pack_init(&t, m->n, TIMELINE_SHARED_MAX);
-    put_head(&t, m->n, shift, (long long)size, tp);
-    int rc = stream_subtree(&t, comm, rank, size, m, &sum);
-    say_dropped(&sum, (long long)size);
+    put_head(&t, m->n, shift, (long long)size * sim, tp);
+    int rc = stream_subtree(&t, comm, rank, size, m, sim, &sum);
+    say_dropped(&sum, (long long)size * sim);
     if (rc != 0)
         t.failed = 1;
     return tl_pack_deflate(&t, len);
@@ -260,17 +287,20 @@ unsigned char *timeline_file_member(MPI_Comm comm, const hprof_timeline *mine,
     if (common[0] == 0)
         return NULL;
     int with_paths = paths && paths->k > 0;
-    own_part m = { common[0], with_paths ? paths->k : 0, 0, phases, nphases, phases_dropped, 0, NULL, NULL };
-    m.row = common_row(mine, m.n, common[1]);
+    own_part m = { common[0], with_paths ? paths->k : 0, 0, phases, nphases, phases_dropped, 0, { NULL },
+                   { NULL } };
+    m.row[0] = common_row(mine, m.n, common[1]);
     /* bucket 0 is rank 0's start on every rank, to the nearest bucket */
     long long width = 1ll << common[1];
     m.offset = clock_align_offset(comm);
     long long kshift = (m.offset >= 0 ? m.offset + width / 2 : m.offset - width / 2) / width;
-    shift_buckets(m.row, m.n, kshift, TL_NFIELDS, 1, TL_NFIELDS);
-    m.prow = with_paths ? path_series_rows(paths, common[1], m.n) : NULL;
-    shift_buckets(m.prow, m.n, kshift, (size_t)m.k * 2, m.n, 1);
+    shift_buckets(m.row[0], m.n, kshift, TL_NFIELDS, 1, TL_NFIELDS);
+    m.prow[0] = with_paths ? path_series_rows(paths, common[1], m.n) : NULL;
+    shift_buckets(m.prow[0], m.n, kshift, (size_t)m.k * 2, m.n, 1);
     m.spilled = with_paths && paths->lp ? paths->lp->path_spilled[0] + paths->lp->path_spilled[1] : 0;
+    make_shapes(&m, hprof_config.simulate_ranks);
     unsigned char *member = stream_member(comm, rank, size, &m, common[1], with_paths ? paths : NULL, len);
-    free(m.row), free(m.prow);
+    for (int s = 0; s < SIM_SHAPES; s++)
+        free(m.row[s]), free(m.prow[s]);
     return member;
 }

@@ -38,6 +38,9 @@
  * on, naming a series it has passed on before instead of sending it again,
  * and rank 0 deflates what comes as it comes. Rank 0 holds no rank's part
  * whole: what it holds grows with the distinct series, not the ranks.
+ * With HPROF_SIMULATE_RANKS=K each rank sends K records, simulated rank j's
+ * series its own moved right by j % 4 buckets (sums kept), its offset and
+ * marks its own: four shapes a rank, the rest named by number.
  *
  * Profiles before this one hold version 1, "hprof-timeline-z 1\n": the same
  * head without K, then P x F series, P x i offset, P x (M, M x (ns, i

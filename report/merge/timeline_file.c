@@ -54,7 +54,8 @@ static void shift_buckets(uint64_t *v, uint32_t n, long long k, size_t count, si
 
 typedef struct own_part {
     uint32_t n;
-    int k; /* chosen paths */
+    int k;   /* chosen paths */
+    int sim; /* ranks each rank stands for (HPROF_SIMULATE_RANKS) */
     long long offset;
     const timeline_phase_mark *phases;
     int nphases;
@@ -238,7 +239,7 @@ static void say_dropped(const tally *sum, long long ranks)
 static unsigned char *stream_member(MPI_Comm comm, int rank, int size, const own_part *m, uint32_t shift,
                                     const timeline_paths *tp, size_t *len)
 {
-    int sim = hprof_config.simulate_ranks > 1 ? hprof_config.simulate_ranks : 1;
+    int sim = m->sim;
     tally sum = { 0, 0 };
     tl_pack t;
     if (rank != 0) {
@@ -279,16 +280,22 @@ unsigned char *timeline_file_member(MPI_Comm comm, const hprof_timeline *mine,
     int rank, size;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
-    unsigned local[2] = { mine && mine->bucket ? mine->nbuckets : 0, mine ? mine->shift : 0 }, common[2];
+    /* the ranks agree on the simulated ranks too: a stream holds as many
+     * records as its parent expects */
+    unsigned local[3] = { mine && mine->bucket ? mine->nbuckets : 0, mine ? mine->shift : 0,
+                          hprof_config.simulate_ranks > 1 ? (unsigned)hprof_config.simulate_ranks : 1 },
+             common[3];
     /* a path log folded past the histogram widens the whole timeline */
     if (paths && paths->k > 0 && paths->lp && paths->lp->path_shift > local[1])
         local[1] = paths->lp->path_shift;
-    quiet_allreduce(local, common, 2, MPI_UNSIGNED, MPI_MAX, comm);
+    quiet_allreduce(local, common, 3, MPI_UNSIGNED, MPI_MAX, comm);
     if (common[0] == 0)
         return NULL;
     int with_paths = paths && paths->k > 0;
-    own_part m = { common[0], with_paths ? paths->k : 0, 0, phases, nphases, phases_dropped, 0, { NULL },
-                   { NULL } };
+    own_part m = {
+        common[0], with_paths ? paths->k : 0, (int)common[2], 0, phases, nphases, phases_dropped, 0, { NULL },
+        { NULL }
+    };
     m.row[0] = common_row(mine, m.n, common[1]);
     /* bucket 0 is rank 0's start on every rank, to the nearest bucket */
     long long width = 1ll << common[1];
@@ -298,7 +305,7 @@ unsigned char *timeline_file_member(MPI_Comm comm, const hprof_timeline *mine,
     m.prow[0] = with_paths ? path_series_rows(paths, common[1], m.n) : NULL;
     shift_buckets(m.prow[0], m.n, kshift, (size_t)m.k * 2, m.n, 1);
     m.spilled = with_paths && paths->lp ? paths->lp->path_spilled[0] + paths->lp->path_spilled[1] : 0;
-    make_shapes(&m, hprof_config.simulate_ranks);
+    make_shapes(&m, m.sim);
     unsigned char *member = stream_member(comm, rank, size, &m, common[1], with_paths ? paths : NULL, len);
     for (int s = 0; s < SIM_SHAPES; s++)
         free(m.row[s]), free(m.prow[s]);

@@ -5,7 +5,8 @@
 # and marks its own. With 2 real ranks and K = 1000 the member holds 2000
 # ranks, each simulated one's series exactly its real rank's moved so,
 # stored as 4 shapes a real rank at most (the rest named by number);
-# K = 1 is a run as without.
+# K = 1 is a run as without; ranks given different K take the largest
+# (each stream holds as many records as its parent expects).
 set -u
 . "$(dirname "$0")/progs/lib.sh"
 require_built "timeline simulated"
@@ -61,4 +62,18 @@ HPROF_SIMULATE_RANKS=1 HPROF_OUTPUT=one.cubex run_mpi one 2 ./phases 20 10 4 10;
 shown=$(sed -n 's/^timeline: \([0-9]*\) ranks.*/\1/p' one.view)
 check "timeline simulated: K=1 is a run of 2 ranks as without (exit $rc, ${shown:-?} ranks)" \
     "$(oneline one.err)" test "$rc" -eq 0 -a "${shown:-0}" = 2
+
+# Rank 1 alone told K = 5: 2 x 5 ranks, not a member dropped for a stream
+# of more records than its parent expected.
+cat > k_rank1.sh <<'SH'
+#!/bin/sh
+if [ "${OMPI_COMM_WORLD_RANK:-$PMI_RANK}" = 1 ]; then export HPROF_SIMULATE_RANKS=5; fi
+exec ./phases 20 10 4 10
+SH
+chmod +x k_rank1.sh
+HPROF_OUTPUT=mixed.cubex run_mpi mixed 2 ./k_rank1.sh; rc=$?
+"$TEST_VIEW" --timeline mixed.cubex > mixed.view 2>&1
+shown=$(sed -n 's/^timeline: \([0-9]*\) ranks.*/\1/p' mixed.view)
+check "timeline simulated: K given to one rank only: the largest counts (exit $rc, ${shown:-?} ranks, want 10)" \
+    "$(oneline mixed.view 200) $(oneline mixed.err)" test "$rc" -eq 0 -a "${shown:-0}" = 10
 exit 0

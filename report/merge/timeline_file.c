@@ -1,14 +1,16 @@
-/* timeline_file.c - gathers the ranks' time histograms into one packed member. */
+/* timeline_file.c - the ranks' time histograms streamed into one packed member. */
 #include "report/merge/timeline_file.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/clock.h"
+#include "core/config.h"
 #include "core/log.h"
+#include "report/merge/clock_align.h"
 #include "report/merge/quiet.h"
 #include "report/merge/timeline_pack.h"
+#include "report/merge/timeline_tree.h"
 
 /* This rank's histogram at the common size and width, as a flat row of
  * n x TL_NFIELDS values (zeros when it has none). */
@@ -21,65 +23,6 @@ static uint64_t *common_row(const hprof_timeline *mine, uint32_t n, uint32_t shi
     if (mine && mine->bucket)
         timeline_add_into(&tl, mine);
     return (uint64_t *)tl.bucket;
-}
-
-#define TAG_ALIGN 4713
-#define ALIGN_TRIES 5
-#define ALIGN_GOOD_NS 100000 /* a round trip this short needs no other */
-
-static long long elapsed_ns(void)
-{
-    return (long long)(hprof_now_ns() - timeline_origin());
-}
-
-/* Where this rank's measurement started on rank 0's time line (ns, > 0:
- * later than rank 0). Rank 0 asks each rank in turn for its time since its
- * own start; the answer stands for the middle of the round trip on rank
- * 0's clock, and of up to ALIGN_TRIES round trips (until one is shorter
- * than ALIGN_GOOD_NS) the shortest counts: a rank descheduled in between
- * makes a long one. Only each rank's own elapsed time is read: hosts'
- * clocks need not agree. Messages from rank 0 are pairs (what, value). */
-enum {
-    ASK,
-    DONE,
-    WAKE
-};
-
-static long long start_offset(MPI_Comm comm, int rank, int size)
-{
-    for (int r = 1; r < size && rank == 0; r++) {
-        long long best_rtt = -1, e, offset = 0, m[2] = { WAKE, 0 };
-        /* the next rank wakes meanwhile, and is ready when its turn comes */
-        if (r + 1 < size)
-            PMPI_Send(m, 2, MPI_LONG_LONG, r + 1, TAG_ALIGN, comm);
-        for (int k = 0; k < ALIGN_TRIES && !(best_rtt >= 0 && best_rtt < ALIGN_GOOD_NS); k++) {
-            long long a = elapsed_ns();
-            m[0] = ASK, m[1] = a;
-            PMPI_Send(m, 2, MPI_LONG_LONG, r, TAG_ALIGN, comm);
-            quiet_recv_soon(&e, 1, MPI_LONG_LONG, r, TAG_ALIGN, comm);
-            long long b = elapsed_ns();
-            if (best_rtt < 0 || b - a < best_rtt)
-                best_rtt = b - a, offset = a + (b - a) / 2 - e;
-        }
-        m[0] = DONE, m[1] = offset;
-        PMPI_Send(m, 2, MPI_LONG_LONG, r, TAG_ALIGN, comm);
-    }
-    /* A rank waits for its turn asleep, then for the next question
-     * yielding its core (MPICH's blocking calls poll: ranks waiting so took
-     * the cores from the two that talk, 13 s at 32 ranks on 2 cores). */
-    for (long long m[2], turn = 0; rank != 0; turn = 1) {
-        if (turn)
-            quiet_recv_soon(m, 2, MPI_LONG_LONG, 0, TAG_ALIGN, comm);
-        else
-            quiet_recv(m, 2, MPI_LONG_LONG, 0, TAG_ALIGN, comm);
-        if (m[0] == DONE)
-            return m[1];
-        if (m[0] == ASK) {
-            long long e = elapsed_ns();
-            PMPI_Send(&e, 1, MPI_LONG_LONG, 0, TAG_ALIGN, comm);
-        }
-    }
-    return 0;
 }
 
 /* Moves series of n buckets (count of them, bucket b of series s at
@@ -103,153 +46,229 @@ static void shift_buckets(uint64_t *v, uint32_t n, long long k, size_t count, si
     }
 }
 
-/* ---- one message a rank ------------------------------------------------------ */
+/* ---- this rank's records --------------------------------------------------------- */
 
-/* A rank's part of the member, as it travels to rank 0 (64-bit words): a
- * head, its rows (cells), its MPI_Pcontrol marks (ns, level pairs, on rank
- * 0's time line), its chosen paths' series (pcells). One message a rank
- * instead of a collective a field: each collective let every rank wait for
- * the slowest to be scheduled, a third of a second at 64 ranks on 2 cores
- * under MPICH. */
-enum {
-    HEAD_OFFSET,
-    HEAD_NPHASES,
-    HEAD_SPILLED,
-    HEAD_DROPPED,
-    HEAD_WORDS
-};
-#define TAG_PART 4720 /* and 4721: quiet_gather_blobs */
+/* A simulated rank j's series are its real rank's moved right by j % 4
+ * buckets (HPROF_SIMULATE_RANKS): four versions of a rank's series. */
+#define SIM_SHAPES 4
 
-typedef struct part {
-    uint64_t *w;
-    size_t n; /* words; 0: the rank had no memory (zeros, no marks) */
-} part;
+typedef struct own_part {
+    uint32_t n;
+    int k;   /* chosen paths */
+    int sim; /* ranks each rank stands for (HPROF_SIMULATE_RANKS) */
+    long long offset;
+    const timeline_phase_mark *phases;
+    int nphases;
+    unsigned long long dropped, spilled;
+    uint64_t *row[SIM_SHAPES];  /* n x TL_NFIELDS, bucket-major; NULL: zeros */
+    uint64_t *prow[SIM_SHAPES]; /* k x 2 series of n; NULL: zeros */
+} own_part;
 
-static part pack(const uint64_t *row, size_t cells, long long offset, const timeline_phase_mark *phases,
-                 int nphases, unsigned long long dropped, const uint64_t *prow, size_t pcells,
-                 uint64_t spilled)
+/* Versions 1..3 of the row and the paths' series, when simulated ranks
+ * need them (left NULL when memory is short: version 0 stands in). */
+static void make_shapes(own_part *m, int sim)
 {
-    part p = { NULL, HEAD_WORDS + cells + 2 * (size_t)nphases + pcells };
-    if (!row || !(p.w = malloc(sizeof *p.w * p.n))) {
-        p.n = 0;
-        return p;
-    }
-    p.w[HEAD_OFFSET] = (uint64_t)offset;
-    p.w[HEAD_NPHASES] = (uint64_t)nphases;
-    p.w[HEAD_SPILLED] = spilled;
-    p.w[HEAD_DROPPED] = dropped;
-    uint64_t *x = p.w + HEAD_WORDS;
-    memcpy(x, row, sizeof *x * cells);
-    x += cells;
-    for (int i = 0; i < nphases; i++) {
-        long long ns = (long long)phases[i].ns + offset;
-        *x++ = (uint64_t)(ns > 0 ? ns : 0);
-        *x++ = (uint64_t)(long long)phases[i].level;
-    }
-    if (pcells && prow)
-        memcpy(x, prow, sizeof *x * pcells);
-    else if (pcells) /* no memory for the series: zeros */
-        memset(x, 0, sizeof *x * pcells);
-    return p;
-}
-
-static const uint64_t *rows_of(const part *p)
-{
-    return p->n ? p->w + HEAD_WORDS : NULL;
-}
-
-/* Every rank's rows, field by field (one series each). */
-static void pack_rows(tl_pack *t, const part *parts, int size)
-{
-    for (int r = 0; r < size; r++)
-        for (int f = 0; f < TL_NFIELDS; f++) {
-            const uint64_t *row = rows_of(&parts[r]);
-            tl_pack_series(t, row ? row + f : NULL, TL_NFIELDS);
+    size_t cells = (size_t)m->n * TL_NFIELDS, pcells = (size_t)m->k * 2 * m->n;
+    for (int s = 1; s < SIM_SHAPES && s < sim; s++) {
+        if (m->row[0] && (m->row[s] = malloc(sizeof(uint64_t) * cells)) != NULL) {
+            memcpy(m->row[s], m->row[0], sizeof(uint64_t) * cells);
+            shift_buckets(m->row[s], m->n, s, TL_NFIELDS, 1, TL_NFIELDS);
         }
-}
-
-static void pack_offsets_and_phases(tl_pack *t, const part *parts, int size, size_t cells)
-{
-    for (int r = 0; r < size; r++)
-        tl_pack_i64(t, parts[r].n ? (long long)parts[r].w[HEAD_OFFSET] : 0ll);
-    for (int r = 0; r < size; r++) {
-        const part *p = &parts[r];
-        uint64_t np = p->n ? p->w[HEAD_NPHASES] : 0;
-        const uint64_t *x = p->n ? p->w + HEAD_WORDS + cells : NULL;
-        tl_pack_u64(t, np);
-        for (uint64_t i = 0; i < np; i++) {
-            tl_pack_u64(t, x[2 * i]);
-            tl_pack_i64(t, (long long)x[2 * i + 1]);
+        if (pcells && m->prow[0] && (m->prow[s] = malloc(sizeof(uint64_t) * pcells)) != NULL) {
+            memcpy(m->prow[s], m->prow[0], sizeof(uint64_t) * pcells);
+            shift_buckets(m->prow[s], m->n, s, (size_t)m->k * 2, m->n, 1);
         }
     }
 }
 
-/* The marks each rank could not keep (its table holds TIMELINE_MAX_PHASES):
- * a number a rank in the member, and one line for the user. */
-static void pack_phases_dropped(tl_pack *t, const part *parts, int size)
+/* One record (timeline_file.h), of shape s. */
+static void put_record(tl_pack *t, const own_part *m, int s)
 {
-    unsigned long long sum = 0;
-    int ranks = 0;
-    for (int r = 0; r < size; r++) {
-        unsigned long long dropped = parts[r].n ? parts[r].w[HEAD_DROPPED] : 0;
-        tl_pack_u64(t, dropped);
-        if (dropped)
-            sum += dropped, ranks++;
+    const uint64_t *row = m->row[s] ? m->row[s] : m->row[0], *prow = m->prow[s] ? m->prow[s] : m->prow[0];
+    tl_pack_i64(t, m->offset);
+    tl_pack_u64(t, (uint64_t)m->nphases);
+    for (int i = 0; i < m->nphases; i++) {
+        long long ns = (long long)m->phases[i].ns + m->offset;
+        tl_pack_u64(t, (uint64_t)(ns > 0 ? ns : 0));
+        tl_pack_i64(t, m->phases[i].level);
     }
-    if (sum)
-        hprof_say("MPI_Pcontrol: %llu marks on %d of %d ranks not kept, past the first %d of a rank; "
-                  "the time line's phases end at each rank's last kept mark",
-                  sum, ranks, size, TIMELINE_MAX_PHASES);
+    tl_pack_u64(t, m->dropped);
+    tl_pack_u64(t, m->spilled);
+    for (int f = 0; f < TL_NFIELDS; f++)
+        tl_pack_series(t, row ? row + f : NULL, TL_NFIELDS);
+    for (int i = 0; i < 2 * m->k; i++)
+        tl_pack_series(t, prow ? prow + (size_t)i * m->n : NULL, 1);
 }
 
-/* The chosen paths and their series of every rank (k 0: none). */
-static void pack_paths(tl_pack *t, const part *parts, int size, const timeline_paths *tp, size_t cells,
-                       uint32_t n)
+/* ---- the children's records, passed on ------------------------------------------- */
+
+/* A child's stream read into the pack: its series numbers become the
+ * pack's (map), a series the pack has seen is named, not stored again. */
+typedef struct relay {
+    tl_down in;
+    uint64_t *map; /* the child's series number -> the pack's */
+    size_t nmap, cap;
+    uint64_t *values; /* one series */
+    int failed;
+} relay;
+
+typedef struct tally {
+    unsigned long long dropped;
+    long long dropped_ranks;
+} tally;
+
+static void relay_series(tl_pack *t, relay *r, uint32_t n)
 {
-    unsigned long long spilled = 0;
+    uint64_t s = tl_down_u64(&r->in);
+    if (s < r->nmap) {
+        tl_pack_u64(t, r->map[s]);
+        return;
+    }
+    if (s != r->nmap || r->in.bad) {
+        r->failed = 1;
+        return;
+    }
+    for (uint32_t b = 0; b < n; b++)
+        r->values[b] = tl_down_u64(&r->in);
+    if (r->nmap == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 256;
+        uint64_t *map = realloc(r->map, sizeof *map * cap);
+        if (!map) {
+            r->failed = 1;
+            return;
+        }
+        r->map = map, r->cap = cap;
+    }
+    r->map[r->nmap++] = tl_pack_series(t, r->values, 1);
+}
+
+static void relay_record(tl_pack *t, relay *r, uint32_t n, int k, tally *sum)
+{
+    tl_pack_i64(t, tl_down_i64(&r->in));
+    uint64_t np = tl_down_u64(&r->in);
+    if (np > TIMELINE_MAX_PHASES) {
+        r->failed = 1;
+        return;
+    }
+    tl_pack_u64(t, np);
+    for (uint64_t i = 0; i < np; i++) {
+        tl_pack_u64(t, tl_down_u64(&r->in));
+        tl_pack_i64(t, tl_down_i64(&r->in));
+    }
+    uint64_t dropped = tl_down_u64(&r->in);
+    tl_pack_u64(t, dropped);
+    tl_pack_u64(t, tl_down_u64(&r->in));
+    if (dropped)
+        sum->dropped += dropped, sum->dropped_ranks++;
+    for (int i = 0; i < TL_NFIELDS + 2 * k && !r->failed && !r->in.bad; i++)
+        relay_series(t, r, n);
+    r->failed |= r->in.bad;
+}
+
+/* The records of the subtree under child (records of them), into t;
+ * -1 when the stream was not what it should be. */
+static int relay_child(tl_pack *t, MPI_Comm comm, int child, long long records, uint32_t n, int k, tally *sum)
+{
+    relay *r = calloc(1, sizeof *r);
+    uint64_t *values = malloc(sizeof *values * n);
+    if (!r || !values) { /* the child's stream is taken all the same */
+        tl_down d;
+        tl_down_init(&d, comm, child);
+        tl_down_drain(&d);
+        free(r), free(values);
+        return -1;
+    }
+    tl_down_init(&r->in, comm, child);
+    r->values = values;
+    for (long long i = 0; i < records && !r->failed; i++)
+        relay_record(t, r, n, k, sum);
+    int rc = tl_down_drain(&r->in) != 0 || r->failed ? -1 : 0;
+    free(r->map), free(r->values), free(r);
+    return rc;
+}
+
+/* ---- the member --------------------------------------------------------------- */
+
+/* Distinct series each pack remembers for sharing (20 bytes each): a
+ * series past them is stored, not remembered, and one equal to it later
+ * is stored again. */
+#define TIMELINE_SHARED_MAX ((size_t)1 << 18)
+
+static void put_head(tl_pack *t, uint32_t n, uint32_t shift, long long ranks, const timeline_paths *tp)
+{
     int k = tp ? tp->k : 0;
+    tl_pack_bytes(t, TIMELINE_MAGIC, sizeof TIMELINE_MAGIC - 1);
+    tl_pack_u64(t, 1ull << shift);
+    tl_pack_u64(t, n);
+    tl_pack_u64(t, (uint64_t)ranks);
+    tl_pack_u64(t, TL_NFIELDS);
     tl_pack_u64(t, (uint64_t)k);
     for (int i = 0; i < k; i++)
         tl_pack_u64(t, (uint64_t)tp->ids[i]);
-    for (int i = 0; i < k; i++)
-        for (int r = 0; r < size; r++)
-            for (int f = 0; f < 2; f++) {
-                const part *p = &parts[r];
-                const uint64_t *v = p->n ? p->w + HEAD_WORDS + cells + 2 * p->w[HEAD_NPHASES] +
-                                               ((size_t)i * 2 + (size_t)f) * n
-                                         : NULL;
-                tl_pack_series(t, v, 1);
-            }
-    for (int r = 0; r < size; r++)
-        spilled += parts[r].n ? parts[r].w[HEAD_SPILLED] : 0;
-    tl_pack_u64(t, spilled);
 }
 
-/* Distinct series remembered for sharing (a table of 10 MB on rank 0): a
- * series past them is stored, not remembered, and one equal to it later is
- * stored again. Ranks that all differ this much gain nothing from more. */
-#define TIMELINE_SHARED_MAX ((size_t)1 << 18)
-
-/* The member from every rank's part (rank 0). */
-static unsigned char *pack_member(const part *parts, int size, uint32_t n, uint32_t shift,
-                                  const timeline_paths *tp, size_t *len)
+/* This rank's records, then its subtree's, in rank order. -1 when one
+ * failed (the streams are taken all the same). */
+static int stream_subtree(tl_pack *t, MPI_Comm comm, int rank, int size, const own_part *m, int sim,
+                          tally *sum)
 {
-    int k = tp ? tp->k : 0;
-    size_t cells = (size_t)n * TL_NFIELDS, most = (size_t)size * (TL_NFIELDS + 2 * (size_t)k);
-    if (most > TIMELINE_SHARED_MAX)
-        most = TIMELINE_SHARED_MAX;
+    int rc = 0;
+    for (int j = 0; j < sim; j++)
+        put_record(t, m, j % SIM_SHAPES);
+    if (m->dropped)
+        sum->dropped += m->dropped * (unsigned long long)sim, sum->dropped_ranks += sim;
+    for (int d = tl_tree_next_child(rank, size, 0); d; d = tl_tree_next_child(rank, size, d))
+        if (relay_child(t, comm, rank + d, (long long)tl_tree_subtree(rank, size, d) * sim, m->n, m->k,
+                        sum) != 0)
+            rc = -1;
+    return rc;
+}
+
+/* The marks ranks could not keep (their tables hold TIMELINE_MAX_PHASES):
+ * one line for the user. */
+static void say_dropped(const tally *sum, long long ranks)
+{
+    if (sum->dropped)
+        hprof_say("MPI_Pcontrol: %llu marks on %lld of %lld ranks not kept, past the first %d of a rank; "
+                  "the time line's phases end at each rank's last kept mark",
+                  sum->dropped, sum->dropped_ranks, ranks, TIMELINE_MAX_PHASES);
+}
+
+/* Rank 0 packs the head and every record, deflating as it goes; the
+ * others hand their subtree's records to their parent. */
+static unsigned char *stream_member(MPI_Comm comm, int rank, int size, const own_part *m, uint32_t shift,
+                                    const timeline_paths *tp, size_t *len)
+{
+    int sim = m->sim;
+    tally sum = { 0, 0 };
     tl_pack t;
-    if (tl_pack_init(&t, n, most) != 0)
+    if (rank != 0) {
+        tl_up *up = malloc(sizeof *up);
+        if (!up) { /* an empty stream: the parent finds the records missing */
+            tl_up quick;
+            tl_up_init(&quick, comm, rank & (rank - 1));
+            tl_up_piece(&quick, NULL, 0);
+            tl_up_finish(&quick);
+            tl_pack_init_sink(&t, m->n, 0, NULL, NULL, TL_PIECE);
+            stream_subtree(&t, comm, rank, size, m, sim, &sum);
+            tl_pack_free(&t);
+            return NULL;
+        }
+        tl_up_init(up, comm, rank & (rank - 1));
+        tl_pack_init_sink(&t, m->n, TIMELINE_SHARED_MAX, tl_up_piece, up, TL_PIECE);
+        if (stream_subtree(&t, comm, rank, size, m, sim, &sum) != 0)
+            t.failed = 1;
+        tl_pack_end(&t);
+        tl_up_finish(up);
+        free(up);
         return NULL;
-    tl_pack_bytes(&t, TIMELINE_MAGIC, sizeof TIMELINE_MAGIC - 1);
-    tl_pack_u64(&t, 1ull << shift);
-    tl_pack_u64(&t, n);
-    tl_pack_u64(&t, (uint64_t)size);
-    tl_pack_u64(&t, TL_NFIELDS);
-    pack_rows(&t, parts, size);
-    pack_offsets_and_phases(&t, parts, size, cells);
-    pack_phases_dropped(&t, parts, size);
-    pack_paths(&t, parts, size, tp, cells, n);
+    }
+    tl_pack_init(&t, m->n, TIMELINE_SHARED_MAX);
+    put_head(&t, m->n, shift, (long long)size * sim, tp);
+    int rc = stream_subtree(&t, comm, rank, size, m, sim, &sum);
+    say_dropped(&sum, (long long)size * sim);
+    if (rc != 0)
+        t.failed = 1;
     return tl_pack_deflate(&t, len);
 }
 
@@ -261,49 +280,34 @@ unsigned char *timeline_file_member(MPI_Comm comm, const hprof_timeline *mine,
     int rank, size;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
-    unsigned local[2] = { mine && mine->bucket ? mine->nbuckets : 0, mine ? mine->shift : 0 }, common[2];
+    /* the ranks agree on the simulated ranks too: a stream holds as many
+     * records as its parent expects */
+    unsigned local[3] = { mine && mine->bucket ? mine->nbuckets : 0, mine ? mine->shift : 0,
+                          hprof_config.simulate_ranks > 1 ? (unsigned)hprof_config.simulate_ranks : 1 },
+             common[3];
     /* a path log folded past the histogram widens the whole timeline */
     if (paths && paths->k > 0 && paths->lp && paths->lp->path_shift > local[1])
         local[1] = paths->lp->path_shift;
-    quiet_allreduce(local, common, 2, MPI_UNSIGNED, MPI_MAX, comm);
+    quiet_allreduce(local, common, 3, MPI_UNSIGNED, MPI_MAX, comm);
     if (common[0] == 0)
         return NULL;
-    uint32_t n = common[0];
-    uint64_t *row = common_row(mine, n, common[1]);
-    size_t cells = (size_t)n * TL_NFIELDS;
-    /* bucket 0 is rank 0's start on every rank, to the nearest bucket */
-    long long offset = start_offset(comm, rank, size), width = 1ll << common[1];
-    long long kshift = (offset >= 0 ? offset + width / 2 : offset - width / 2) / width;
-    shift_buckets(row, n, kshift, TL_NFIELDS, 1, TL_NFIELDS);
     int with_paths = paths && paths->k > 0;
-    size_t pcells = with_paths ? (size_t)paths->k * 2 * n : 0;
-    uint64_t *prow = with_paths ? path_series_rows(paths, common[1], n) : NULL;
-    shift_buckets(prow, n, kshift, (size_t)(with_paths ? paths->k : 0) * 2, n, 1);
-    uint64_t spilled = with_paths && paths->lp ? paths->lp->path_spilled[0] + paths->lp->path_spilled[1] : 0;
-    part me = pack(row, cells, offset, phases, nphases, phases_dropped, prow, pcells, spilled);
-    free(row);
-    free(prow);
-    void **blobs = rank == 0 ? calloc((size_t)size, sizeof *blobs) : NULL;
-    size_t *bytes = rank == 0 ? calloc((size_t)size, sizeof *bytes) : NULL;
-    part *parts = rank == 0 ? calloc((size_t)size, sizeof *parts) : NULL;
-    int failed = 0;
-    if (rank == 0 && (!blobs || !bytes || !parts)) { /* the others' parts are taken all the same */
-        free(blobs), free(bytes), free(parts);
-        blobs = NULL, bytes = NULL, parts = NULL;
-        failed = 1;
-    }
-    int got = quiet_gather_blobs(me.w, me.n * sizeof *me.w, blobs, bytes, 0, TAG_PART, comm);
-    free(me.w);
-    if (rank != 0)
-        return NULL;
-    failed |= got != 0 || me.n == 0;
-    for (int r = 0; parts && r < size; r++)
-        parts[r] = (part){ blobs[r], blobs[r] ? bytes[r] / sizeof(uint64_t) : 0 };
-    free(blobs), free(bytes);
-    unsigned char *member =
-        failed ? NULL : pack_member(parts, size, n, common[1], with_paths ? paths : NULL, len);
-    for (int r = 0; parts && r < size; r++)
-        free(parts[r].w);
-    free(parts);
+    own_part m = {
+        common[0], with_paths ? paths->k : 0, (int)common[2], 0, phases, nphases, phases_dropped, 0, { NULL },
+        { NULL }
+    };
+    m.row[0] = common_row(mine, m.n, common[1]);
+    /* bucket 0 is rank 0's start on every rank, to the nearest bucket */
+    long long width = 1ll << common[1];
+    m.offset = clock_align_offset(comm);
+    long long kshift = (m.offset >= 0 ? m.offset + width / 2 : m.offset - width / 2) / width;
+    shift_buckets(m.row[0], m.n, kshift, TL_NFIELDS, 1, TL_NFIELDS);
+    m.prow[0] = with_paths ? path_series_rows(paths, common[1], m.n) : NULL;
+    shift_buckets(m.prow[0], m.n, kshift, (size_t)m.k * 2, m.n, 1);
+    m.spilled = with_paths && paths->lp ? paths->lp->path_spilled[0] + paths->lp->path_spilled[1] : 0;
+    make_shapes(&m, m.sim);
+    unsigned char *member = stream_member(comm, rank, size, &m, common[1], with_paths ? paths : NULL, len);
+    for (int s = 0; s < SIM_SHAPES; s++)
+        free(m.row[s]), free(m.prow[s]);
     return member;
 }

@@ -5,33 +5,34 @@
 #include <string.h>
 #include <zlib.h>
 
-/* Series seen so far, by content: open addressing over copies of them. */
+#define DEFLATE_AT ((size_t)1 << 16) /* bytes gathered before zlib takes them */
+
+/* Series seen so far, by their hashes: open addressing, grown as it
+ * fills up to twice max entries. */
 struct tl_series_set {
-    size_t cap, used, max;
-    uint64_t *hash;   /* [cap], 0: empty slot */
-    uint32_t *number; /* [cap] */
-    struct kept {
-        const uint64_t *v; /* the caller's, valid until deflate; NULL: zeros */
-        size_t stride;
-    } * kept; /* [number] */
+    size_t cap, used, kept, max; /* used: numbers given; kept: those remembered */
+    struct seen_series {
+        uint64_t h1, h2; /* h1 0: an empty slot */
+        uint64_t number;
+    } * slot;
 };
 
-int tl_pack_init(tl_pack *p, uint32_t n, size_t max_series)
+static int set_init(tl_pack *p, size_t max_series)
+{
+    tl_series_set *s = calloc(1, sizeof *s);
+    p->seen = s;
+    if (!s)
+        return -1;
+    s->cap = 64, s->max = max_series;
+    s->slot = calloc(s->cap, sizeof *s->slot);
+    return s->slot ? 0 : -1;
+}
+
+static int pack_init(tl_pack *p, uint32_t n, size_t max_series)
 {
     memset(p, 0, sizeof *p);
     p->n = n;
-    tl_series_set *s = calloc(1, sizeof *s);
-    size_t cap = 64;
-    while (cap < 2 * max_series)
-        cap *= 2;
-    if (s) {
-        s->cap = cap, s->max = max_series;
-        s->hash = calloc(cap, sizeof *s->hash);
-        s->number = calloc(cap, sizeof *s->number);
-        s->kept = malloc(sizeof *s->kept * (max_series ? max_series : 1));
-    }
-    p->seen = s;
-    if (!s || !s->hash || !s->number || !s->kept) {
+    if (set_init(p, max_series) != 0) {
         tl_pack_free(p);
         p->failed = 1;
         return -1;
@@ -39,17 +40,80 @@ int tl_pack_init(tl_pack *p, uint32_t n, size_t max_series)
     return 0;
 }
 
+int tl_pack_init(tl_pack *p, uint32_t n, size_t max_series)
+{
+    if (pack_init(p, n, max_series) != 0)
+        return -1;
+    p->z = calloc(1, sizeof *p->z);
+    if (!p->z || deflateInit(p->z, Z_DEFAULT_COMPRESSION) != Z_OK) {
+        free(p->z);
+        p->z = NULL;
+        tl_pack_free(p);
+        p->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+int tl_pack_init_sink(tl_pack *p, uint32_t n, size_t max_series, tl_sink sink, void *ctx, size_t piece)
+{
+    int rc = pack_init(p, n, max_series);
+    p->sink = sink, p->sink_ctx = ctx, p->piece = piece;
+    return rc;
+}
+
 void tl_pack_free(tl_pack *p)
 {
-    if (p->seen) {
-        free(p->seen->hash);
-        free(p->seen->number);
-        free(p->seen->kept);
-        free(p->seen);
-    }
+    if (p->seen)
+        free(p->seen->slot);
+    free(p->seen);
+    if (p->z)
+        deflateEnd(p->z);
+    free(p->z);
     free(p->b);
-    p->seen = NULL, p->b = NULL;
-    p->len = p->cap = 0;
+    free(p->out);
+    p->seen = NULL, p->b = NULL, p->z = NULL, p->out = NULL;
+    p->len = p->cap = p->outlen = p->outcap = 0;
+}
+
+/* zlib takes the bytes gathered (flush: Z_FINISH at the end). */
+static void deflate_some(tl_pack *p, int flush)
+{
+    z_stream *z = p->z;
+    z->next_in = p->b, z->avail_in = (uInt)p->len;
+    for (int rc = Z_OK; !p->failed;) {
+        if (p->outcap - p->outlen < 4096) {
+            size_t cap = p->outcap ? p->outcap * 2 : 1 << 16;
+            unsigned char *o = realloc(p->out, cap);
+            if (!o) {
+                p->failed = 1;
+                break;
+            }
+            p->out = o, p->outcap = cap;
+        }
+        z->next_out = p->out + p->outlen, z->avail_out = (uInt)(p->outcap - p->outlen);
+        rc = deflate(z, flush);
+        p->outlen = p->outcap - z->avail_out;
+        if (rc == Z_STREAM_END || (flush == Z_NO_FLUSH && z->avail_in == 0 && z->avail_out > 0))
+            break;
+        if (rc != Z_OK && rc != Z_BUF_ERROR)
+            p->failed = 1;
+    }
+    p->len = 0;
+}
+
+/* Whole pieces to the sink, or the bytes to zlib, once enough are there. */
+static void hand_on(tl_pack *p)
+{
+    if (p->sink) {
+        size_t at = 0;
+        for (; p->len - at >= p->piece; at += p->piece)
+            p->sink(p->sink_ctx, p->b + at, p->piece);
+        memmove(p->b, p->b + at, p->len - at);
+        p->len -= at;
+    } else if (p->z && p->len >= DEFLATE_AT) {
+        deflate_some(p, Z_NO_FLUSH);
+    }
 }
 
 void tl_pack_bytes(tl_pack *p, const void *bytes, size_t len)
@@ -68,7 +132,9 @@ void tl_pack_bytes(tl_pack *p, const void *bytes, size_t len)
         p->b = b, p->cap = cap;
     }
     memcpy(p->b + p->len, bytes, len);
-    p->len += len;
+    p->len += len, p->total += len;
+    if (p->len >= (p->sink ? p->piece : DEFLATE_AT))
+        hand_on(p);
 }
 
 void tl_pack_u64(tl_pack *p, uint64_t v)
@@ -93,55 +159,89 @@ static uint64_t at(const uint64_t *v, size_t stride, uint32_t b)
     return v ? v[(size_t)b * stride] : 0;
 }
 
-/* FNV-1a over the values, never 0 (0 marks an empty slot). */
-static uint64_t series_hash(const uint64_t *v, size_t stride, uint32_t n)
+/* FNV-1a over the values (h1, never 0: 0 marks an empty slot) and a
+ * multiply-xorshift mix of them (h2): two series alike in both are taken
+ * as equal. */
+static void series_hash(const uint64_t *v, size_t stride, uint32_t n, uint64_t *h1, uint64_t *h2)
 {
-    uint64_t h = 14695981039346656037ull;
-    for (uint32_t b = 0; b < n; b++)
-        h = (h ^ at(v, stride, b)) * 1099511628211ull;
-    return h ? h : 1;
+    uint64_t a = 14695981039346656037ull, b = 0x9e3779b97f4a7c15ull;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t x = at(v, stride, i);
+        a = (a ^ x) * 1099511628211ull;
+        b = (b ^ (x + i)) * 0xbf58476d1ce4e5b9ull;
+        b ^= b >> 31;
+    }
+    *h1 = a ? a : 1, *h2 = b;
 }
 
-static int same(const struct kept *k, const uint64_t *v, size_t stride, uint32_t n)
+/* Twice the room when half full, while under twice max entries. */
+static void grow(tl_series_set *s)
 {
-    for (uint32_t b = 0; b < n; b++)
-        if (at(k->v, k->stride, b) != at(v, stride, b))
-            return 0;
-    return 1;
+    if (s->kept * 2 < s->cap || s->cap >= 2 * s->max)
+        return;
+    struct seen_series *slot = calloc(s->cap * 2, sizeof *slot);
+    if (!slot)
+        return;
+    for (size_t i = 0; i < s->cap; i++)
+        if (s->slot[i].h1) {
+            size_t j = (size_t)s->slot[i].h1 & (s->cap * 2 - 1);
+            while (slot[j].h1)
+                j = (j + 1) & (s->cap * 2 - 1);
+            slot[j] = s->slot[i];
+        }
+    free(s->slot);
+    s->slot = slot, s->cap *= 2;
 }
 
-void tl_pack_series(tl_pack *p, const uint64_t *v, size_t stride)
+uint64_t tl_pack_series(tl_pack *p, const uint64_t *v, size_t stride)
 {
     tl_series_set *s = p->seen;
     if (p->failed)
-        return;
-    uint64_t h = series_hash(v, stride, p->n);
-    size_t i = (size_t)h & (s->cap - 1);
-    for (; s->hash[i]; i = (i + 1) & (s->cap - 1))
-        if (s->hash[i] == h && same(&s->kept[s->number[i]], v, stride, p->n)) {
-            tl_pack_u64(p, s->number[i]);
-            return;
+        return 0;
+    uint64_t h1, h2;
+    series_hash(v, stride, p->n, &h1, &h2);
+    size_t i = (size_t)h1 & (s->cap - 1);
+    for (; s->slot[i].h1; i = (i + 1) & (s->cap - 1))
+        if (s->slot[i].h1 == h1 && s->slot[i].h2 == h2) {
+            tl_pack_u64(p, s->slot[i].number);
+            return s->slot[i].number;
         }
     /* a new series: it takes the next number, kept while there is room */
-    tl_pack_u64(p, s->used);
+    uint64_t number = s->used++;
+    tl_pack_u64(p, number);
     for (uint32_t b = 0; b < p->n; b++)
         tl_pack_u64(p, at(v, stride, b));
-    if (s->used < s->max) {
-        s->kept[s->used] = (struct kept){ v, stride };
-        s->hash[i] = h, s->number[i] = (uint32_t)s->used;
+    if (s->kept < s->max && s->kept * 2 + 2 <= s->cap) {
+        s->slot[i] = (struct seen_series){ h1, h2, number };
+        s->kept++;
+        grow(s);
     }
-    s->used++;
+    return number;
 }
 
 unsigned char *tl_pack_deflate(tl_pack *p, size_t *len)
 {
-    uLongf out = p->failed ? 0 : compressBound((uLong)p->len);
-    unsigned char *z = p->failed ? NULL : malloc(out ? out : 1);
-    if (z && compress2(z, &out, p->b, (uLong)p->len, Z_DEFAULT_COMPRESSION) != Z_OK) {
-        free(z);
-        z = NULL;
+    unsigned char *z = NULL;
+    *len = 0;
+    if (!p->failed && p->z) {
+        deflate_some(p, Z_FINISH);
+        if (!p->failed) {
+            z = p->out, *len = p->outlen;
+            p->out = NULL;
+        }
     }
     tl_pack_free(p);
-    *len = z ? (size_t)out : 0;
     return z;
+}
+
+int tl_pack_end(tl_pack *p)
+{
+    int rc = p->failed ? -1 : 0;
+    if (p->sink) {
+        if (!p->failed)
+            hand_on(p);
+        p->sink(p->sink_ctx, p->b, p->failed ? 0 : p->len);
+    }
+    tl_pack_free(p);
+    return rc;
 }

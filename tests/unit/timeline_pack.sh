@@ -13,12 +13,13 @@ if ! gcc -std=gnu11 -O1 -Wall -Wextra -Werror -I. "$HERE/timeline_pack/check.c" 
     notok "timeline pack: the test program builds" "$(head -c 400 "$W/cc.err")"; exit 0
 fi
 "$P" > "$W/out" 2>&1
-for name in shared capped extremes; do
+for name in shared capped extremes sink; do
     line=$(grep "^$name " "$W/out")
     case "$name" in
     shared)   what="equal series of several ranks read back exactly" ;;
     capped)   what="more series than remembered: read back exactly, sharing saves bytes" ;;
     extremes) what="the largest counts, negative offsets and levels read back exactly" ;;
+    sink)     what="handed on raw in whole pieces and a shorter last one: the same bytes as deflated" ;;
     esac
     if [ "${line#$name ok}" != "$line" ]; then ok "timeline pack: $what (${line#$name ok })"
     else notok "timeline pack: $what" "${line:-no output: $(head -c 300 "$W/out")}"; fi

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #define MAGIC "hprof-timeline-z 1\n"
+#define MAGIC_2 "hprof-timeline-z 2\n" /* the records rank by rank */
 /* As the CUBE reader bounds a member: zlib's largest ratio times the size,
  * at least 256 MB; the text, where ranks share series, some more. */
 #define MIN_BOUND ((size_t)256 << 20)
@@ -204,11 +205,64 @@ static void put_paths(text *t, reader *r, series_index *ix, uint64_t ranks, uint
         put(t, "paths_spilled_ns %llu\n", (unsigned long long)spilled);
 }
 
+/* Version 2: rank R's record, its lines in the text's words. */
+static void put_record(text *t, reader *r, series_index *ix, uint64_t k, uint64_t fields, uint64_t paths,
+                       uint32_t n, unsigned long long *spilled)
+{
+    static const char *const names[] = { "mpi_ns", "comp_ns", "visits", "bytes_sent", "bytes_received" };
+    unsigned long long rank = (unsigned long long)k;
+    put(t, "offset %llu %lld\n", rank, i64(r));
+    uint64_t m = u64(r);
+    if (m > MAX_PHASES)
+        r->bad = 1;
+    for (uint64_t i = 0; i < m && !r->bad; i++) {
+        unsigned long long ns = (unsigned long long)u64(r);
+        put(t, "phase %llu %llu %lld\n", rank, ns, i64(r));
+    }
+    uint64_t dropped = u64(r);
+    if (dropped)
+        put(t, "phases_dropped %llu %llu\n", rank, (unsigned long long)dropped);
+    *spilled += u64(r);
+    for (uint64_t f = 0; f < fields && !r->bad && !t->failed; f++) {
+        if (f < 5)
+            put(t, "rank %llu %s", rank, names[f]);
+        else
+            put(t, "rank %llu field%llu", rank, (unsigned long long)f);
+        put_series(t, r, ix, n);
+        put(t, "\n");
+    }
+    for (uint64_t i = 0; i < paths && !r->bad && !t->failed; i++)
+        for (int f = 0; f < 2; f++) {
+            put(t, "path_series %llu %llu %s", (unsigned long long)i, rank, f ? "comp_ns" : "mpi_ns");
+            put_series(t, r, ix, n);
+            put(t, "\n");
+        }
+}
+
+static void put_records(text *t, reader *r, series_index *ix, uint64_t ranks, uint64_t fields, uint32_t n)
+{
+    unsigned long long spilled = 0;
+    uint64_t k = u64(r);
+    if (k > MAX_PATHS) {
+        r->bad = 1;
+        return;
+    }
+    if (k)
+        put(t, "paths %llu\n", (unsigned long long)k);
+    for (uint64_t i = 0; i < k && !r->bad; i++)
+        put(t, "path %llu %llu\n", (unsigned long long)i, (unsigned long long)u64(r));
+    for (uint64_t q = 0; q < ranks && !r->bad && !t->failed; q++)
+        put_record(t, r, ix, q, fields, k, n, &spilled);
+    if (k)
+        put(t, "paths_spilled_ns %llu\n", spilled);
+}
+
 static char *to_text(reader *r, size_t *len)
 {
     text t = { 0 };
     series_index ix = { 0 };
-    if (r->len < sizeof MAGIC - 1 || memcmp(r->b, MAGIC, sizeof MAGIC - 1) != 0)
+    int v2 = r->len >= sizeof MAGIC_2 - 1 && memcmp(r->b, MAGIC_2, sizeof MAGIC_2 - 1) == 0;
+    if (!v2 && (r->len < sizeof MAGIC - 1 || memcmp(r->b, MAGIC, sizeof MAGIC - 1) != 0))
         return NULL;
     r->at = sizeof MAGIC - 1;
     uint64_t width = u64(r), n = u64(r), ranks = u64(r), fields = u64(r);
@@ -218,9 +272,13 @@ static char *to_text(reader *r, size_t *len)
     put(&t, "hprof-timeline 1\nwidth_ns %llu\nbuckets %llu\nranks %llu\n", (unsigned long long)width,
         (unsigned long long)n, (unsigned long long)ranks);
     put(&t, "fields mpi_ns comp_ns visits bytes_sent bytes_received\n");
-    put_rows(&t, r, &ix, ranks, fields, (uint32_t)n);
-    put_marks(&t, r, ranks);
-    put_paths(&t, r, &ix, ranks, (uint32_t)n);
+    if (v2) {
+        put_records(&t, r, &ix, ranks, fields, (uint32_t)n);
+    } else {
+        put_rows(&t, r, &ix, ranks, fields, (uint32_t)n);
+        put_marks(&t, r, ranks);
+        put_paths(&t, r, &ix, ranks, (uint32_t)n);
+    }
     free(ix.at);
     if (r->bad || t.failed) {
         free(t.s);

@@ -10,6 +10,7 @@ import tarfile
 import zlib
 
 MAGIC = b"hprof-timeline-z 1\n"
+MAGIC_2 = b"hprof-timeline-z 2\n"  # the records rank by rank
 NAMES = ["mpi_ns", "comp_ns", "visits", "bytes_sent", "bytes_received"]
 
 
@@ -61,14 +62,42 @@ def runs(v):
     return " ".join(out)
 
 
+def unpack_records(r, lines, n, ranks, fields):
+    """Version 2: the paths, then each rank's record."""
+    npaths, spilled = r.u64(), 0
+    if npaths:
+        lines.append("paths %d" % npaths)
+        lines += ["path %d %d" % (i, r.u64()) for i in range(npaths)]
+    for k in range(ranks):
+        lines.append("offset %d %d" % (k, r.i64()))
+        for _ in range(r.u64()):
+            ns = r.u64()
+            lines.append("phase %d %d %d" % (k, ns, r.i64()))
+        d = r.u64()
+        if d:
+            lines.append("phases_dropped %d %d" % (k, d))
+        spilled += r.u64()
+        for f in range(fields):
+            name = NAMES[f] if f < len(NAMES) else "field%d" % f
+            lines.append("rank %d %s %s" % (k, name, " ".join(map(str, r.series(n)))))
+        for i in range(npaths):
+            for f in ("mpi_ns", "comp_ns"):
+                lines.append("path_series %d %d %s %s" % (i, k, f, runs(r.series(n))))
+    if npaths:
+        lines.append("paths_spilled_ns %d" % spilled)
+    return "\n".join(lines) + "\n", r
+
+
 def unpack(z):
     data = zlib.decompressobj().decompress(z)
-    if not data.startswith(MAGIC):
+    if not data.startswith(MAGIC) and not data.startswith(MAGIC_2):
         raise ValueError("not a packed time line")
     r = Reader(data)
     width, n, ranks, fields = r.u64(), r.u64(), r.u64(), r.u64()
     lines = ["hprof-timeline 1", "width_ns %d" % width, "buckets %d" % n, "ranks %d" % ranks,
              "fields " + " ".join(NAMES)]
+    if data.startswith(MAGIC_2):
+        return unpack_records(r, lines, n, ranks, fields)
     for k in range(ranks):
         for f in range(fields):
             name = NAMES[f] if f < len(NAMES) else "field%d" % f

@@ -6,13 +6,17 @@
  *            hold one copy (fewer bytes than with each stored);
  *   capped   more distinct series than the pack remembers: still read
  *            back exactly (a repeat of one not remembered is stored again);
- *   extremes the largest counts, negative offsets and levels.
+ *   extremes the largest counts, negative offsets and levels;
+ *   sink     the same pack handed on raw in pieces (a rank's stream up
+ *            the tree): whole pieces, the last one shorter, the bytes
+ *            those zlib holds in the deflated pack.
  * Prints one "name ok ..." or "name bad ..." line each.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "report/merge/timeline_pack.h"
 #include "tools/hprof-view/vtl_unpack.h"
@@ -37,12 +41,10 @@ static void row(uint64_t *v, int r, int f, int extremes)
 }
 
 /* The member: ranks' rows, offsets, one mark each, no drops, one path. */
-static unsigned char *pack(size_t max_series, int extremes, size_t *len, size_t *raw)
+static void pack_into(tl_pack *pp, int extremes)
 {
     static uint64_t rows[RANKS][FIELDS][NB], paths[RANKS][2][NB];
-    tl_pack p;
-    if (tl_pack_init(&p, NB, max_series) != 0)
-        return NULL;
+    tl_pack p = *pp;
     tl_pack_bytes(&p, MAGIC, sizeof MAGIC - 1);
     tl_pack_u64(&p, 8388608);
     tl_pack_u64(&p, NB);
@@ -71,8 +73,57 @@ static unsigned char *pack(size_t max_series, int extremes, size_t *len, size_t 
             tl_pack_series(&p, paths[r][f], 1);
         }
     tl_pack_u64(&p, 7);
-    *raw = p.len;
+    *pp = p;
+}
+
+static unsigned char *pack(size_t max_series, int extremes, size_t *len, size_t *raw)
+{
+    tl_pack p;
+    if (tl_pack_init(&p, NB, max_series) != 0)
+        return NULL;
+    pack_into(&p, extremes);
+    *raw = p.total;
     return tl_pack_deflate(&p, len);
+}
+
+/* The pieces a sink got: their bytes, and whether all but the last were
+ * whole and the last one shorter. */
+#define PIECE 16
+typedef struct pieces {
+    unsigned char b[1 << 14];
+    size_t len, n;
+    int whole, ended;
+} pieces;
+
+static void take(void *ctx, const unsigned char *bytes, size_t len)
+{
+    pieces *q = ctx;
+    if (q->ended || len > PIECE || q->len + len > sizeof q->b) {
+        q->whole = 0;
+        return;
+    }
+    memcpy(q->b + q->len, bytes, len);
+    q->len += len, q->n++;
+    q->ended = len < PIECE;
+}
+
+static int sink_matches(char *why, size_t whylen)
+{
+    static pieces q;
+    size_t zlen = 0, raw = 0;
+    unsigned char *z = pack(64, 0, &zlen, &raw), out[1 << 14];
+    uLongf outlen = sizeof out;
+    tl_pack p;
+    q.whole = 1;
+    tl_pack_init_sink(&p, NB, 64, take, &q, PIECE);
+    pack_into(&p, 0);
+    int rc = tl_pack_end(&p);
+    int good = z && rc == 0 && uncompress(out, &outlen, z, zlen) == Z_OK && q.whole && q.ended &&
+               q.len == outlen && memcmp(q.b, out, outlen) == 0;
+    snprintf(why, whylen, "%zu bytes in %zu pieces, %lu in the deflated pack%s", q.len, q.n,
+             (unsigned long)outlen, q.whole && q.ended ? "" : ", not whole pieces then a short one");
+    free(z);
+    return good;
 }
 
 static void put_values(char **s, const uint64_t *v, int runs)
@@ -157,5 +208,7 @@ int main(void)
            ok ? "" : why);
     ok = round_trip(64, 1, &ext, why, sizeof why);
     printf("extremes %s %zu bytes before zlib%s%s\n", ok ? "ok" : "bad", ext, ok ? "" : ": ", ok ? "" : why);
+    ok = sink_matches(why, sizeof why);
+    printf("sink %s %s\n", ok ? "ok" : "bad", why);
     return 0;
 }

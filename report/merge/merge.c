@@ -187,10 +187,13 @@ static void free_layout(layout *l)
 
 #define SIMULATED_ATTR "hprof::simulated_ranks"
 
-/* HPROF_SIMULATE_RANKS, where P x K processes fit the file's numbers. */
-static int simulated_ranks(int rank, int size)
+/* HPROF_SIMULATE_RANKS, where P x K processes fit the file's numbers. The
+ * ranks agree on the largest (as the time line does): a rank given another
+ * K would cut other groups and wait for parts no rank sends. */
+static int simulated_ranks(MPI_Comm comm, int rank, int size)
 {
-    int k = hprof_config.simulate_ranks > 1 ? hprof_config.simulate_ranks : 1;
+    int mine = hprof_config.simulate_ranks > 1 ? hprof_config.simulate_ranks : 1, k = mine;
+    quiet_allreduce(&mine, &k, 1, MPI_INT, MPI_MAX, comm);
     if ((long long)size * k > INT32_MAX / 8) {
         if (rank == 0)
             hprof_say("HPROF_SIMULATE_RANKS=%d: %d x %d processes are too many; not simulated", k, size, k);
@@ -341,7 +344,7 @@ int hprof_merge_and_write(const merge_info *info)
 
     double t_unified = PMPI_Wtime(), c_unified = cpu_seconds();
     layout l;
-    int k = simulated_ranks(rank, size);
+    int k = simulated_ranks(comm, rank, size);
     int rc = gather_layout(comm, rank, size, info->process_rank, lp, k, &l);
     char path[4096] = "";
     cube_writer *w;

@@ -77,4 +77,17 @@ fi
 if grep -q 'SIMULATED' sim1.err; then notok "simulate K=1: no SIMULATED line" "$(grep SIMULATED sim1.err)"
 else ok "simulate K=1: no SIMULATED line"; fi
 check_profile "simulate K=1" "$prof1" 1
+# Ranks given different K agree on the largest (the time line does too):
+# rank 0 with 3, rank 1 with 7 (one program: MPMD parts are profiles of
+# their own when the preload is given by hand).
+prof2=$PWD/sim_mixed.cubex
+HPROF_OUTPUT=$prof2 run_mpi sim_mixed 2 sh -c \
+    'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; HPROF_SIMULATE_RANKS=$((r == 0 ? 3 : 7)) exec ./merge'; rc=$?
+if [ $rc -ne 0 ] || [ ! -f "$prof2" ]; then
+    notok "simulate mixed K run" "exit $rc: $(grep '^hprof:' sim_mixed.err | head -n 3 | tr '\n' '|')"; show sim_mixed.err
+elif [ "$(wrote_field sim_mixed.err ranks)" = 14 ]; then
+    ok "simulate mixed K: the ranks agree on K=7 (14 ranks)"
+else
+    notok "simulate mixed K: the ranks agree on the largest" "$(grep '^hprof:' sim_mixed.err | tr '\n' '|' | cut -c1-400)"
+fi
 finish

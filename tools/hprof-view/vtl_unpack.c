@@ -181,18 +181,28 @@ static void put_marks(text *t, reader *r, uint64_t ranks)
     }
 }
 
-static void put_paths(text *t, reader *r, series_index *ix, uint64_t ranks, uint32_t n)
+/* The chosen paths' count and ids, as both versions of the member hold
+ * them; their count (the reader marked bad past MAX_PATHS). */
+static uint64_t put_path_ids(text *t, reader *r)
 {
-    static const char *const names[2] = { "mpi_ns", "comp_ns" };
     uint64_t k = u64(r);
     if (k > MAX_PATHS) {
         r->bad = 1;
-        return;
+        return 0;
     }
     if (k)
         put(t, "paths %llu\n", (unsigned long long)k);
     for (uint64_t i = 0; i < k && !r->bad; i++)
         put(t, "path %llu %llu\n", (unsigned long long)i, (unsigned long long)u64(r));
+    return k;
+}
+
+static void put_paths(text *t, reader *r, series_index *ix, uint64_t ranks, uint32_t n)
+{
+    static const char *const names[2] = { "mpi_ns", "comp_ns" };
+    uint64_t k = put_path_ids(t, r);
+    if (r->bad)
+        return;
     for (uint64_t i = 0; i < k && !r->bad && !t->failed; i++)
         for (uint64_t q = 0; q < ranks && !r->bad && !t->failed; q++)
             for (int f = 0; f < 2; f++) {
@@ -242,15 +252,9 @@ static void put_record(text *t, reader *r, series_index *ix, uint64_t k, uint64_
 static void put_records(text *t, reader *r, series_index *ix, uint64_t ranks, uint64_t fields, uint32_t n)
 {
     unsigned long long spilled = 0;
-    uint64_t k = u64(r);
-    if (k > MAX_PATHS) {
-        r->bad = 1;
+    uint64_t k = put_path_ids(t, r);
+    if (r->bad)
         return;
-    }
-    if (k)
-        put(t, "paths %llu\n", (unsigned long long)k);
-    for (uint64_t i = 0; i < k && !r->bad; i++)
-        put(t, "path %llu %llu\n", (unsigned long long)i, (unsigned long long)u64(r));
     for (uint64_t q = 0; q < ranks && !r->bad && !t->failed; q++)
         put_record(t, r, ix, q, fields, k, n, &spilled);
     if (k)

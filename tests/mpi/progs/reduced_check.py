@@ -68,6 +68,9 @@ for pth, (vals, ranks) in want.items():
         bad.append("%s visits %r, want %r" % (pth, got, vals))
     if at(c["id"]) != ranks:
         bad.append("%s visits: min and max at ranks %r, want %r" % (pth, at(c["id"]), ranks))
+    shown = c.get("min_max_ranks", {}).get("visits")
+    if shown != list(ranks):
+        bad.append("%s: hprof-view --json's min_max_ranks of visits %r, want %r" % (pth, shown, list(ranks)))
 # times: min <= each key rank <= max, the sum at least the max
 for pth in want:
     c = by_path.get(pth)

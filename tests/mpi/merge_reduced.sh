@@ -31,6 +31,17 @@ reduced() {
     else notok "$n: rank 0's line" "$(grep '^hprof:' "$n.err" | tr '\n' '|' | cut -c1-400)"; fi
 }
 
+# tree NAME: hprof-view's tree shows the sum location (not the six added)
+# and its header says what the locations are
+tree() {
+    local n=$1 visits head
+    timeout 60 "$TEST_VIEW" --threshold 0 "$n.cubex" >"$n.tree" 2>"$n.tree.err"
+    visits=$(awk '$NF ~ /^\(/ && $(NF-1) == "MPI_Sendrecv" { print $4 }' "$n.tree" | sort -n | tr '\n' ' ')
+    head=$(grep -c '^ranks *reduced: values of sum of 4 ranks; --rank 1: min, --rank 2: max, --rank 3: rank 0,' "$n.tree")
+    if [ "$visits" = "2 10 " ] && [ "$head" = 1 ]; then ok "$n: hprof-view's tree shows the sum, says so"
+    else notok "$n: hprof-view's tree" "MPI_Sendrecv visits '$visits', want '2 10 '; header lines $head"; fi
+}
+
 # every NAME NPROCS: a process per rank, no attribute, member or line
 every() {
     local n=$1 want=$2 got
@@ -43,7 +54,7 @@ print(len(d["processes"]), d["attributes"].get("hprof::locations"))' "$n.json")
     fi
 }
 
-run reduced4 4 reduced 1 && reduced reduced4 4 1
+run reduced4 4 reduced 1 && reduced reduced4 4 1 && tree reduced4
 run all4 4 all 1 && every all4 4
 run auto_above 2 auto 8193 && reduced auto_above 2 8193
 run auto_at 2 auto 8192 && every auto_at 16384

@@ -16,6 +16,12 @@ static int inflate_all(z_stream *z, unsigned char *to, size_t n)
     return (rc == Z_OK || rc == Z_STREAM_END) && z->avail_out == 0 ? 0 : -1;
 }
 
+int view_reduced_file(const cube_profile *p)
+{
+    const char *v = cube_attr_get(p, "hprof::locations");
+    return v && strcmp(v, "reduced") == 0;
+}
+
 int view_reduced_load(const cube_profile *p, view_reduced *r)
 {
     memset(r, 0, sizeof *r);

@@ -11,7 +11,9 @@
 
 #include "report/cube/reader/cube_reader.h"
 
-/* The locations of a reduced file: sum, min, max, then key ranks. */
+/* The locations of a reduced file: sum, min, max, then key ranks; the
+ * views show the sum unless --rank picks another. */
+#define VIEW_REDUCED_SUM 0
 #define VIEW_REDUCED_MIN 1
 #define VIEW_REDUCED_MAX 2
 
@@ -21,6 +23,8 @@ typedef struct view_reduced {
     int32_t *at;         /* per metric id, per cnode id: min's rank, max's rank (-1: none) */
 } view_reduced;
 
+/* Whether p was written with reduced locations (hprof::locations). */
+int view_reduced_file(const cube_profile *p);
 /* 1 when p holds a readable member (r filled), else 0 (r empty; a member
  * that does not fit p is ignored). */
 int view_reduced_load(const cube_profile *p, view_reduced *r);

@@ -31,15 +31,21 @@ reduced() {
     else notok "$n: rank 0's line" "$(grep '^hprof:' "$n.err" | tr '\n' '|' | cut -c1-400)"; fi
 }
 
-# tree NAME: hprof-view's tree shows the sum location (not the six added)
-# and its header says what the locations are
+# tree NAME: hprof-view's tree shows the sum location (not the six added),
+# its header says what the locations are, a call path's line where the
+# max over the ranks is
 tree() {
     local n=$1 visits head
     timeout 60 "$TEST_VIEW" --threshold 0 "$n.cubex" >"$n.tree" 2>"$n.tree.err"
-    visits=$(awk '$NF ~ /^\(/ && $(NF-1) == "MPI_Sendrecv" { print $4 }' "$n.tree" | sort -n | tr '\n' ' ')
+    visits=$(awk '$7 == "MPI_Sendrecv" { print $4 }' "$n.tree" | sort -n | tr '\n' ' ')
     head=$(grep -c '^ranks *reduced: values of sum of 4 ranks; --rank 1: min, --rank 2: max, --rank 3: rank 0,' "$n.tree")
     if [ "$visits" = "2 10 " ] && [ "$head" = 1 ]; then ok "$n: hprof-view's tree shows the sum, says so"
     else notok "$n: hprof-view's tree" "MPI_Sendrecv visits '$visits', want '2 10 '; header lines $head"; fi
+    timeout 60 "$TEST_VIEW" --threshold 0 --metric visits "$n.cubex" >"$n.visits" 2>&1
+    local at
+    at=$(grep -o 'MPI_Sendrecv .*\[max [0-9]* at rank [0-9]*\]' "$n.visits" | grep -o '\[max.*' | sort | tr '\n' ' ')
+    if [ "$at" = "[max 2 at rank 1] [max 4 at rank 3] " ]; then ok "$n: the tree says where each max is"
+    else notok "$n: the tree's max at rank" "'$at', want '[max 2 at rank 1] [max 4 at rank 3] '"; fi
 }
 
 # every NAME NPROCS: a process per rank, no attribute, member or line

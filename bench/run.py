@@ -1294,11 +1294,15 @@ def merge_scale(lines):
     out = os.path.join(OUT, "merge_scale.cubex")
     rows = []
     for mpi in exes:
-        for np_, k in [(p, 1) for p in real] + [(2, k) for k in sim]:
+        # every rank's row, and above HPROF_LOCATIONS=auto's 16384 ranks also the reduced file
+        runs = [(p, 1, "all") for p in real] + [(2, k, "all") for k in sim] + \
+            [(2, k, "reduced") for k in sim if 2 * k > 16384]
+        for np_, k, loc in runs:
             res = []
             for _ in range(reps):
                 el, o, e = mpi_job(np_, [exes[mpi]], {"HPROF_VERBOSE": "1", "HPROF_OUTPUT": out,
-                                                      "HPROF_SIMULATE_RANKS": str(k)}, mpi=mpi)
+                                                      "HPROF_SIMULATE_RANKS": str(k), "HPROF_LOCATIONS": loc},
+                                   mpi=mpi)
                 w, c, h = WROTE.search(e), MERGE_CPU.search(e), MERGE_HWM.search(o)
                 if not (w and c and h):
                     raise RuntimeError("%s %d x %d: no wrote, merge or merge_scale line: %s"
@@ -1314,7 +1318,8 @@ def merge_scale(lines):
             mem = lambda kind: statistics.median(d["members"].get(kind, 0) for d in res) / 1024.0
             rows.append("| %s | %d | %s | %s | %.3f s | %.1f MB | %.0f / %.0f / %.0f KB |" % (
                 "Open MPI" if mpi == "openmpi" else "MPICH", np_ * k,
-                "%d x %d simulated" % (np_, k) if k > 1 else "real", fmt_s([d["merge"] for d in res]),
+                ("%d x %d simulated" % (np_, k) if k > 1 else "real") + (", reduced" if loc == "reduced" else ""),
+                fmt_s([d["merge"] for d in res]),
                 med("cpu"), med("hwm"), mem("data"), mem("anchor.xml"), mem("hprof.timeline.z")))
     lines.append("\n## 6c. Merge scale: real and simulated ranks (issue 41)\n")
     lines.append("bench/merge_scale.c (call trees that differ by rank, 100 Hz, HPROF_VERBOSE=1) on P ranks "
@@ -1322,7 +1327,9 @@ def merge_scale(lines):
                  "K in the merge: its values made K times at its aggregator, 2K processes in the file); %d "
                  "rounds, median (min..max). merge+write: rank 0's line; CPU: rank 0's in the merge; memory: "
                  "rank 0's VmHWM growth in MPI_Finalize; members: values (data+index), anchor.xml, time line. "
-                 "BENCH_MERGE_P and BENCH_MERGE_K choose the runs.\n" % (os.cpu_count(), reps))
+                 "Every rank's row (HPROF_LOCATIONS=all), and above 16384 ranks also reduced (HPROF_LOCATIONS=reduced: "
+                 "six locations, sum, min, max and three key ranks). BENCH_MERGE_P and BENCH_MERGE_K choose the "
+                 "runs.\n" % (os.cpu_count(), reps))
     lines.append("| MPI | processes | ranks | merge+write | rank 0 CPU | rank 0 memory | values / anchor / time line |")
     lines.append("|---|---|---|---|---|---|---|")
     lines.extend(rows)

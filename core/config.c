@@ -19,9 +19,10 @@ static void cap_sampling_rate(void);
 static void tell_log_verbose(void);
 static void refuse_control_output(void);
 
-static const char *const clocks[] = { "wall", "cpu", NULL };       /* enum hprof_sampling_clock */
-static const char *const polls[] = { "together", "split", NULL };  /* enum hprof_polls */
-static const char *const callsites[] = { "merge", "split", NULL }; /* enum hprof_callsites */
+static const char *const clocks[] = { "wall", "cpu", NULL };               /* enum hprof_sampling_clock */
+static const char *const polls[] = { "together", "split", NULL };          /* enum hprof_polls */
+static const char *const callsites[] = { "merge", "split", NULL };         /* enum hprof_callsites */
+static const char *const locations[] = { "all", "reduced", "auto", NULL }; /* enum hprof_locations */
 
 #define INT(var, f, l, h, d, text)                                        \
     {                                                                     \
@@ -67,6 +68,11 @@ static const hprof_var vars[] = {
     INT("HPROF_TIME_BUCKETS", time_buckets, 0, 65536, 256,
         "buckets of each thread's timeline, 0 turns it off"),
     INT("HPROF_TIME_PATHS", time_paths, 0, 1024, 16, "heaviest call paths kept over time, 0 turns it off"),
+    { "HPROF_LOCATIONS", HPROF_VAR_CHOICE, &hprof_config.locations, 0, 0, HPROF_LOCATIONS_AUTO, locations,
+      NULL,
+      "all ranks' rows, or reduced: per call path sum, min, max and a few key ranks; auto: reduced past "
+      "16384 ranks",
+      0 },
     INT("HPROF_SIMULATE_RANKS", simulate_ranks, 1, 1 << 20, 1,
         "the merge takes each rank for K simulated ranks (scaling tests; the profile says so)"),
     STRING("HPROF_SELECT", select, "functions measured exactly: an expression of the selection language"),

@@ -31,6 +31,15 @@ enum hprof_callsites {
     HPROF_CALLSITES_SPLIT
 };
 
+/* HPROF_LOCATIONS: the file's locations, every rank's or a few that
+ * summarise them (report/merge/location_reduce.h); auto: reduced above
+ * LOCATIONS_AUTO_RANKS ranks */
+enum hprof_locations {
+    HPROF_LOCATIONS_ALL,
+    HPROF_LOCATIONS_REDUCED,
+    HPROF_LOCATIONS_AUTO
+};
+
 typedef struct hprof_config_t {
     const char *output;   /* HPROF_OUTPUT, NULL: choose a new name */
     int sampling_hz;      /* HPROF_SAMPLING_HZ, 0 = off */
@@ -49,6 +58,7 @@ typedef struct hprof_config_t {
     int callsites;      /* HPROF_CALLSITES: enum hprof_callsites */
     int time_buckets;   /* HPROF_TIME_BUCKETS: timeline buckets per thread, 0 = off */
     int time_paths;     /* HPROF_TIME_PATHS: heaviest call paths kept over time, 0 = off */
+    int locations;      /* HPROF_LOCATIONS: enum hprof_locations */
     int simulate_ranks; /* HPROF_SIMULATE_RANKS: ranks the merge takes each rank for, 1 = off */
     const char *select; /* HPROF_SELECT: functions measured exactly, the selection language (lib/exact) */
     const char *filter; /* HPROF_FILTER: the same, as a Score-P filter file */

@@ -118,39 +118,44 @@ void collect_columns_free(value_columns *vc)
 /* Cells by file id instead of this rank's cnode id, in file id order (a
  * counting sort: count holds nglobal + 1 zeros, and is left so); cells of
  * cnodes that were not placed are dropped. 0 or -1. */
-static int sort_column(column *col, const collect_job *j, int *count)
+static int sort_column(column *col, const int *ids, int nlocal, int nglobal, int *count)
 {
     size_t kept = 0;
     for (size_t k = 0; k < col->n; k++) {
         cell *e = &col->cells[k];
-        e->row = e->row < j->nlocal && j->ids && j->ids[e->row] < j->nglobal ? j->ids[e->row] : -1;
+        e->row = e->row < nlocal && ids && ids[e->row] < nglobal ? ids[e->row] : -1;
         if (e->row >= 0) {
             count[e->row + 1]++;
             kept++;
         }
     }
     cell *sorted = malloc((kept + 1) * sizeof *sorted);
-    for (int g = 0; g < j->nglobal; g++)
+    for (int g = 0; g < nglobal; g++)
         count[g + 1] += count[g];
     for (size_t k = 0; sorted && k < col->n; k++)
         if (col->cells[k].row >= 0)
             sorted[count[col->cells[k].row]++] = col->cells[k];
-    memset(count, 0, ((size_t)j->nglobal + 1) * sizeof *count);
+    memset(count, 0, ((size_t)nglobal + 1) * sizeof *count);
     free(col->cells);
     col->cells = sorted;
     col->n = col->cap = sorted ? kept : 0;
     return sorted ? 0 : -1;
 }
 
-static int sort_columns(collector *c)
+int collect_columns_sort(value_columns *vc, const int *ids, int nlocal, int nglobal)
 {
-    const collect_job *j = c->job;
-    int *count = calloc((size_t)j->nglobal + 1, sizeof *count), rc = count ? 0 : -1;
-    for (int m = 0; rc == 0 && m < c->ncols; m++)
-        if (c->cols[m].n)
-            rc = sort_column(&c->cols[m], j, count);
+    int *count = calloc((size_t)nglobal + 1, sizeof *count), rc = count ? 0 : -1;
+    for (int m = 0; rc == 0 && m < vc->ncols; m++)
+        if (vc->cols[m].n)
+            rc = sort_column(&vc->cols[m], ids, nlocal, nglobal, count);
     free(count);
     return rc;
+}
+
+const value_cell *collect_column(const value_columns *vc, int m, size_t *n)
+{
+    *n = vc && m >= 0 && m < vc->ncols ? vc->cols[m].n : 0;
+    return *n ? vc->cols[m].cells : NULL;
 }
 
 /* ---- the plan: which rows, in which chunks ---------------------------------- */
@@ -385,7 +390,8 @@ int collect_values(const collect_job *j)
     };
     /* Allocation failures must not break the collective pattern: every
      * step agrees before the next. */
-    int ok = j->columns && !j->columns->failed && c.ncols == metrics_count() && sort_columns(&c) == 0;
+    int ok = j->columns && !j->columns->failed && c.ncols == metrics_count() &&
+             collect_columns_sort(j->columns, j->ids, j->nlocal, j->nglobal) == 0;
     file_rows f;
     agg_tree t;
     agg_tree_build(j->comm, group_cap(j->simulate), &t);

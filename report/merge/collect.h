@@ -24,6 +24,12 @@ typedef struct value_columns value_columns;
 value_columns *collect_columns(local_profile *lp);
 void collect_columns_free(value_columns *vc);
 
+/* For HPROF_LOCATIONS=reduced (location_reduce.h), which reads the
+ * columns itself: the cells of this rank by file id, sorted (cells of
+ * cnodes not placed dropped; 0 or -1), and metric m's cells. */
+int collect_columns_sort(value_columns *vc, const int *ids, int nlocal, int nglobal);
+const struct value_cell *collect_column(const value_columns *vc, int m, size_t *n);
+
 typedef struct collect_job {
     MPI_Comm comm;
     int rank;

@@ -19,6 +19,7 @@
 #include "core/config.h"
 #include "report/profile/defs.h"
 #include "report/merge/defs_reduce.h"
+#include "report/merge/location_reduce.h"
 #include "report/profile/local_profile.h"
 #include "core/log.h"
 #include "report/profile/metrics.h"
@@ -134,7 +135,7 @@ static int place_processes(layout *l, int size, int k, const int *process_ranks)
         for (int j = 0; j < k; j++)
             l->procs[(size_t)r * k + j] =
                 (cube_process_def){ k > 1 ? r * k + j : process_ranks[r], node, l->nthreads[r],
-                                    l->name_of ? l->name_of + loc : NULL };
+                                    l->name_of ? l->name_of + loc : NULL, NULL };
         l->nlocations += l->nthreads[r] * k;
     }
     free(table);
@@ -183,9 +184,29 @@ static void free_layout(layout *l)
     free(l->procs);
 }
 
+/* HPROF_LOCATIONS=reduced: the file's processes are rf's, on one node. */
+static const char *const reduced_node[] = { "all nodes" };
+
+static void reduced_layout(layout *l, int size, const reduced_file *rf)
+{
+    memset(l, 0, sizeof *l);
+    l->nranks = size;
+    l->nprocs = LOC_COUNT;
+    l->nlocations = LOC_COUNT;
+    l->node_names = calloc(1, sizeof(char *));
+    if (l->node_names)
+        l->node_names[0] = reduced_node[0];
+    l->nnodes = 1;
+    l->procs = calloc(LOC_COUNT, sizeof(cube_process_def));
+    if (l->procs)
+        memcpy(l->procs, rf->procs, sizeof rf->procs);
+}
+
 /* ---- simulated ranks ----------------------------------------------------------- */
 
 #define SIMULATED_ATTR "hprof::simulated_ranks"
+/* a reduced file's: its first LOC_RANK0 locations stand for all ranks */
+#define LOCATIONS_ATTR "hprof::locations"
 
 /* HPROF_SIMULATE_RANKS, where P x K processes fit the file's numbers. The
  * ranks agree on the largest (as the time line does): a rank given another
@@ -202,12 +223,14 @@ static int simulated_ranks(MPI_Comm comm, int rank, int size)
     return k;
 }
 
-/* Rank 0: the definitions, with hprof::simulated_ranks = K where K > 1. */
-static int define_file(cube_writer *w, const defs *g, const layout *l, const merge_info *info, int k)
+/* Rank 0: the definitions, with hprof::simulated_ranks = K where K > 1,
+ * hprof::locations = reduced where reduced. */
+static int define_file(cube_writer *w, const defs *g, const layout *l, const merge_info *info, int k,
+                       int reduced)
 {
     int n = info->nattrs;
-    const char **keys = malloc(sizeof *keys * ((size_t)n + 1)),
-               **values = malloc(sizeof *values * ((size_t)n + 1));
+    const char **keys = malloc(sizeof *keys * ((size_t)n + 2)),
+               **values = malloc(sizeof *values * ((size_t)n + 2));
     char kbuf[16];
     int rc = -1;
     if (keys && values) {
@@ -217,6 +240,8 @@ static int define_file(cube_writer *w, const defs *g, const layout *l, const mer
             snprintf(kbuf, sizeof kbuf, "%d", k);
             keys[n] = SIMULATED_ATTR, values[n++] = kbuf;
         }
+        if (reduced)
+            keys[n] = LOCATIONS_ATTR, values[n++] = "reduced";
         rc = profile_file_define(w, g, l->node_names, l->nnodes, l->procs, l->nprocs, keys, values, n);
     }
     free(keys);
@@ -287,8 +312,14 @@ static int finish_output(cube_writer *w, int ok, const char *path, int ncnodes, 
 }
 
 static int write_values(MPI_Comm comm, int rank, cube_writer *w, const merge_info *info, int nthreads, int k,
-                        value_columns *columns, const int *ids, int nlocal, int nglobal)
+                        value_columns *columns, const int *ids, int nlocal, int nglobal,
+                        const reduced_file *rf)
 {
+    if (rf) {
+        int sorted = columns && ids && collect_columns_sort(columns, ids, nlocal, nglobal) == 0, all = 0;
+        quiet_allreduce(&sorted, &all, 1, MPI_INT, MPI_MIN, comm);
+        return all ? location_reduce_write(comm, k, w, columns, nglobal, rf) : -1;
+    }
     collect_job job = { comm,   rank,   rank == 0 ? w : NULL, nthreads, k, info->compress, columns, ids,
                         nlocal, nglobal };
     return collect_values(&job) == 0 && ids ? 0 : -1;
@@ -344,15 +375,26 @@ int hprof_merge_and_write(const merge_info *info)
 
     double t_unified = PMPI_Wtime(), c_unified = cpu_seconds();
     layout l;
-    int k = simulated_ranks(comm, rank, size);
-    int rc = gather_layout(comm, rank, size, info->process_rank, lp, k, &l);
+    int k = simulated_ranks(comm, rank, size), rc = 0;
+    long long nranks = (long long)size * k;
+    reduced_file rf;
+    int reduced = location_reduce_wanted(nranks);
+    if (reduced) {
+        location_reduce_plan(comm, k, columns, &rf);
+        reduced_layout(&l, size, &rf);
+        rc = l.procs && l.node_names ? 0 : -1;
+    } else {
+        rc = gather_layout(comm, rank, size, info->process_rank, lp, k, &l);
+    }
     char path[4096] = "";
     cube_writer *w;
-    int opened = open_output(comm, rank, l.nprocs, info, path, sizeof path, &w);
-    int defined = opened && (rank != 0 || (rc == 0 && define_file(w, g, &l, info, k) == 0));
+    int opened = open_output(comm, rank, (int)nranks, info, path, sizeof path, &w);
+    int defined = opened && (rank != 0 || (rc == 0 && define_file(w, g, &l, info, k, reduced) == 0));
     quiet_bcast_ints(&defined, 1, comm); /* while rank 0 writes the definitions */
     double t_defined = PMPI_Wtime(), c_defined = cpu_seconds();
-    rc = defined ? write_values(comm, rank, w, info, lp->nthreads, k, columns, ids, nlocal, nglobal) : -1;
+    rc = defined ? write_values(comm, rank, w, info, lp->nthreads, k, columns, ids, nlocal, nglobal,
+                                reduced ? &rf : NULL)
+                 : -1;
     double t_values = PMPI_Wtime(), c_values = cpu_seconds();
     if (defined)
         write_timeline(comm, rank, w, info, lp, ids, nglobal, &rc);
@@ -363,12 +405,17 @@ int hprof_merge_and_write(const merge_info *info)
                   PMPI_Wtime() - t_values, c_local - c0, c_unified - c_local, c_defined - c_unified,
                   c_values - c_defined, cpu_seconds() - c_values);
     if (rank == 0 && opened)
-        rc = finish_output(w, defined && rc == 0, path, nglobal, l.nprocs, t0);
+        rc = finish_output(w, defined && rc == 0, path, nglobal, (int)nranks, t0);
+    if (rank == 0 && rc == 0 && reduced)
+        hprof_say(
+            "%lld ranks: the profile keeps per call path the sum, min and max over the ranks and the rows"
+            " of 3 key ranks (HPROF_LOCATIONS=all keeps every rank)",
+            nranks);
     if (rank == 0 && rc == 0 && k > 1)
         hprof_say(
             "SIMULATED: each of the %d ranks stands for %d ranks in %s: %d processes, rank r*%d+j holding"
             " rank r's values (times x (1 + j/%d), counts as they are), not a measurement of %d ranks",
-            size, k, path, l.nprocs, k, 4 * k, l.nprocs);
+            size, k, path, (int)nranks, k, 4 * k, (int)nranks);
     int written = rc == 0;
     quiet_bcast_ints(&written, 1, comm); /* the others rest while rank 0 completes the file */
     free(ids);

@@ -142,7 +142,7 @@ int fallback_write(const hprof_snapshot *snapshot, int rank, int nranks, const c
     char host[256] = "localhost";
     gethostname(host, sizeof host - 1);
     const char *nodes[1] = { host };
-    cube_process_def proc = { rank, 0, lp->nthreads, (const char *const *)lp->thread_names };
+    cube_process_def proc = { rank, 0, lp->nthreads, (const char *const *)lp->thread_names, NULL };
     const char **keys = calloc((size_t)nattrs + 1, sizeof *keys);
     const char **values = calloc((size_t)nattrs + 1, sizeof *values);
     int rc = -1;

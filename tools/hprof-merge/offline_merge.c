@@ -628,7 +628,7 @@ static int define(merge *m, cube_writer *w)
         }
         for (int j = 0; j < m->nprocs; j++)
             pd[j] = (cube_process_def){ m->procs[j].rank, m->procs[j].node, m->procs[j].nthreads,
-                                        m->procs[j].thread_names };
+                                        m->procs[j].thread_names, NULL };
         cube_defs defs = { md,       m->nmetrics, rd, d->nregions, cd,      d->ncnodes, "machine",
                            m->nodes, m->nnodes,   pd, m->nprocs,   a->keys, a->values,  a->n };
         rc = cube_writer_define(w, &defs);

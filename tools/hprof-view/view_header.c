@@ -5,6 +5,7 @@
  */
 #include "tools/hprof-view/vtree.h"
 #include "tools/hprof-view/view_exact.h"
+#include "tools/hprof-view/view_reduced.h"
 #include "tools/hprof-view/view_width.h"
 
 #include <math.h>
@@ -80,6 +81,20 @@ static void attr_line(const cube_profile *p, FILE *out, const char *label, const
         fprintf(out, "%-10s %s\n", label, v);
 }
 
+/* A reduced file's locations stand for the ranks (view_reduced.h): which
+ * the values are, and how --rank picks the others. */
+static void reduced_line(const cube_profile *p, const view_opts *o, FILE *out)
+{
+    int shown = o->rank >= 0 ? o->rank : VIEW_REDUCED_SUM;
+    fprintf(out, "%-10s reduced: values of %s;", "ranks",
+            shown < p->nprocs && p->procs[shown].name ? p->procs[shown].name : "?");
+    for (int i = 0; i < p->nprocs; i++)
+        if (i != shown)
+            fprintf(out, " --rank %d: %s%s", p->procs[i].rank, p->procs[i].name ? p->procs[i].name : "?",
+                    i + 1 < p->nprocs && !(i + 2 == p->nprocs && shown == p->nprocs - 1) ? "," : "");
+    fputc('\n', out);
+}
+
 int vt_header(vtree *t, FILE *out)
 {
     return vt_header_width(t, out, 0);
@@ -101,8 +116,11 @@ int vt_header_width(vtree *t, FILE *out, int width)
     const char *ver = cube_attr_get(p, "hprof::version");
     if (ver) {
         attr_line(p, out, "command", "hprof::command");
-        fprintf(out, "%-10s %d ranks, %d threads in all (up to %d per rank)\n", "ranks", p->nprocs, p->nlocs,
-                maxthreads);
+        if (view_reduced_file(p))
+            reduced_line(p, o, out);
+        else
+            fprintf(out, "%-10s %d ranks, %d threads in all (up to %d per rank)\n", "ranks", p->nprocs,
+                    p->nlocs, maxthreads);
         attr_line(p, out, "partial", "hprof::partial");
         const char *hz = cube_attr_get(p, "hprof::sampling_hz"),
                    *clk = cube_attr_get(p, "hprof::sampling_clock");
@@ -130,8 +148,11 @@ int vt_header_width(vtree *t, FILE *out, int width)
             creator = cube_attr_get(p, "CUBE Library version");
         fprintf(out, "%-10s %s (CUBE %s)\n", "written by", creator ? creator : "unknown tool",
                 p->version ? p->version : "?");
-        fprintf(out, "%-10s %d ranks, %d threads in all (up to %d per rank)\n", "ranks", p->nprocs, p->nlocs,
-                maxthreads);
+        if (view_reduced_file(p))
+            reduced_line(p, o, out);
+        else
+            fprintf(out, "%-10s %d ranks, %d threads in all (up to %d per rank)\n", "ranks", p->nprocs,
+                    p->nlocs, maxthreads);
     }
     if (o->rank >= 0)
         fprintf(out, "%-10s rank %d only\n", "showing", o->rank);

@@ -7,6 +7,7 @@
  */
 #include "tools/hprof-view/view.h"
 #include "tools/hprof-view/short_name.h"
+#include "tools/hprof-view/view_reduced.h"
 #include "tools/hprof-view/vnames.h"
 
 #include <stdlib.h>
@@ -143,6 +144,25 @@ static void print_values(FILE *out, const cube_profile *p, const int *ml, int nm
     fputc('}', out);
 }
 
+/* A reduced file's (view_reduced.h): per metric with a value here, the
+ * ranks of its min and max over the ranks, where its max is not 0. */
+static void print_min_max_ranks(FILE *out, const cube_profile *p, const view_reduced *r, const int *ml,
+                                int nm, int c)
+{
+    int first = 1, lo, hi;
+    for (int k = 0; k < nm; k++) {
+        if (!view_reduced_ranks(p, r, ml[k], c, &lo, &hi) ||
+            cube_value(p, ml[k], c, VIEW_REDUCED_MAX, 0) == 0)
+            continue;
+        fputs(first ? ", \"min_max_ranks\": {" : ", ", out);
+        view_print_json_string(out, p->metrics[ml[k]].uniq_name);
+        fprintf(out, ": [%d, %d]", lo, hi);
+        first = 0;
+    }
+    if (!first)
+        fputc('}', out);
+}
+
 int view_json(cube_profile *p, const view_opts *o, FILE *out)
 {
     int nm, rc;
@@ -184,6 +204,8 @@ int view_json(cube_profile *p, const view_opts *o, FILE *out)
         fputs(": ", out);
         view_print_json_number(out, t, p->metrics[ml[k]].is_integer);
     }
+    view_reduced reduced;
+    int has_reduced = view_reduced_load(p, &reduced);
     fputs("},\n  \"call_tree\": [\n", out);
     for (int c = 0; c < p->ncnodes; c++) {
         const cube_cnode *n = &p->cnodes[c];
@@ -197,9 +219,12 @@ int view_json(cube_profile *p, const view_opts *o, FILE *out)
         key_int(out, "line", n->line, 1);
         print_values(out, p, ml, nm, c, 0);
         print_values(out, p, ml, nm, c, 1);
+        if (has_reduced)
+            print_min_max_ranks(out, p, &reduced, ml, nm, c);
         fprintf(out, "}%s\n", c + 1 < p->ncnodes ? "," : "");
     }
     fputs("  ]\n}\n", out);
+    view_reduced_free(&reduced);
     free(ml);
     return 0;
 }

@@ -13,6 +13,7 @@
  */
 #include "tools/hprof-view/vtree.h"
 #include "tools/hprof-view/view_exact.h"
+#include "tools/hprof-view/view_reduced.h"
 #include "tools/hprof-view/view_visits.h"
 
 #include <math.h>
@@ -34,12 +35,15 @@ typedef struct tree_ctx {
     FILE *out;
     column *cols;
     int ncols;
-    double *totals;  /* [metric] */
-    int key;         /* metric the order and threshold use, -1 none */
-    int max_depth;   /* --depth, else TREE_MAX_DEPTH */
-    int visits;      /* the visits metric, -1 if absent */
-    double *entries; /* [vnode] function_entries_seen, NULL if absent (view_visits.h) */
-    int exact;       /* the exact_time metric, -1 if absent (view_exact.h) */
+    double *totals;       /* [metric] */
+    int key;              /* metric the order and threshold use, -1 none */
+    int max_depth;        /* --depth, else TREE_MAX_DEPTH */
+    int visits;           /* the visits metric, -1 if absent */
+    double *entries;      /* [vnode] function_entries_seen, NULL if absent (view_visits.h) */
+    int exact;            /* the exact_time metric, -1 if absent (view_exact.h) */
+    view_reduced reduced; /* a reduced file's ranks of min and max (view_reduced.h) */
+    int has_reduced;      /* and the sum shown */
+    int *folds;           /* [vnode]: the cnodes it folds, where has_reduced */
 } tree_ctx;
 
 static int add_metric_cols(column *cols, int n, int m, int with_percent)
@@ -138,6 +142,24 @@ static void indent(FILE *out, int depth)
         fprintf(out, "[%d] ", depth);
 }
 
+/* A reduced file, its sum shown: the key metric's max over the ranks and
+ * where it is, for a line that is one call path of the file (a line that
+ * folds several has no one rank). */
+static void print_max_rank(const tree_ctx *x, int v)
+{
+    const cube_profile *p = x->t->p;
+    int c = x->t->v[v].cnode, lo, hi;
+    if (!x->has_reduced || x->key < 0 || c < 0 || x->folds[v] != 1 ||
+        !view_reduced_ranks(p, &x->reduced, x->key, c, &lo, &hi) || hi < 0)
+        return;
+    double max = vt_proc_value(x->t, x->key, v, VIEW_REDUCED_MAX, 0);
+    const cube_metric *m = &p->metrics[x->key];
+    int secs = m->uom && strcmp(m->uom, "sec") == 0;
+    if (max != 0)
+        fprintf(x->out, " %s[max %.6g%s at rank %d]%s", view_c(x->o, C_DIM), max, secs ? " s" : "", hi,
+                view_c(x->o, C_RESET));
+}
+
 static void print_line(const tree_ctx *x, int v, int hidden_children)
 {
     const vtree *t = x->t;
@@ -154,6 +176,7 @@ static void print_line(const tree_ctx *x, int v, int hidden_children)
     char mark[64];
     if (view_exact_marker(t, x->exact, v, mark, sizeof mark))
         fprintf(x->out, " %s%s%s", view_c(o, C_BOLD), mark, view_c(o, C_RESET));
+    print_max_rank(x, v);
     if (hidden_children)
         fprintf(x->out, " %s[+%d below depth %d]%s", view_c(o, C_DIM), hidden_children, x->max_depth,
                 view_c(o, C_RESET));
@@ -267,11 +290,20 @@ static int walk(tree_ctx *x)
     return o->max_depth < 0 ? print_cut(x) : 0;
 }
 
+static int *count_folds(const vtree *t)
+{
+    int *n = calloc((size_t)t->nv + 1, sizeof *n);
+    for (int c = 0; n && c < t->p->ncnodes; c++)
+        if (t->map[c] >= 0 && t->map[c] < t->nv)
+            n[t->map[c]]++;
+    return n;
+}
+
 int view_tree(cube_profile *p, const view_opts *o, FILE *out)
 {
     vtree t;
-    tree_ctx x = { &t, o,    out, NULL, 0, NULL, -1, o->max_depth >= 0 ? o->max_depth : TREE_MAX_DEPTH,
-                   -1, NULL, -1 };
+    tree_ctx x = { &t, o,    out, NULL,  0, NULL, -1, o->max_depth >= 0 ? o->max_depth : TREE_MAX_DEPTH,
+                   -1, NULL, -1,  { 0 }, 0, NULL };
     int rc = vt_build(&t, p, o);
     x.cols = malloc(sizeof *x.cols * (size_t)(3 * (p->nmetrics + o->nmetrics) + 4));
     x.totals = calloc((size_t)p->nmetrics + 1, sizeof *x.totals);
@@ -289,6 +321,8 @@ int view_tree(cube_profile *p, const view_opts *o, FILE *out)
         x.visits = view_metric(p, "visits");
         x.entries = view_entries(&t);
         x.exact = view_exact_load(&t);
+        x.has_reduced = o->rank < 0 && x.key >= 0 && view_reduced_load(p, &x.reduced) &&
+                        vt_metric_locs(&t, x.key) == 0 && (x.folds = count_folds(&t)) != NULL;
         rc = vt_header(&t, out);
     }
     if (rc == 0) {
@@ -298,6 +332,8 @@ int view_tree(cube_profile *p, const view_opts *o, FILE *out)
         rc = walk(&x);
     }
     vt_free(&t);
+    view_reduced_free(&x.reduced);
+    free(x.folds);
     free(x.cols), free(x.totals), free(x.entries);
     return rc;
 }

@@ -2,6 +2,7 @@
 #include "tools/hprof-view/vtree.h"
 #include "tools/hprof-view/short_name.h"
 #include "tools/hprof-view/library_fold.h"
+#include "tools/hprof-view/view_reduced.h"
 
 #include <limits.h>
 #include <math.h>
@@ -319,10 +320,10 @@ static int select_locations(vtree *t)
 {
     cube_profile *p = t->p;
     const view_opts *o = t->o;
-    int any = 0;
+    int any = 0, sum_only = o->rank < 0 && view_reduced_file(p); /* not the sum of sum, min, max... */
     for (int l = 0; l < p->nlocs; l++) {
         int r = p->procs[p->locs[l].process].rank;
-        t->locsel[l] = o->rank < 0 || r == o->rank;
+        t->locsel[l] = sum_only ? p->locs[l].process == VIEW_REDUCED_SUM : o->rank < 0 || r == o->rank;
         any |= t->locsel[l];
     }
     if (!any && p->nlocs > 0) {

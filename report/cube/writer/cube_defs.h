@@ -44,6 +44,7 @@ typedef struct cube_process_def {
     int node;                        /* index into the node (host) names */
     int nthreads;                    /* locations of this process: threads 0..nthreads-1 */
     const char *const *thread_names; /* nthreads names, or NULL for "Master thread 0", "Thread i" */
+    const char *name; /* NULL: "MPI Rank <rank>"; a location that stands for many ranks says so */
 } cube_process_def;
 
 typedef struct cube_defs {

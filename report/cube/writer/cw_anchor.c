@@ -132,10 +132,11 @@ static void write_region(cw_out *o, const cube_region_def *r, int id)
 
 static void write_process(cw_out *o, const cube_process_def *p, int id, int first_loc)
 {
-    cw_out_printf(o,
-                  "<locationgroup Id=\"%d\">\n<name>MPI Rank %d</name>\n"
-                  "<rank>%d</rank>\n<type>process</type>\n",
-                  id, p->rank, p->rank);
+    char rank_name[32];
+    snprintf(rank_name, sizeof rank_name, "MPI Rank %d", p->rank);
+    cw_out_printf(o, "<locationgroup Id=\"%d\">\n", id);
+    cw_xml_elem(o, "name", p->name ? p->name : rank_name);
+    cw_out_printf(o, "<rank>%d</rank>\n<type>process</type>\n", p->rank);
     for (int t = 0; t < p->nthreads; t++) {
         char name[64];
         snprintf(name, sizeof name, "%s %d", t == 0 ? "Master thread" : "Thread", t);

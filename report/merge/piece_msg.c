@@ -40,19 +40,27 @@ int piece_msg_begin(piece_msg *m, int nrows, uint64_t rawlen, int failed)
     return 0;
 }
 
+/* Room for more bytes after m->len (doubling); the message failed if not. */
+static int reserve(piece_msg *m, size_t more)
+{
+    if (m->len + more <= m->cap)
+        return 0;
+    size_t cap = m->cap * 2 > m->len + more ? m->cap * 2 : m->len + more;
+    unsigned char *p = realloc(m->buf, cap);
+    if (!p) {
+        set_failed(m);
+        return -1;
+    }
+    m->buf = p, m->cap = cap;
+    return 0;
+}
+
 int piece_msg_add(piece_msg *m, const unsigned char *data, size_t len, uint32_t adler, int nonzero)
 {
     if (!m->buf || m->nrows == 0 || m->added >= m->nrows)
         return -1;
-    if (m->len + len > m->cap) {
-        size_t cap = m->cap * 2 > m->len + len ? m->cap * 2 : m->len + len;
-        unsigned char *p = realloc(m->buf, cap);
-        if (!p) {
-            set_failed(m);
-            return -1;
-        }
-        m->buf = p, m->cap = cap;
-    }
+    if (reserve(m, len) != 0)
+        return -1;
     piece_entry e = { len, adler, nonzero != 0 };
     memcpy(m->buf + HEAD_BYTES + (size_t)m->added++ * sizeof e, &e, sizeof e);
     if (len)
@@ -127,15 +135,8 @@ int piece_msg_join(piece_msg *out, const piece_view *v, int n, int nrows)
         if (piece_msg_add(out, NULL, 0, adler, nonzero) != 0)
             return -1;
         /* the pieces laid end to end, written in place of the empty one */
-        if (out->len + len > out->cap) {
-            size_t cap = out->cap * 2 > out->len + len ? out->cap * 2 : out->len + len;
-            unsigned char *p = realloc(out->buf, cap);
-            if (!p) {
-                set_failed(out);
-                return -1;
-            }
-            out->buf = p, out->cap = cap;
-        }
+        if (reserve(out, len) != 0)
+            return -1;
         for (int i = 0; i < n; i++) {
             memcpy(out->buf + out->len, v[i].data + v[i].offsets[k], v[i].entries[k].len);
             out->len += v[i].entries[k].len;

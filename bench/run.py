@@ -12,7 +12,8 @@ and replaces it in bench/RESULTS.md.
 Environment: BENCH_RUNS (rounds, default 5), BENCH_MPI (openmpi), BENCH_ONLY
 (a comma list of sections: percall, pollacc, thunks, unwind, threads, sample, python, papi,
 dilation, snapshots, hpccfloor, instrumentation, exact, finalize, million, and mergescale, which only
-runs when named; the others keep their text in RESULTS.md), BENCH_POLL_MS (pollacc: ms a gap, 300), and for
+runs when named; the others keep their text in RESULTS.md, the header keeps its list of runs with
+this one added first, and a section run keeps its old text below it as "The run before"), BENCH_POLL_MS (pollacc: ms a gap, 300), and for
 sections 4-6: BENCH_DROPS_STEPS (60), BENCH_LAMMPS_STEPS (1500),
 BENCH_INSTR_STEPS (5), BENCH_EXACT_STEPS (20), BENCH_SKIP_64=1 (no 64-rank finalize run). Section 4
 installs Debian's lammps and lammps-examples, hpcc, quantum-espresso and
@@ -1379,6 +1380,7 @@ def main():
              "Command: `make bench` (BENCH_RUNS=%d BENCH_MPI=%s%s)." % (
                  RUNS, MPI, " BENCH_ONLY=" + os.environ["BENCH_ONLY"] if os.environ.get("BENCH_ONLY") else "")]
     only = [s for s in os.environ.get("BENCH_ONLY", "").split(",") if s]
+    loads = [os.getloadavg()[0]]
     sections = (("percall", lambda: per_call(exe, lines)), ("pollacc", lambda: guarded(poll_accuracy, lines)),
                 ("thunks", lambda: thunks(exe, lines)),
                 ("unwind", lambda: unwind_speed(exe, lines)), ("threads", lambda: per_call_threads(exe, lines)),
@@ -1400,13 +1402,12 @@ def main():
     for name, run_section in sections:
         if (not only and name not in by_name_only) or name in only:
             run_section()
+    loads.append(os.getloadavg()[0])
     if not only:
         headline(lines)
-    else:
-        lines[3] += " Sections run: %s (BENCH_ONLY); the others are from an earlier run." % ",".join(only)
     text = "\n".join(lines) + "\n"
     print(text)
-    write_results(text, partial=bool(only))
+    write_results(text, run_line(only, loads) if only else None)
 
 def split_sections(text):
     """[(heading or '', body)]: the text cut before each '## ' heading."""
@@ -1419,31 +1420,88 @@ def split_sections(text):
     out.append((head, "\n".join(cur)))
     return out
 
-def merge_partial(old, new):
-    """old with the sections that new has replaced (same heading up to the
-    first ':'), new's other sections added; new's header replaces old's."""
-    key = lambda h: h.split(":", 1)[0].strip()
+def section_key(heading):
+    """A section's identity: its heading up to the first ':' ("## 1. Per-call cost")."""
+    return heading.split(":", 1)[0].strip()
+
+def keep_run_before(new_body, old_body):
+    """new_body, then old_body's own part as "### The run before", then
+    old_body's subsections, its own "run before" now "Earlier" (hand-written
+    notes live there: nothing is dropped)."""
+    lines = old_body.split("\n")[1:]  # without its "## " heading
+    subs = split_subsections("\n".join(lines))
+    before = subs[0][1].strip("\n")
+    out = new_body.rstrip("\n") + "\n"
+    if before:
+        out += "\n### The run before\n\n" + before + "\n"
+    for head, body in subs[1:]:
+        if head.startswith("### The run before"):
+            body = "### Earlier" + body[len("### The run before"):]
+        out += "\n" + body.strip("\n") + "\n"
+    return out + "\n"
+
+def split_subsections(text):
+    """[(heading or '', body)]: the text cut before each '### ' heading."""
+    out, cur, head = [], [], ""
+    for line in text.split("\n"):
+        if line.startswith("### "):
+            out.append((head, "\n".join(cur)))
+            cur, head = [], line
+        cur.append(line)
+    out.append((head, "\n".join(cur)))
+    return out
+
+def log_run(header, logged):
+    """The header's list of runs, logged first (after the header's prose)."""
+    lines = header.split("\n")
+    at = next((i for i, l in enumerate(lines) if l.startswith("- ")), None)
+    if at is None:
+        at = len(lines)
+        while at > 0 and not lines[at - 1].strip():
+            at -= 1
+    return "\n".join(lines[:at] + [logged] + lines[at:])
+
+def merge_partial(old, new, logged):
+    """old, with each section that new holds replaced (same section_key) and
+    the old text kept below it as "### The run before"; new's sections that
+    old lacks added at the end; old's header kept, logged added to its
+    list of runs. A partial run must not lose what earlier runs wrote."""
     fresh = split_sections(new)
-    by_key = {key(h): body for h, body in fresh[1:]}
-    out, used = [fresh[0][1]], set()
-    for h, body in split_sections(old)[1:]:
-        if key(h) in by_key:
-            out.append(by_key[key(h)])
-            used.add(key(h))
+    by_key = {section_key(h): body for h, body in fresh[1:]}
+    stale = split_sections(old)
+    out, used = [log_run(stale[0][1], logged) if old else fresh[0][1]], set()
+    for h, body in stale[1:]:
+        k = section_key(h)
+        if k in by_key:
+            out.append(keep_run_before(by_key[k], body))
+            used.add(k)
         else:
             out.append(body)
-    out += [body for h, body in fresh[1:] if key(h) not in used]
+    out += [body for h, body in fresh[1:] if section_key(h) not in used]
     return "\n".join(out)
 
-def write_results(text, partial=False):
-    """Replaces bench/RESULTS.md (with BENCH_ONLY, only the sections run)
-    but keeps the block `make soak` wrote there."""
+def run_line(only, loads):
+    """The header's line for a partial run: sections, date, load, processor, commit."""
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    try:
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip() or "?"
+    except OSError:
+        commit = "?"
+    return ("- %s on %s, load %.1f-%.1f, %d cores of an %s, main at %s (`BENCH_RUNS=%d BENCH_MPI=%s "
+            "BENCH_ONLY=%s`); the run before it kept below its tables" %
+            ("section(s) " + ",".join(only), time.strftime("%Y-%m-%d %H:%M %Z"), min(loads), max(loads),
+             os.cpu_count(), cpu, commit, RUNS, MPI, ",".join(only)))
+
+def write_results(text, logged=None):
+    """Replaces bench/RESULTS.md (with BENCH_ONLY, given logged, the run's line: only the
+    sections run, merge_partial) but keeps the block `make soak` wrote there."""
     path = os.path.join(ROOT, "bench", "RESULTS.md")
     old = open(path).read() if os.path.exists(path) else ""
     begin, end = old.find("<!-- soak:begin -->"), old.find("<!-- soak:end -->")
-    if partial:
+    if logged:
         rest = old[:begin] + old[end + len("<!-- soak:end -->"):] if begin >= 0 and end > begin else old
-        text = merge_partial(rest, text).rstrip("\n") + "\n"
+        text = merge_partial(rest, text, logged).rstrip("\n") + "\n"
     if begin >= 0 and end > begin:
         text += "\n" + old[begin:end + len("<!-- soak:end -->")] + "\n"
     with open(path, "w") as f:

@@ -332,8 +332,12 @@ static void write_timeline(MPI_Comm comm, int rank, cube_writer *w, const merge_
     size_t len = 0;
     timeline_paths tp = { lp, ids, nglobal, 0, { 0 } };
     path_series_select(comm, rank, &tp, info->time_paths);
+    timeline_outcome outcome = TIMELINE_NONE;
     unsigned char *member = timeline_file_member(comm, info->timeline, info->phases, info->nphases,
-                                                 info->phases_dropped, &tp, &len);
+                                                 info->phases_dropped, &tp, &len, &outcome);
+    const char *why = rank == 0 && *rc == 0 ? timeline_dropped_why(outcome) : NULL;
+    if (why)
+        hprof_say("time line dropped: %s; the profile is written without it", why);
     if (rank == 0 && member && *rc == 0 && cube_writer_add_member(w, TIMELINE_MEMBER, member, len) != 0)
         *rc = -1;
     free(member);

@@ -383,7 +383,7 @@ int hprof_merge_and_write(const merge_info *info)
     reduced_file rf;
     int reduced = location_reduce_wanted(nranks);
     if (reduced) {
-        location_reduce_plan(comm, k, columns, &rf);
+        location_reduce_plan(comm, k, info->process_rank, columns, &rf);
         reduced_layout(&l, size, &rf);
         rc = l.procs && l.node_names ? 0 : -1;
     } else {

@@ -10,6 +10,12 @@
 #define TAG_UP 4731
 #define TAG_MEMBER 4732
 
+int agg_tree_cap(int simulate)
+{
+    int cap = AGG_GROUP_LOCATIONS / (simulate > 0 ? simulate : 1);
+    return cap < 1 ? 1 : cap > AGG_GROUP_RANKS ? AGG_GROUP_RANKS : cap;
+}
+
 void agg_tree_build(MPI_Comm comm, int cap, agg_tree *t)
 {
     memset(t, 0, sizeof *t);

@@ -34,6 +34,13 @@ typedef struct agg_tree {
     int place, nleaders; /* an aggregator's place among them */
 } agg_tree;
 
+/* Ranks a group holds: up to AGG_GROUP_RANKS, fewer where each stands for
+ * many (HPROF_SIMULATE_RANKS=simulate), so that a group's part of a row
+ * stays about AGG_GROUP_LOCATIONS long and the compression is spread. */
+#define AGG_GROUP_RANKS 16
+#define AGG_GROUP_LOCATIONS 4096
+int agg_tree_cap(int simulate);
+
 void agg_tree_build(MPI_Comm comm, int cap, agg_tree *t);
 
 /* An aggregator's children (their places among the aggregators), in the

@@ -340,18 +340,6 @@ static void exchange_chunks(collector *c, const agg_tree *t, group_rows *g, file
     free(blobs), free(sizes);
 }
 
-/* Ranks a group holds: up to AGG_GROUP_RANKS, fewer where each stands for
- * many (HPROF_SIMULATE_RANKS), so that a group's part of a row stays
- * about AGG_GROUP_LOCATIONS long and the compression is spread. */
-#define AGG_GROUP_RANKS 16
-#define AGG_GROUP_LOCATIONS 4096
-
-static int group_cap(int simulate)
-{
-    int cap = AGG_GROUP_LOCATIONS / (simulate > 0 ? simulate : 1);
-    return cap < 1 ? 1 : cap > AGG_GROUP_RANKS ? AGG_GROUP_RANKS : cap;
-}
-
 /* Collective: the members' threads, at their aggregator, which gets ready. */
 static int group_setup(const collect_job *j, const agg_tree *t, const value_plan *p, group_rows *g,
                        int **nthreads)
@@ -394,7 +382,7 @@ int collect_values(const collect_job *j)
              collect_columns_sort(j->columns, j->ids, j->nlocal, j->nglobal) == 0;
     file_rows f;
     agg_tree t;
-    agg_tree_build(j->comm, group_cap(j->simulate), &t);
+    agg_tree_build(j->comm, agg_tree_cap(j->simulate), &t);
     int *nthreads = NULL;
     group_rows g = { 0 };
     int planned = plan_build(&c, ok) == 0;

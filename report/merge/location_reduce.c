@@ -55,7 +55,21 @@ static double rank_time(const value_columns *vc)
     return t;
 }
 
-void location_reduce_plan(MPI_Comm comm, int simulate, const value_columns *vc, reduced_file *rf)
+/* The key ranks (ranks of the merge's communicator x K) as the full file
+ * numbers its processes: r*K+j simulated, else their process ranks
+ * (MPI_COMM_WORLD's: under an MPMD launch where part of it measures the
+ * communicator's ranks are not). */
+static void key_labels(MPI_Comm comm, int rank, long long k, reduced_file *rf)
+{
+    long long mine[NKEYS], all[NKEYS];
+    for (int q = 0; q < NKEYS; q++)
+        mine[q] = rf->key[q] / k == rank ? rf->first + rf->key[q] % k : -1;
+    quiet_allreduce(mine, all, NKEYS, MPI_LONG_LONG, MPI_MAX, comm);
+    memcpy(rf->label, all, sizeof all);
+}
+
+void location_reduce_plan(MPI_Comm comm, int simulate, int process_rank, const value_columns *vc,
+                          reduced_file *rf)
 {
     int rank, size;
     PMPI_Comm_rank(comm, &rank);
@@ -73,12 +87,14 @@ void location_reduce_plan(MPI_Comm comm, int simulate, const value_columns *vc, 
     rf->key[0] = 0;
     rf->key[1] = least.rank * k;
     rf->key[2] = most.rank * k + (most.t > 0 ? k - 1 : 0);
+    rf->first = k > 1 ? rank * k : process_rank;
+    key_labels(comm, rank, k, rf);
     snprintf(rf->names[LOC_SUM], sizeof rf->names[0], "sum of %lld ranks", rf->nranks);
     snprintf(rf->names[LOC_MIN], sizeof rf->names[0], "min");
     snprintf(rf->names[LOC_MAX], sizeof rf->names[0], "max");
-    snprintf(rf->names[LOC_RANK0], sizeof rf->names[0], "rank 0");
-    snprintf(rf->names[LOC_LEAST], sizeof rf->names[0], "rank %lld: least time", rf->key[1]);
-    snprintf(rf->names[LOC_MOST], sizeof rf->names[0], "rank %lld: most time", rf->key[2]);
+    snprintf(rf->names[LOC_RANK0], sizeof rf->names[0], "rank %lld", rf->label[0]);
+    snprintf(rf->names[LOC_LEAST], sizeof rf->names[0], "rank %lld: least time", rf->label[1]);
+    snprintf(rf->names[LOC_MOST], sizeof rf->names[0], "rank %lld: most time", rf->label[2]);
     for (int l = 0; l < LOC_COUNT; l++)
         rf->procs[l] = (cube_process_def){ l, 0, 1, NULL, rf->names[l] };
 }
@@ -119,12 +135,13 @@ static void take_thread(double *v, int *has, enum value_kind kind, double x)
 }
 
 /* Rank r's value v (has: some thread has one) as the reduction of its K
- * simulated ranks r*K+j, each v x (1 + j/(4K)) if floating. */
+ * simulated ranks r*K+j, each v x (1 + j/(4K)) if floating; where min and
+ * max are, as ranks of the file from first (reduced_file). */
 static void fill_element(double *e, double v, int has, metric_info mi, long long r, long long k,
-                         const long long *key)
+                         long long first, const long long *key)
 {
     double top = mi.floating ? v * (1 + (k - 1) / (4.0 * k)) : v;
-    long long lo = r * k, hi = r * k + (mi.floating && v != 0 ? k - 1 : 0);
+    long long lo = first, hi = first + (mi.floating && v != 0 ? k - 1 : 0);
     e[E_SUM] = mi.floating ? v * (k + (k - 1) / 8.0) : v * k;
     if (v <= top)
         e[E_MIN] = v, e[E_ARGMIN] = (double)lo, e[E_MAX] = top, e[E_ARGMAX] = (double)hi;
@@ -142,7 +159,7 @@ typedef struct chunker {
     const value_columns *vc;
     size_t *next; /* per metric: its first cell not taken */
     int nmetrics, nglobal;
-    long long rank, k;
+    long long rank, k, first;
     const long long *key;
 } chunker;
 
@@ -161,7 +178,7 @@ static void fill_chunk(chunker *c, long long u0, int n, double *e)
             for (; c->next[m] < ncells && cells[c->next[m]].row <= row0 + r; c->next[m]++)
                 if (cells[c->next[m]].row == row0 + r)
                     take_thread(&v, &has, mi.kind, cells[c->next[m]].value);
-            fill_element(e + (size_t)(i + r) * E_LEN, v, has, mi, c->rank, c->k, c->key);
+            fill_element(e + (size_t)(i + r) * E_LEN, v, has, mi, c->rank, c->k, c->first, c->key);
         }
         i += rows;
     }
@@ -322,6 +339,7 @@ int location_reduce_write(MPI_Comm comm, int simulate, cube_writer *w, const val
                   nglobal,
                   rank,
                   simulate > 1 ? simulate : 1,
+                  rf->first,
                   rf->key };
     size_t bytes = (size_t)LOC_CHUNK_UNITS * E_LEN * sizeof(double);
     double *mine = malloc(bytes), *sum = rank == 0 ? malloc(bytes) : NULL;

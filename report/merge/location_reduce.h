@@ -32,7 +32,8 @@
 /* The member: a zlib stream of the header (LOCATIONS_MAGIC, then uint32
  * version 1, nmetrics, nrows, uint64 ranks) and per metric, per row (file
  * cnode id) the int32 ranks of the min and the max (-1: no rank has a
- * value there), all little-endian. */
+ * value there), all little-endian. Ranks are the numbers the full file
+ * gives the processes: their MPI_COMM_WORLD ranks (r*K+j simulated). */
 #define LOCATIONS_MEMBER "hprof.locations.z"
 #define LOCATIONS_MAGIC "HPROFLOC"
 
@@ -48,7 +49,9 @@ enum location_kind {
 
 typedef struct reduced_file {
     long long nranks;          /* of the file: P x K */
-    long long key[3];          /* rank 0, least time, most time: ranks of the file */
+    long long key[3];          /* rank 0, least time, most time: the communicator's ranks x K */
+    long long label[3];        /* the same as the full file numbers its processes */
+    long long first;           /* this rank's own: its (first) process number in the file */
     char names[LOC_COUNT][64]; /* the processes' names */
     cube_process_def procs[LOC_COUNT];
 } reduced_file;
@@ -58,8 +61,10 @@ typedef struct reduced_file {
 int location_reduce_wanted(long long nranks);
 
 /* Collective: this rank's values (collect_columns, not yet sorted) find the
- * key ranks; rf gets the processes (node 0), named. */
-void location_reduce_plan(MPI_Comm comm, int simulate, const value_columns *vc, reduced_file *rf);
+ * key ranks; rf gets the processes (node 0), named by the ranks the full
+ * file would give them (process_rank: this rank's, merge_info's). */
+void location_reduce_plan(MPI_Comm comm, int simulate, int process_rank, const value_columns *vc,
+                          reduced_file *rf);
 
 /* Collective: the columns sorted by file id (collect_columns_sort), the
  * rows reduced to rank 0, which writes them and the member into w. 0, or

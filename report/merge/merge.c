@@ -15,7 +15,9 @@
 
 #include "report/cube/writer/cube_writer.h"
 #include "report/cube/writer/cw_tmpfile.h"
+#include "report/merge/agg_tree.h"
 #include "report/merge/collect.h"
+#include "report/merge/layout_tree.h"
 #include "core/config.h"
 #include "report/profile/defs.h"
 #include "report/merge/defs_reduce.h"
@@ -36,69 +38,70 @@
 typedef struct layout {
     int nranks;              /* of the merge */
     int nprocs, nlocations;  /* of the file: nranks x HPROF_SIMULATE_RANKS */
+    layout_block all;        /* rank 0: every rank's record; hosts and names point into it */
     int *nthreads;           /* per rank */
-    char *names;             /* thread names of all ranks, NUL-separated */
+    int *process_ranks;      /* per rank */
+    const char **hosts;      /* per rank */
     const char **name_of;    /* per location */
-    char *hosts;             /* HOST_LEN per rank */
     const char **node_names; /* unique hosts */
     int nnodes;
     cube_process_def *procs;
 } layout;
 
-/* Points name_of[location] into the gathered blocks; a rank whose block is
- * short keeps the writer's default names. */
-static void split_thread_names(layout *l, const int *lens, const int *displs)
+/* This rank's record: its threads' names as one NUL-separated block. */
+static int own_record(const local_profile *lp, int process_rank, layout_block *b)
 {
-    int nloc = 0;
-    for (int r = 0; r < l->nranks; r++)
-        nloc += l->nthreads[r];
-    l->name_of = calloc((size_t)nloc + 1, sizeof(char *));
-    for (int r = 0, loc = 0; l->name_of && r < l->nranks; loc += l->nthreads[r], r++) {
-        const char *p = l->names + displs[r], *end = p + lens[r];
-        for (int t = 0; t < l->nthreads[r] && p < end; t++) {
-            size_t k = strnlen(p, (size_t)(end - p));
-            if (p + k == end)
-                break; /* not terminated: ignore the rest */
-            l->name_of[loc + t] = *p ? p : NULL;
-            p += k + 1;
-        }
-    }
-}
-
-/* Thread names travel as one NUL-separated block per rank. */
-static void gather_thread_names(MPI_Comm comm, int rank, int size, const local_profile *lp, layout *l)
-{
-    int len = 0;
+    char host[HOST_LEN] = { 0 };
+    gethostname(host, sizeof host - 1);
+    size_t len = 0;
     for (int t = 0; t < lp->nthreads; t++)
-        len += (int)strlen(lp->thread_names && lp->thread_names[t] ? lp->thread_names[t] : "") + 1;
-    char *mine = malloc((size_t)len + 1), *p = mine;
-    for (int t = 0; mine && t < lp->nthreads; t++) {
+        len += strlen(lp->thread_names && lp->thread_names[t] ? lp->thread_names[t] : "") + 1;
+    char *names = malloc(len + 1), *p = names;
+    for (int t = 0; names && t < lp->nthreads; t++) {
         const char *n = lp->thread_names && lp->thread_names[t] ? lp->thread_names[t] : "";
         size_t k = strlen(n) + 1;
         memcpy(p, n, k);
         p += k;
     }
-    if (!mine)
-        len = 0;
-    int *lens = NULL, *displs = NULL, total = 0;
-    if (rank == 0) {
-        lens = calloc((size_t)size, sizeof(int));
-        displs = calloc((size_t)size, sizeof(int));
+    layout_record r = { lp->nthreads, process_rank, host, names, names ? len : 0 };
+    int rc = layout_block_begin(b) == 0 && layout_block_add(b, &r) == 0 ? 0 : -1;
+    free(names);
+    return rc;
+}
+
+/* Points name_of[loc..] at a rank's names; a rank whose names are short
+ * keeps the writer's default names. */
+static void split_thread_names(const char **name_of, const layout_record *r)
+{
+    const char *p = r->names, *end = p + r->names_len;
+    for (int t = 0; t < r->nthreads && p < end; t++) {
+        size_t k = strlen(p); /* each ends by a NUL: layout_view_next checked */
+        name_of[t] = *p ? p : NULL;
+        p += k + 1;
     }
-    quiet_gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
-    if (rank == 0 && lens && displs) {
-        for (int r = 0; r < size; r++) {
-            displs[r] = total;
-            total += lens[r];
-        }
-        l->names = malloc((size_t)total + 1);
+}
+
+/* Rank 0: every rank's threads, process rank, host and thread names
+ * from the gathered block. */
+static int read_layout(layout *l)
+{
+    layout_view v;
+    layout_record r;
+    long long nloc = 0;
+    int n = 0, more;
+    if (layout_view_of(&v, l->all.buf, l->all.len) != 0 || v.nranks != (uint32_t)l->nranks)
+        return -1;
+    for (; (more = layout_view_next(&v, &r)) == 1; n++) {
+        l->nthreads[n] = r.nthreads, l->process_ranks[n] = r.process_rank, l->hosts[n] = r.host;
+        nloc += r.nthreads;
     }
-    quiet_gatherv(mine, len, MPI_CHAR, l->names, lens, displs, MPI_CHAR, 0, comm);
-    free(mine);
-    if (rank == 0 && l->names && lens && displs)
-        split_thread_names(l, lens, displs);
-    free(lens);
-    free(displs);
+    if (more < 0 || n != l->nranks || nloc > INT32_MAX / 2 ||
+        !(l->name_of = calloc((size_t)nloc + 1, sizeof(char *))))
+        return -1;
+    layout_view_of(&v, l->all.buf, l->all.len);
+    for (long long loc = 0; layout_view_next(&v, &r) == 1; loc += r.nthreads)
+        split_thread_names(l->name_of + loc, &r);
+    return 0;
 }
 
 /* The node of each host, by a hash of the names: O(P) for P ranks
@@ -120,8 +123,9 @@ static int node_of(layout *l, int *table, size_t mask, const char *host)
 }
 
 /* Rank 0: the processes of the file, each rank K times with
- * HPROF_SIMULATE_RANKS=K (rank r*K + j: r's threads, names and host). */
-static int place_processes(layout *l, int size, int k, const int *process_ranks)
+ * HPROF_SIMULATE_RANKS=K (rank r*K + j: r's threads, names and host).
+ * Ranks of a run of one host share its text in the block: hashed once. */
+static int place_processes(layout *l, int size, int k)
 {
     size_t slots = 4;
     while (slots < 2 * (size_t)size)
@@ -130,55 +134,50 @@ static int place_processes(layout *l, int size, int k, const int *process_ranks)
     if (!table)
         return -1;
     memset(table, 0xff, slots * sizeof *table); /* -1: empty */
-    for (int r = 0, loc = 0; r < size; loc += l->nthreads[r], r++) {
-        int node = node_of(l, table, slots - 1, l->hosts + (size_t)r * HOST_LEN);
+    for (int r = 0, loc = 0, node = 0; r < size; loc += l->nthreads[r], r++) {
+        if (r == 0 || l->hosts[r] != l->hosts[r - 1])
+            node = node_of(l, table, slots - 1, l->hosts[r]);
         for (int j = 0; j < k; j++)
-            l->procs[(size_t)r * k + j] =
-                (cube_process_def){ k > 1 ? r * k + j : process_ranks[r], node, l->nthreads[r],
-                                    l->name_of ? l->name_of + loc : NULL, NULL };
+            l->procs[(size_t)r * k + j] = (cube_process_def){ k > 1 ? r * k + j : l->process_ranks[r], node,
+                                                              l->nthreads[r], l->name_of + loc, NULL };
         l->nlocations += l->nthreads[r] * k;
     }
     free(table);
     return 0;
 }
 
+/* The layout through the aggregators' tree (layout_tree.h), in the
+ * values' groups. The process numbers: MPI_COMM_WORLD's ranks, also
+ * where comm holds only the parts of an MPMD launch that measure. */
 static int gather_layout(MPI_Comm comm, int rank, int size, int process_rank, const local_profile *lp, int k,
                          layout *l)
 {
-    int nthreads = lp->nthreads;
     memset(l, 0, sizeof *l);
     l->nranks = size;
     l->nprocs = size * k;
-    char host[HOST_LEN] = { 0 };
-    gethostname(host, sizeof host - 1);
-    int *process_ranks = NULL;
-    if (rank == 0) {
-        process_ranks = calloc((size_t)size, sizeof(int));
-        l->nthreads = calloc((size_t)size, sizeof(int));
-        l->hosts = calloc((size_t)size, HOST_LEN);
-        l->node_names = calloc((size_t)size, sizeof(char *));
-        l->procs = calloc((size_t)size * k, sizeof(cube_process_def));
-    }
-    quiet_gather(&nthreads, 1, MPI_INT, l->nthreads, 1, MPI_INT, 0, comm);
-    /* The process numbers: MPI_COMM_WORLD's ranks, also where comm holds
-     * only the parts of an MPMD launch that measure. */
-    quiet_gather(&process_rank, 1, MPI_INT, process_ranks, 1, MPI_INT, 0, comm);
-    quiet_gather(host, HOST_LEN, MPI_CHAR, l->hosts, HOST_LEN, MPI_CHAR, 0, comm);
-    gather_thread_names(comm, rank, size, lp, l);
-    int rc = 0;
-    if (rank == 0)
-        rc = l->nthreads && l->hosts && l->node_names && l->procs && process_ranks
-                 ? place_processes(l, size, k, process_ranks)
-                 : -1;
-    free(process_ranks);
-    return rc;
+    agg_tree t;
+    agg_tree_build(comm, agg_tree_cap(k), &t);
+    own_record(lp, process_rank, &l->all);
+    int gathered = layout_tree_gather(&t, &l->all) == 0;
+    if (rank != 0)
+        return 0;
+    l->nthreads = calloc((size_t)size, sizeof(int));
+    l->process_ranks = calloc((size_t)size, sizeof(int));
+    l->hosts = calloc((size_t)size, sizeof(char *));
+    l->node_names = calloc((size_t)size, sizeof(char *));
+    l->procs = calloc((size_t)size * k, sizeof(cube_process_def));
+    return gathered && l->nthreads && l->process_ranks && l->hosts && l->node_names && l->procs &&
+                   read_layout(l) == 0
+               ? place_processes(l, size, k)
+               : -1;
 }
 
 static void free_layout(layout *l)
 {
-    free(l->names);
+    layout_block_free(&l->all);
     free(l->name_of);
     free(l->nthreads);
+    free(l->process_ranks);
     free(l->hosts);
     free(l->node_names);
     free(l->procs);
@@ -333,8 +332,12 @@ static void write_timeline(MPI_Comm comm, int rank, cube_writer *w, const merge_
     size_t len = 0;
     timeline_paths tp = { lp, ids, nglobal, 0, { 0 } };
     path_series_select(comm, rank, &tp, info->time_paths);
+    timeline_outcome outcome = TIMELINE_NONE;
     unsigned char *member = timeline_file_member(comm, info->timeline, info->phases, info->nphases,
-                                                 info->phases_dropped, &tp, &len);
+                                                 info->phases_dropped, &tp, &len, &outcome);
+    const char *why = rank == 0 && *rc == 0 ? timeline_dropped_why(outcome) : NULL;
+    if (why)
+        hprof_say("time line dropped: %s; the profile is written without it", why);
     if (rank == 0 && member && *rc == 0 && cube_writer_add_member(w, TIMELINE_MEMBER, member, len) != 0)
         *rc = -1;
     free(member);
@@ -380,7 +383,7 @@ int hprof_merge_and_write(const merge_info *info)
     reduced_file rf;
     int reduced = location_reduce_wanted(nranks);
     if (reduced) {
-        location_reduce_plan(comm, k, columns, &rf);
+        location_reduce_plan(comm, k, info->process_rank, columns, &rf);
         reduced_layout(&l, size, &rf);
         rc = l.procs && l.node_names ? 0 : -1;
     } else {

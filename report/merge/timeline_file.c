@@ -166,7 +166,8 @@ static void relay_record(tl_pack *t, relay *r, uint32_t n, int k, tally *sum)
 }
 
 /* The records of the subtree under child (records of them), into t;
- * -1 when the stream was not what it should be. */
+ * -1 when the stream was not what it should be, -2 when this rank had no
+ * memory to take it. */
 static int relay_child(tl_pack *t, MPI_Comm comm, int child, long long records, uint32_t n, int k, tally *sum)
 {
     relay *r = calloc(1, sizeof *r);
@@ -176,7 +177,7 @@ static int relay_child(tl_pack *t, MPI_Comm comm, int child, long long records, 
         tl_down_init(&d, comm, child);
         tl_down_drain(&d);
         free(r), free(values);
-        return -1;
+        return -2;
     }
     tl_down_init(&r->in, comm, child);
     r->values = values;
@@ -207,8 +208,8 @@ static void put_head(tl_pack *t, uint32_t n, uint32_t shift, long long ranks, co
         tl_pack_u64(t, (uint64_t)tp->ids[i]);
 }
 
-/* This rank's records, then its subtree's, in rank order. -1 when one
- * failed (the streams are taken all the same). */
+/* This rank's records, then its subtree's, in rank order. -1 or -2 as
+ * relay_child when one failed (the streams are taken all the same). */
 static int stream_subtree(tl_pack *t, MPI_Comm comm, int rank, int size, const own_part *m, int sim,
                           tally *sum)
 {
@@ -217,10 +218,11 @@ static int stream_subtree(tl_pack *t, MPI_Comm comm, int rank, int size, const o
         put_record(t, m, j % SIM_SHAPES);
     if (m->dropped)
         sum->dropped += m->dropped * (unsigned long long)sim, sum->dropped_ranks += sim;
-    for (int d = tl_tree_next_child(rank, size, 0); d; d = tl_tree_next_child(rank, size, d))
-        if (relay_child(t, comm, rank + d, (long long)tl_tree_subtree(rank, size, d) * sim, m->n, m->k,
-                        sum) != 0)
-            rc = -1;
+    for (int d = tl_tree_next_child(rank, size, 0); d; d = tl_tree_next_child(rank, size, d)) {
+        int child =
+            relay_child(t, comm, rank + d, (long long)tl_tree_subtree(rank, size, d) * sim, m->n, m->k, sum);
+        rc = child < rc ? child : rc;
+    }
     return rc;
 }
 
@@ -237,7 +239,7 @@ static void say_dropped(const tally *sum, long long ranks)
 /* Rank 0 packs the head and every record, deflating as it goes; the
  * others hand their subtree's records to their parent. */
 static unsigned char *stream_member(MPI_Comm comm, int rank, int size, const own_part *m, uint32_t shift,
-                                    const timeline_paths *tp, size_t *len)
+                                    const timeline_paths *tp, size_t *len, timeline_outcome *outcome)
 {
     int sim = m->sim;
     tally sum = { 0, 0 };
@@ -269,13 +271,15 @@ static unsigned char *stream_member(MPI_Comm comm, int rank, int size, const own
     say_dropped(&sum, (long long)size * sim);
     if (rc != 0)
         t.failed = 1;
-    return tl_pack_deflate(&t, len);
+    unsigned char *member = tl_pack_deflate(&t, len);
+    *outcome = timeline_outcome_of(1, rc, member != NULL);
+    return member;
 }
 
 unsigned char *timeline_file_member(MPI_Comm comm, const hprof_timeline *mine,
                                     const timeline_phase_mark *phases, int nphases,
                                     unsigned long long phases_dropped, const timeline_paths *paths,
-                                    size_t *len)
+                                    size_t *len, timeline_outcome *outcome)
 {
     int rank, size;
     PMPI_Comm_rank(comm, &rank);
@@ -289,6 +293,7 @@ unsigned char *timeline_file_member(MPI_Comm comm, const hprof_timeline *mine,
     if (paths && paths->k > 0 && paths->lp && paths->lp->path_shift > local[1])
         local[1] = paths->lp->path_shift;
     quiet_allreduce(local, common, 3, MPI_UNSIGNED, MPI_MAX, comm);
+    *outcome = TIMELINE_NONE; /* stream_member tells rank 0 what became of it */
     if (common[0] == 0)
         return NULL;
     int with_paths = paths && paths->k > 0;
@@ -306,7 +311,8 @@ unsigned char *timeline_file_member(MPI_Comm comm, const hprof_timeline *mine,
     shift_buckets(m.prow[0], m.n, kshift, (size_t)m.k * 2, m.n, 1);
     m.spilled = with_paths && paths->lp ? paths->lp->path_spilled[0] + paths->lp->path_spilled[1] : 0;
     make_shapes(&m, m.sim);
-    unsigned char *member = stream_member(comm, rank, size, &m, common[1], with_paths ? paths : NULL, len);
+    unsigned char *member =
+        stream_member(comm, rank, size, &m, common[1], with_paths ? paths : NULL, len, outcome);
     for (int s = 0; s < SIM_SHAPES; s++)
         free(m.row[s]), free(m.prow[s]);
     return member;

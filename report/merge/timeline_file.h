@@ -64,6 +64,7 @@
 #include <stddef.h>
 
 #include "report/merge/path_series.h"
+#include "report/merge/timeline_drop.h"
 #include "core/timeline.h"
 
 #define TIMELINE_MEMBER "hprof.timeline.z"
@@ -72,10 +73,11 @@
 /* Collective over comm. `mine` is this rank's histogram (its threads
  * summed; nbuckets 0: none); paths (k 0: none) the chosen paths. Returns
  * the member's bytes on rank 0 (malloc'd, *len set), NULL on the other
- * ranks, when no rank has a histogram, or when out of memory. */
+ * ranks, when no rank has a histogram, or when it failed; *outcome says
+ * which on rank 0 (timeline_drop.h). */
 unsigned char *timeline_file_member(MPI_Comm comm, const hprof_timeline *mine,
                                     const timeline_phase_mark *phases, int nphases,
                                     unsigned long long phases_dropped, const timeline_paths *paths,
-                                    size_t *len);
+                                    size_t *len, timeline_outcome *outcome);
 
 #endif

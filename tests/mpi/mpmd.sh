@@ -11,6 +11,8 @@
 # a process nothing of the other parts: a part hprof-run could not preload
 # and whose -n is not on the command line turns measurement off (one line,
 # no hang), as does a sessions-only program with a part not measured.
+# With HPROF_LOCATIONS=reduced and the first part not measured, the key
+# ranks and the ranks of min and max are MPI_COMM_WORLD's.
 . "$(dirname "$0")/progs/lib.sh"
 require_built "mpmd build"
 use_hprof_run
@@ -88,5 +90,35 @@ else
     else
         notok "mpmd sessions build" "$(oneline session.build.log 300)"
     fi
+fi
+# HPROF_LOCATIONS=reduced where the first part does not measure: the key
+# ranks and the ranks of min and max are named as the full file numbers
+# the processes (MPI_COMM_WORLD's ranks 1 and 2), not by their ranks in
+# the measured ranks' communicator (0 and 1).
+launch reduced env HPROF_LOCATIONS=reduced "$HPROF_RUN" $MPIRUN $NP 1 -wdir ../sub ./app2 $ITERS : $NP 2 ../app $ITERS; rc=$?
+n="mpmd reduced, first part not measured"
+if [ "$rc" -ne 0 ] || [ ! -f reduced/hprof-app-2p.cubex ]; then
+    notok "$n: the run" "status $rc, files $(ls reduced | tr '\n' ' '); stderr: $(tail -n 4 reduced/run.err | tr '\n' ' ' | cut -c1-300)"
+elif ! timeout 60 "$TEST_VIEW" --json reduced/hprof-app-2p.cubex >reduced/p.json 2>reduced/p.json.err; then
+    notok "$n: hprof-view --json" "$(oneline reduced/p.json.err 300)"
+else
+    bad=$(/usr/bin/python3 - reduced/p.json reduced/hprof-app-2p.cubex <<'PY'
+import json, re, struct, sys, tarfile, zlib
+d = json.load(open(sys.argv[1]))
+names = [q["name"] for q in sorted(d["processes"], key=lambda q: q["index"])]
+bad = []
+keys = [re.match(r"rank (\d+)(: (least|most) time)?$", x) for x in names[3:]]
+if names[:3] != ["sum of 2 ranks", "min", "max"] or len(names) != 6 or not all(keys) \
+        or int(keys[0].group(1)) != 1 or any(int(k.group(1)) not in (1, 2) for k in keys):
+    bad.append("processes %r, want the key ranks named rank 1 (the first measured) and 1 or 2" % names)
+with tarfile.open(sys.argv[2]) as t:
+    raw = zlib.decompress(t.extractfile("hprof.locations.z").read())
+ranks = set(struct.unpack_from("<%di" % ((len(raw) - 28) // 4), raw, 28))
+if not ranks <= {-1, 1, 2} or not ranks & {1, 2}:
+    bad.append("ranks of min and max %s, want 1 and 2 (and -1)" % sorted(ranks))
+print("; ".join(bad))
+PY
+)
+    check "$n: key ranks and ranks of min and max are MPI_COMM_WORLD's" "$bad" test -z "$bad"
 fi
 finish

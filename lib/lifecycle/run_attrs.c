@@ -1,4 +1,5 @@
 #include "lib/lifecycle/run_attrs.h"
+#include "report/merge/agg_concat.h"
 #include "report/merge/quiet.h"
 #include "report/profile/program_id.h"
 
@@ -143,20 +144,12 @@ static void add_sampling(run_attrs *a, MPI_Comm comm, int rank, int size)
     quiet_reduce(&stats[ST_LONGEST_NS], &total[ST_LONGEST_NS], 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, comm);
     quiet_reduce(hist, hist_sum, NHIST, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
     int nranks = size < RUN_ATTRS_MAX_RANK_HISTOGRAMS ? size : RUN_ATTRS_MAX_RANK_HISTOGRAMS;
-    /* the first nranks ranks' histograms, one after the other */
-    unsigned long long *all = NULL;
-    int *counts = NULL, *displs = NULL;
-    if (rank == 0) {
-        all = malloc((size_t)nranks * NHIST * sizeof *all);
-        counts = calloc((size_t)size, sizeof *counts);
-        displs = calloc((size_t)size, sizeof *displs);
-        for (int r = 0; counts && displs && r < nranks; r++)
-            counts[r] = NHIST, displs[r] = r * NHIST;
-    }
-    quiet_gatherv(hist, rank < nranks ? NHIST : 0, MPI_UNSIGNED_LONG_LONG, all, counts, displs,
-                  MPI_UNSIGNED_LONG_LONG, 0, comm);
-    free(counts);
-    free(displs);
+    /* the first nranks ranks' histograms, one after the other, along the
+     * aggregators' tree: straight to rank 0 they cost it Open MPI's state
+     * for every peer */
+    agg_tree t;
+    agg_tree_build(comm, agg_tree_cap(1), &t);
+    unsigned long long *all = agg_concat_records(&t, hist, sizeof hist, nranks);
     if (rank != 0)
         return;
     add_u64(a, "hprof::samples_counted", total[ST_COUNTED]);

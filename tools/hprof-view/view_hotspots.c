@@ -241,7 +241,7 @@ static void computation_finding(hot *h, int *top)
 static void timeline_findings(hot *h, const timeline *tl)
 {
     vtl_stretch s[8];
-    int n = tl->v ? vtl_slow_stretches(tl, h->t->p, s, 8) : 0;
+    int n = tl->nranks ? vtl_slow_stretches(tl, h->t->p, s, 8) : 0;
     double scale = strcmp(h->t->p->metrics[h->tm].uniq_name, "time") == 0 ? 1 : 0;
     char see[600], from[64], name[512];
     snprintf(see, sizeof see, "hprof-view --timeline%s%s %s", h->o->phase ? " --phase " : "",

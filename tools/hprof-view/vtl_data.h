@@ -1,6 +1,7 @@
 /*
  * vtl_data.h - the timeline member of hprof's profiles
- * (report/merge/timeline_file.h), parsed for the views: --timeline
+ * (report/merge/timeline_file.h), read for the views (held as the file
+ * holds it, vtl_store.h): --timeline
  * (view_timeline.c), the timeline findings of --hotspots (vtl_findings.h)
  * and the HTML report's heat map, all restricted to one MPI_Pcontrol phase
  * with --phase.
@@ -9,35 +10,7 @@
 #define HPROF_VTL_DATA_H
 
 #include "tools/hprof-view/view.h"
-
-#define VTL_MEMBER "hprof.timeline"
-#define VTL_MAX_PATHS 1024
-
-enum {
-    VTL_MPI,
-    VTL_COMP,
-    VTL_BOTH
-};
-
-typedef struct timeline {
-    double width; /* bucket width in seconds */
-    int nb, nranks;
-    double *v; /* [rank][field][bucket] */
-    struct {
-        int rank, level;
-        double t;
-    } * phase;
-    int nphases;
-    double phases_dropped; /* marks the runtime could not keep (phases_dropped lines) */
-    int dropped_ranks;     /* ranks that lost some */
-    int npaths;            /* the heaviest call paths over time */
-    int *path_cnode;       /* [path]: cnode index in the profile, -1: unknown */
-    double *pv;            /* [path][rank][VTL_MPI/VTL_COMP][bucket], ns */
-    double spilled;        /* ns the runtime could give no path */
-    int b0, b1;            /* the buckets the views show: [b0, b1) */
-    int phased;            /* restricted to one phase (--phase) */
-    int level;             /* the MPI_Pcontrol level of --phase */
-} timeline;
+#include "tools/hprof-view/vtl_store.h"
 
 /* hprof keeps this many MPI_Pcontrol marks a rank (core/timeline.h). */
 #define VTL_RUNTIME_PHASES 1024
@@ -48,7 +21,8 @@ typedef struct timeline {
 int vtl_load(const cube_profile *p, const view_opts *o, timeline *tl);
 void vtl_free(timeline *tl);
 /* MPI time / (MPI + computation) of ranks [r0, r1) over buckets [b0, b1);
- * -1 where nothing was measured. */
+ * -1 where nothing was measured. The sums over all ranks are read from
+ * the totals, over fewer ranks summed rank by rank. */
 double vtl_share(const timeline *tl, int r0, int r1, int b0, int b1);
 /* Sum of field (TL's "rank" rows: 0 mpi_ns, 1 comp_ns, ...) over ranks and buckets. */
 double vtl_sum(const timeline *tl, int r0, int r1, int f, int b0, int b1);

@@ -1,18 +1,20 @@
 /*
  * vtl_unpack.h - the packed timeline member, hprof.timeline.z
- * (report/merge/timeline_file.h), turned into the text form of the member
- * hprof.timeline that profiles before it hold, which vtl_data.c reads:
- * one reader of the content for both.
+ * (report/merge/timeline_file.h), versions 1 and 2, read straight into the
+ * store (vtl_store.h): a series the file stores once is held once.
  */
 #ifndef HPROF_VTL_UNPACK_H
 #define HPROF_VTL_UNPACK_H
 
 #include <stddef.h>
 
+#include "tools/hprof-view/vtl_store.h"
+
 #define VTL_MEMBER_PACKED "hprof.timeline.z"
 
-/* The text (malloc'd, NUL-terminated, *len its length), or NULL when the
- * member is damaged, would unpack past the limits, or memory is short. */
-char *vtl_unpack_text(const unsigned char *z, size_t zlen, size_t *len);
+/* 0: tl filled (path_cnode holding the file's cnode ids), not finished
+ * (vtl_store_finish); -1 when the member is damaged, past the limits, or
+ * memory is short (tl then holds what was read: vtl_store_free it). */
+int vtl_unpack(const unsigned char *z, size_t zlen, timeline *tl);
 
 #endif

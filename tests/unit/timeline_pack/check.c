@@ -1,12 +1,13 @@
 /*
  * check.c - the packed time line member's two ends on their own: what
- * report/merge/timeline_pack.c packs, tools/hprof-view/vtl_unpack.c gives
- * back as text, number for number, with known answers:
+ * report/merge/timeline_pack.c packs, tools/hprof-view/vtl_unpack.c reads
+ * back into its store (vtl_store.h), number for number, with known answers:
  *   shared   equal series of several ranks stored once: the packed bytes
- *            hold one copy (fewer bytes than with each stored);
+ *            hold one copy, and the store holds each distinct series once;
  *   capped   more distinct series than the pack remembers: still read
  *            back exactly (a repeat of one not remembered is stored again);
- *   extremes the largest counts, negative offsets and levels;
+ *   extremes the largest counts (as the nearest doubles, the views'
+ *            numbers), marks of levels past an int not kept;
  *   sink     the same pack handed on raw in pieces (a rank's stream up
  *            the tree): whole pieces, the last one shorter, the bytes
  *            those zlib holds in the deflated pack.
@@ -19,6 +20,7 @@
 #include <zlib.h>
 
 #include "report/merge/timeline_pack.h"
+#include "tools/hprof-view/vtl_store.h"
 #include "tools/hprof-view/vtl_unpack.h"
 
 #define MAGIC "hprof-timeline-z 1\n"
@@ -126,87 +128,131 @@ static int sink_matches(char *why, size_t whylen)
     return good;
 }
 
-static void put_values(char **s, const uint64_t *v, int runs)
+/* The rows pack() wrote, as read: rank r's field f, path 0's f. */
+static void want_row(double *v, int r, int f, int extremes)
 {
-    for (int b = 0; b < NB;) {
-        int z = 0;
-        while (runs && b + z < NB && v[b + z] == 0)
-            z++;
-        if (z > 1) {
-            *s += sprintf(*s, " 0*%d", z), b += z;
-            continue;
-        }
-        *s += sprintf(*s, " %llu", (unsigned long long)v[b++]);
-    }
-    *s += sprintf(*s, "\n");
+    for (int b = 0; b < NB; b++)
+        v[b] = (double)value(r, f, b, extremes);
 }
 
-/* The text vtl_unpack_text must give for pack(). */
-static char *expected(int extremes)
+static void want_path(double *v, int r, int f)
 {
-    static const char *const names[FIELDS] = { "mpi_ns", "comp_ns", "visits", "bytes_sent",
-                                               "bytes_received" };
-    char *t = malloc(1 << 16), *s = t;
-    uint64_t v[NB];
-    s += sprintf(s, "hprof-timeline 1\nwidth_ns 8388608\nbuckets %d\nranks %d\n", NB, RANKS);
-    s += sprintf(s, "fields mpi_ns comp_ns visits bytes_sent bytes_received\n");
-    for (int r = 0; r < RANKS; r++)
+    for (int b = 0; b < NB; b++)
+        v[b] = f == 0 ? 0 : (double)(value(r, 1, b, 0) / 2);
+}
+
+static int same(const double *a, const double *b)
+{
+    return memcmp(a, b, sizeof *a * NB) == 0;
+}
+
+/* The rows and paths as read against pack()'s; 0 or -1 with why. */
+static int check_series(const timeline *tl, int extremes, char *why, size_t whylen)
+{
+    double v[NB];
+    for (int r = 0; r < RANKS; r++) {
         for (int f = 0; f < FIELDS; f++) {
-            row(v, r, f, extremes);
-            s += sprintf(s, "rank %d %s", r, names[f]);
-            put_values(&s, v, 0);
+            want_row(v, r, f, extremes);
+            if (!same(vtl_rank_series(tl, r, f), v))
+                return snprintf(why, whylen, "rank %d field %d differs", r, f), -1;
         }
-    for (int r = 0; r < RANKS; r++)
-        s += sprintf(s, "offset %d %lld\n", r, extremes ? (long long)INT64_MIN + r : -1000ll * r);
-    for (int r = 0; r < RANKS; r++)
-        s += sprintf(s, "phase %d %d %lld\n", r, 5000 + r,
-                     extremes ? (long long)INT64_MAX - r : (long long)-r);
-    s += sprintf(s, "paths 1\npath 0 42\n");
-    for (int r = 0; r < RANKS; r++)
         for (int f = 0; f < 2; f++) {
-            for (int b = 0; b < NB; b++)
-                v[b] = f == 0 ? 0 : value(r, 1, b, 0) / 2;
-            s += sprintf(s, "path_series 0 %d %s", r, f == 0 ? "mpi_ns" : "comp_ns");
-            put_values(&s, v, 0);
+            want_path(v, r, f);
+            if (!same(vtl_path_series(tl, 0, r, f), v))
+                return snprintf(why, whylen, "path 0 rank %d field %d differs", r, f), -1;
         }
-    s += sprintf(s, "paths_spilled_ns 7\n");
-    return t;
+    }
+    return 0;
 }
 
-/* Packs, unpacks, compares; *raw the bytes before zlib. */
-static int round_trip(size_t max_series, int extremes, size_t *raw, char *why, size_t whylen)
+/* Marks, drops, the path's id, what it spilled, and the sums over all ranks. */
+static int check_rest(const timeline *tl, int extremes, char *why, size_t whylen)
 {
-    size_t zlen = 0, tlen = 0;
+    /* levels past an int (the extremes) are not kept, as before */
+    int marks = extremes ? 0 : RANKS;
+    if (tl->nphases != marks || tl->dropped_ranks != 0 || tl->npaths != 1 || tl->path_cnode[0] != 42 ||
+        tl->spilled != 7)
+        return snprintf(why, whylen, "%d marks (want %d), %d ranks dropping, %d paths, id %d, spilled %g",
+                        tl->nphases, marks, tl->dropped_ranks, tl->npaths,
+                        tl->npaths ? tl->path_cnode[0] : -1, tl->spilled),
+               -1;
+    for (int i = 0; i < marks; i++)
+        if (tl->phase[i].rank != i || tl->phase[i].level != -i || tl->phase[i].t != (5000 + i) * 1e-9)
+            return snprintf(why, whylen, "mark %d: rank %d level %d at %g s", i, tl->phase[i].rank,
+                            tl->phase[i].level, tl->phase[i].t),
+                   -1;
+    for (int f = 0; f < FIELDS; f++)
+        for (int b = 0; b < NB; b++) {
+            double sum = 0;
+            for (int r = 0; r < RANKS; r++)
+                sum += (double)value(r, f, b, extremes);
+            if (tl->total[f * NB + b] != sum)
+                return snprintf(why, whylen, "field %d bucket %d: total %g, want %g", f, b,
+                                tl->total[f * NB + b], sum),
+                       -1;
+        }
+    return 0;
+}
+
+/* The distinct rows and paths pack() wrote: the least a store can hold. */
+static size_t distinct_series(int extremes)
+{
+    static double seen[RANKS * (FIELDS + 2)][NB];
+    size_t n = 0;
+    for (int r = 0; r < RANKS; r++)
+        for (int f = 0; f < FIELDS + 2; f++) {
+            double v[NB];
+            if (f < FIELDS)
+                want_row(v, r, f, extremes);
+            else
+                want_path(v, r, f - FIELDS);
+            size_t i = 0;
+            while (i < n && !same(seen[i], v))
+                i++;
+            if (i == n)
+                memcpy(seen[n++], v, sizeof v);
+        }
+    return n;
+}
+
+/* Packs, unpacks, compares; *raw the bytes before zlib, *held the series
+ * the store holds besides its zeros. */
+static int round_trip(size_t max_series, int extremes, size_t *raw, size_t *held, char *why, size_t whylen)
+{
+    size_t zlen = 0;
     unsigned char *z = pack(max_series, extremes, &zlen, raw);
-    char *text = z ? vtl_unpack_text(z, zlen, &tlen) : NULL, *want = expected(extremes);
-    int good = text && strcmp(text, want) == 0;
-    if (!good) {
-        size_t i = 0;
-        while (text && text[i] && text[i] == want[i])
-            i++;
-        snprintf(why, whylen, "%s at byte %zu: got '%.60s', want '%.60s'", text ? "differs" : "not read", i,
-                 text ? text + i : "", want + i);
-    }
+    timeline tl = { 0 };
+    int good = z && vtl_unpack(z, zlen, &tl) == 0 && vtl_store_finish(&tl) == 0;
+    if (!good)
+        snprintf(why, whylen, "not read");
+    good =
+        good && check_series(&tl, extremes, why, whylen) == 0 && check_rest(&tl, extremes, why, whylen) == 0;
+    *held = tl.nseries - 1;
+    vtl_store_free(&tl);
     free(z);
-    free(text);
-    free(want);
     return good;
 }
 
 int main(void)
 {
     char why[256] = "";
-    size_t shared = 0, each = 0, ext = 0;
-    /* ranks 0 and 2, 1 and 3 are alike, and all field-4 rows are zeros:
-     * 20 rows in 8 distinct series; the path's MPI rows are zeros too */
-    int ok = round_trip(64, 0, &shared, why, sizeof why);
-    printf("shared %s %zu bytes before zlib\n", ok ? "ok" : "bad", shared);
+    size_t shared = 0, each = 0, ext = 0, held = 0, held_each = 0, held3 = 0;
+    /* ranks 0 and 2, 1 and 3 are alike, and all field-4 rows are zeros;
+     * the path's MPI rows are zeros too: each distinct series held once */
+    int ok = round_trip(64, 0, &shared, &held, why, sizeof why);
+    size_t distinct = distinct_series(0);
+    printf("shared %s %zu bytes before zlib, %zu series held for %zu distinct in %d rows%s%s\n",
+           ok && held == distinct ? "ok" : "bad", shared, held, distinct, RANKS * (FIELDS + 2),
+           ok ? "" : ": ", ok ? "" : why);
     size_t three = 0;
-    ok = round_trip(0, 0, &each, why, sizeof why) && round_trip(3, 0, &three, why, sizeof why);
-    printf("capped %s %zu bytes before zlib with none remembered, %zu with 3, %zu with 64%s%s\n",
-           ok && each > three && three > shared ? "ok" : "bad", each, three, shared, ok ? "" : ": ",
-           ok ? "" : why);
-    ok = round_trip(64, 1, &ext, why, sizeof why);
+    ok = round_trip(0, 0, &each, &held_each, why, sizeof why) &&
+         round_trip(3, 0, &three, &held3, why, sizeof why);
+    printf(
+        "capped %s %zu bytes before zlib with none remembered, %zu with 3, %zu with 64 (%zu, %zu, %zu series "
+        "held)%s%s\n",
+        ok && each > three && three > shared ? "ok" : "bad", each, three, shared, held_each, held3, held,
+        ok ? "" : ": ", ok ? "" : why);
+    ok = round_trip(64, 1, &ext, &held, why, sizeof why);
     printf("extremes %s %zu bytes before zlib%s%s\n", ok ? "ok" : "bad", ext, ok ? "" : ": ", ok ? "" : why);
     ok = sink_matches(why, sizeof why);
     printf("sink %s %s\n", ok ? "ok" : "bad", why);

@@ -10,6 +10,8 @@
 #     (progs/timeline_text.py --sums) adds up from the file, and that is
 #     exactly K times the real ranks' (a simulated rank's series is its
 #     real rank's moved by j % 4 buckets: sums kept);
+#   - every strip's bar starts in one column, the groups' labels
+#     ("ranks 96875-99999") being wider than at 10,000 ranks;
 #   - hprof-view's memory stays under 200 MB (/usr/bin/time; skipped
 #     without it).
 set -u
@@ -35,6 +37,11 @@ fi
 shown=$(sed -n 's/^timeline: \([0-9]*\) ranks.*/\1/p' big.view)
 check "timeline view scale: 2 ranks x K=$K: --timeline opens it and shows 100000 ranks (exit $vrc, ${shown:-?})" \
     "$(oneline big.view.err 200) $(oneline big.view 200)" test "$vrc" -eq 0 -a "${shown:-0}" = 100000
+
+# the column of each strip's first '|': ranks, phases and paths alike
+cols=$(grep -E '^(rank|phases|path)' big.view | awk '{ print index($0, "|") }' | sort -u | tr '\n' ' ')
+check "timeline view scale: every strip's bar starts in one column (${cols% })" "$(grep -E '^ranks' big.view | tail -n 2 | cut -c1-60 | tr '\n' ' ')" \
+    test "$(echo $cols | wc -w)" -eq 1
 
 "$TEST_VIEW" --hotspots big.cubex > big.hot 2>&1; hrc=$?
 check "timeline view scale: --hotspots lists the time line's slow stretches (exit $hrc)" "$(oneline big.hot 300)" \

@@ -36,7 +36,16 @@ static void put_cell(FILE *out, const view_opts *o, double share)
     }
 }
 
-static void print_strips(const timeline *tl, const view_opts *o, int cols, FILE *out)
+/* The labels' column: every strip's bar starts in it. 13 holds "ranks
+ * 9990-9998"; past 10,000 ranks the groups' labels are wider. */
+static int label_width(const timeline *tl)
+{
+    char widest[32];
+    int n = snprintf(widest, sizeof widest, "ranks %d-%d", tl->nranks - 1, tl->nranks - 1);
+    return n > 13 ? n : 13;
+}
+
+static void print_strips(const timeline *tl, const view_opts *o, int cols, int lw, FILE *out)
 {
     int rows = tl->nranks < MAX_ROWS ? tl->nranks : MAX_ROWS;
     for (int row = 0; row < rows; row++) {
@@ -46,7 +55,7 @@ static void print_strips(const timeline *tl, const view_opts *o, int cols, FILE 
             snprintf(label, sizeof label, "rank %d", r0);
         else
             snprintf(label, sizeof label, "ranks %d-%d", r0, r1 - 1);
-        fprintf(out, "%-13s|", label);
+        fprintf(out, "%-*s|", lw, label);
         for (int c = 0; c < cols; c++) {
             vtl_column(tl, c, cols, &b0, &b1);
             put_cell(out, o, vtl_share(tl, r0, r1, b0, b1));
@@ -55,7 +64,7 @@ static void print_strips(const timeline *tl, const view_opts *o, int cols, FILE 
     }
 }
 
-static void print_phases(const timeline *tl, int cols, FILE *out)
+static void print_phases(const timeline *tl, int cols, int lw, FILE *out)
 {
     char *line = malloc((size_t)cols + 1);
     if (!line || tl->nphases == 0) {
@@ -72,23 +81,24 @@ static void print_phases(const timeline *tl, int cols, FILE *out)
         if (c >= 0 && c < cols)
             line[c] = (char)('0' + (tl->phase[i].level % 10 + 10) % 10);
     }
-    fprintf(out, "%-13s|%s|  MPI_Pcontrol level, rank 0\n", "phases", line);
+    fprintf(out, "%-*s|%s|  MPI_Pcontrol level, rank 0\n", lw, "phases", line);
     double last = -1;
     for (int i = 0; i < tl->nphases; i++)
         if (tl->phase[i].rank == 0 && tl->phase[i].t > last)
             last = tl->phase[i].t;
     if (tl->phases_dropped > 0)
         fprintf(out,
-                "%-13s(%.0f MPI_Pcontrol marks on %d rank%s not kept, past the first %d a rank: rank 0's "
+                "%-*s(%.0f MPI_Pcontrol marks on %d rank%s not kept, past the first %d a rank: rank 0's "
                 "phases end at %.3f s)\n",
-                "", tl->phases_dropped, tl->dropped_ranks, tl->dropped_ranks == 1 ? "" : "s",
+                lw, "", tl->phases_dropped, tl->dropped_ranks, tl->dropped_ranks == 1 ? "" : "s",
                 VTL_RUNTIME_PHASES, last);
     free(line);
 }
 
 /* One strip per chosen path: its share of all ranks' time per column,
  * then its time over the buckets shown and its name. */
-static void print_paths(const cube_profile *p, const timeline *tl, const view_opts *o, int cols, FILE *out)
+static void print_paths(const cube_profile *p, const timeline *tl, const view_opts *o, int cols, int lw,
+                        FILE *out)
 {
     if (tl->npaths == 0)
         return;
@@ -104,7 +114,7 @@ static void print_paths(const cube_profile *p, const timeline *tl, const view_op
             continue;
         }
         snprintf(label, sizeof label, "path %d", k);
-        fprintf(out, "%-13s|", label);
+        fprintf(out, "%-*s|", lw, label);
         for (int c = 0; c < cols; c++) {
             int b0, b1;
             vtl_column(tl, c, cols, &b0, &b1);
@@ -162,9 +172,10 @@ int view_timeline(cube_profile *p, const view_opts *o, FILE *out)
     if (tl.phased)
         fprintf(out, ", phase %d (MPI_Pcontrol(%d) on)", tl.level, tl.level);
     fprintf(out, "; MPI share per column (blank: idle, _: computing only)\n");
-    print_strips(&tl, o, cols, out);
-    print_phases(&tl, cols, out);
-    print_paths(p, &tl, o, cols, out);
+    int lw = label_width(&tl);
+    print_strips(&tl, o, cols, lw, out);
+    print_phases(&tl, cols, lw, out);
+    print_paths(p, &tl, o, cols, lw, out);
     print_findings(p, &tl, out);
     vtl_free(&tl);
     return 0;

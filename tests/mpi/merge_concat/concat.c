@@ -48,7 +48,8 @@ int main(int argc, char **argv)
             int want = firsts[f] < size ? firsts[f] : size, at = -1;
             const char *why = rank == 0 ? wrong(all, want, &at) : NULL;
             if (why && !bad++)
-                printf("concat bad: group size %d, first %d ranks: %s (rank %d)\n", caps[c], firsts[f], why, at);
+                printf("concat bad: group size %d, first %d ranks: %s (rank %d)\n", caps[c], firsts[f], why,
+                       at);
             cases++;
             free(all);
         }

@@ -12,6 +12,9 @@
 #     real rank's moved by j % 4 buckets: sums kept);
 #   - every strip's bar starts in one column, the groups' labels
 #     ("ranks 96875-99999") being wider than at 10,000 ranks;
+#   - --perfetto groups the ranks into at most 1024 tracks ("ranks A-B",
+#     consecutive, all 100000 ranks) and stays under 300 MB (one track a
+#     rank wrote 583 MB in 5.4 million events);
 #   - hprof-view's memory stays under 200 MB (/usr/bin/time; skipped
 #     without it).
 set -u
@@ -46,6 +49,18 @@ check "timeline view scale: every strip's bar starts in one column (${cols% })" 
 "$TEST_VIEW" --hotspots big.cubex > big.hot 2>&1; hrc=$?
 check "timeline view scale: --hotspots lists the time line's slow stretches (exit $hrc)" "$(oneline big.hot 300)" \
     grep -q 'the mean of the other ranks in computation' big.hot
+
+"$TEST_VIEW" --perfetto big.cubex > big.trace 2> big.trace.err; prc=$?
+bytes=$(stat -c %s big.trace)
+tracks=$(grep -o '"process_name", "args": {"name": "[^"]*"' big.trace | sed 's/.*"name": "\(.*\)"$/\1/' |
+    awk 'BEGIN { next_rank = 0; bad = "" }
+         { n = split($0, w, /[ -]/); a = w[2]; b = (n > 2 ? w[3] : w[2])
+           if (a != next_rank && bad == "") bad = "track " NR " starts at " a ", want " next_rank
+           next_rank = b + 1 }
+         END { print NR, next_rank, (bad == "" ? "ok" : bad) }')
+check "timeline view scale: --perfetto groups 100000 ranks in consecutive tracks, under 300 MB (exit $prc; tracks, ranks covered: ${tracks}; $bytes bytes)" \
+    "$(oneline big.trace.err 200)" test "$prc" -eq 0 -a "$tracks" = "1024 100000 ok" -a "$bytes" -lt 314572800
+rm -f big.trace
 
 # "path K |...| SECONDS s SHARE% NAME" against the second reader's sums.
 python3 "$PROGS/timeline_text.py" --sums "$K" big.cubex > sums.txt 2> sums.err

@@ -205,19 +205,34 @@ static void grow(tl_series_set *s)
     s->slot = slot, s->cap *= 2;
 }
 
-/* The number of the series with these hashes, its bytes (its values'
- * numbers) stored after the number when it is new; a sink's pack puts its
- * hashes and length before them (timeline_pack.h). */
-static uint64_t put_series(tl_pack *p, uint64_t h1, uint64_t h2, const unsigned char *bytes, size_t len)
+/* The slot holding the series with these hashes, or the empty one where
+ * it would go (the table is at most half full). */
+static size_t find_slot(const tl_series_set *s, uint64_t h1, uint64_t h2)
+{
+    size_t i = (size_t)h1 & (s->cap - 1);
+    while (s->slot[i].h1 && !(s->slot[i].h1 == h1 && s->slot[i].h2 == h2))
+        i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+/* The number of a series seen before, named instead of stored; 0 when it
+ * was not seen. */
+static int put_seen(tl_pack *p, size_t i, uint64_t *number)
+{
+    if (!p->seen->slot[i].h1)
+        return 0;
+    *number = p->seen->slot[i].number;
+    tl_pack_u64(p, *number);
+    return 1;
+}
+
+/* A new series (its empty slot i): the next number, then its bytes (its
+ * values' numbers); a sink's pack puts its hashes and length between
+ * (timeline_pack.h). It is remembered while there is room. */
+static uint64_t put_new(tl_pack *p, size_t i, uint64_t h1, uint64_t h2, const unsigned char *bytes,
+                        size_t len)
 {
     tl_series_set *s = p->seen;
-    size_t i = (size_t)h1 & (s->cap - 1);
-    for (; s->slot[i].h1; i = (i + 1) & (s->cap - 1))
-        if (s->slot[i].h1 == h1 && s->slot[i].h2 == h2) {
-            tl_pack_u64(p, s->slot[i].number);
-            return s->slot[i].number;
-        }
-    /* a new series: it takes the next number, kept while there is room */
     uint64_t number = s->used++;
     tl_pack_u64(p, number);
     if (p->sink) {
@@ -238,25 +253,30 @@ static uint64_t put_series(tl_pack *p, uint64_t h1, uint64_t h2, const unsigned 
 
 uint64_t tl_pack_series(tl_pack *p, const uint64_t *v, size_t stride)
 {
+    uint64_t h1, h2, number;
+    size_t len = 0;
     if (p->failed)
         return 0;
-    uint64_t h1, h2;
-    size_t len = 0;
     series_hash(v, stride, p->n, &h1, &h2);
+    size_t i = find_slot(p->seen, h1, h2);
+    if (put_seen(p, i, &number))
+        return number;
     for (uint32_t b = 0; b < p->n; b++)
         len += put_varint(p->series + len, at(v, stride, b));
-    return put_series(p, h1, h2, p->series, len);
+    return put_new(p, i, h1, h2, p->series, len);
 }
 
 uint64_t tl_pack_series_bytes(tl_pack *p, uint64_t h1, uint64_t h2, const unsigned char *bytes, size_t len)
 {
+    uint64_t number;
     if (p->failed)
         return 0;
     if (h1 == 0 || len < p->n || len > TL_SERIES_MAX_BYTES(p->n)) {
         p->failed = 1;
         return 0;
     }
-    return put_series(p, h1, h2, bytes, len);
+    size_t i = find_slot(p->seen, h1, h2);
+    return put_seen(p, i, &number) ? number : put_new(p, i, h1, h2, bytes, len);
 }
 
 unsigned char *tl_pack_deflate(tl_pack *p, size_t *len)

@@ -103,12 +103,13 @@ static void put_record(tl_pack *t, const own_part *m, int s)
 /* ---- the children's records, passed on ------------------------------------------- */
 
 /* A child's stream read into the pack: its series numbers become the
- * pack's (map), a series the pack has seen is named, not stored again. */
+ * pack's (map), a series the pack has seen is named, not stored again; a
+ * new one's bytes are copied as they came, its hashes with them. */
 typedef struct relay {
     tl_down in;
     uint64_t *map; /* the child's series number -> the pack's */
     size_t nmap, cap;
-    uint64_t *values; /* one series */
+    unsigned char *bytes; /* one series' values encoded */
     int failed;
 } relay;
 
@@ -117,6 +118,14 @@ typedef struct tally {
     long long dropped_ranks;
 } tally;
 
+static uint64_t hash_at(const unsigned char *h)
+{
+    uint64_t v = 0;
+    for (int k = 7; k >= 0; k--)
+        v = v << 8 | h[k];
+    return v;
+}
+
 static void relay_series(tl_pack *t, relay *r, uint32_t n)
 {
     uint64_t s = tl_down_u64(&r->in);
@@ -124,12 +133,16 @@ static void relay_series(tl_pack *t, relay *r, uint32_t n)
         tl_pack_u64(t, r->map[s]);
         return;
     }
-    if (s != r->nmap || r->in.bad) {
+    unsigned char h[16];
+    if (s != r->nmap || r->in.bad || tl_down_bytes(&r->in, h, sizeof h) != 0) {
         r->failed = 1;
         return;
     }
-    for (uint32_t b = 0; b < n; b++)
-        r->values[b] = tl_down_u64(&r->in);
+    uint64_t len = tl_down_u64(&r->in);
+    if (len > TL_SERIES_MAX_BYTES(n) || tl_down_bytes(&r->in, r->bytes, (size_t)len) != 0) {
+        r->failed = 1;
+        return;
+    }
     if (r->nmap == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 256;
         uint64_t *map = realloc(r->map, sizeof *map * cap);
@@ -139,7 +152,7 @@ static void relay_series(tl_pack *t, relay *r, uint32_t n)
         }
         r->map = map, r->cap = cap;
     }
-    r->map[r->nmap++] = tl_pack_series(t, r->values, 1);
+    r->map[r->nmap++] = tl_pack_series_bytes(t, hash_at(h), hash_at(h + 8), r->bytes, (size_t)len);
 }
 
 static void relay_record(tl_pack *t, relay *r, uint32_t n, int k, tally *sum)
@@ -171,20 +184,20 @@ static void relay_record(tl_pack *t, relay *r, uint32_t n, int k, tally *sum)
 static int relay_child(tl_pack *t, MPI_Comm comm, int child, long long records, uint32_t n, int k, tally *sum)
 {
     relay *r = calloc(1, sizeof *r);
-    uint64_t *values = malloc(sizeof *values * n);
-    if (!r || !values) { /* the child's stream is taken all the same */
+    unsigned char *bytes = malloc(TL_SERIES_MAX_BYTES(n));
+    if (!r || !bytes) { /* the child's stream is taken all the same */
         tl_down d;
         tl_down_init(&d, comm, child);
         tl_down_drain(&d);
-        free(r), free(values);
+        free(r), free(bytes);
         return -2;
     }
     tl_down_init(&r->in, comm, child);
-    r->values = values;
+    r->bytes = bytes;
     for (long long i = 0; i < records && !r->failed; i++)
         relay_record(t, r, n, k, sum);
     int rc = tl_down_drain(&r->in) != 0 || r->failed ? -1 : 0;
-    free(r->map), free(r->values), free(r);
+    free(r->map), free(r->bytes), free(r);
     return rc;
 }
 

@@ -6,6 +6,10 @@
 #include <zlib.h>
 
 #define DEFLATE_AT ((size_t)1 << 16) /* bytes gathered before zlib takes them */
+/* zlib's fast matcher: rank 0 deflates every distinct series alone, and
+ * level 3 takes under half of level 6's instructions for a member about a
+ * tenth larger. */
+#define DEFLATE_LEVEL 3
 
 /* Series seen so far, by their hashes: open addressing, grown as it
  * fills up to twice max entries. */
@@ -32,7 +36,8 @@ static int pack_init(tl_pack *p, uint32_t n, size_t max_series)
 {
     memset(p, 0, sizeof *p);
     p->n = n;
-    if (set_init(p, max_series) != 0) {
+    p->series = malloc(TL_SERIES_MAX_BYTES(n));
+    if (!p->series || set_init(p, max_series) != 0) {
         tl_pack_free(p);
         p->failed = 1;
         return -1;
@@ -45,7 +50,7 @@ int tl_pack_init(tl_pack *p, uint32_t n, size_t max_series)
     if (pack_init(p, n, max_series) != 0)
         return -1;
     p->z = calloc(1, sizeof *p->z);
-    if (!p->z || deflateInit(p->z, Z_DEFAULT_COMPRESSION) != Z_OK) {
+    if (!p->z || deflateInit(p->z, DEFLATE_LEVEL) != Z_OK) {
         free(p->z);
         p->z = NULL;
         tl_pack_free(p);
@@ -72,7 +77,8 @@ void tl_pack_free(tl_pack *p)
     free(p->z);
     free(p->b);
     free(p->out);
-    p->seen = NULL, p->b = NULL, p->z = NULL, p->out = NULL;
+    free(p->series);
+    p->seen = NULL, p->b = NULL, p->z = NULL, p->out = NULL, p->series = NULL;
     p->len = p->cap = p->outlen = p->outcap = 0;
 }
 
@@ -137,16 +143,22 @@ void tl_pack_bytes(tl_pack *p, const void *bytes, size_t len)
         hand_on(p);
 }
 
-void tl_pack_u64(tl_pack *p, uint64_t v)
+/* LEB128: seven bits a byte, the high bit set on all but the last. */
+static size_t put_varint(unsigned char *x, uint64_t v)
 {
-    unsigned char x[10];
     size_t k = 0;
     do {
         x[k] = (unsigned char)(v & 0x7f);
         v >>= 7;
         x[k++] |= v ? 0x80 : 0;
     } while (v);
-    tl_pack_bytes(p, x, k);
+    return k;
+}
+
+void tl_pack_u64(tl_pack *p, uint64_t v)
+{
+    unsigned char x[10];
+    tl_pack_bytes(p, x, put_varint(x, v));
 }
 
 void tl_pack_i64(tl_pack *p, long long v)
@@ -193,30 +205,78 @@ static void grow(tl_series_set *s)
     s->slot = slot, s->cap *= 2;
 }
 
-uint64_t tl_pack_series(tl_pack *p, const uint64_t *v, size_t stride)
+/* The slot holding the series with these hashes, or the empty one where
+ * it would go (the table is at most half full). */
+static size_t find_slot(const tl_series_set *s, uint64_t h1, uint64_t h2)
+{
+    size_t i = (size_t)h1 & (s->cap - 1);
+    while (s->slot[i].h1 && !(s->slot[i].h1 == h1 && s->slot[i].h2 == h2))
+        i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+/* The number of a series seen before, named instead of stored; 0 when it
+ * was not seen. */
+static int put_seen(tl_pack *p, size_t i, uint64_t *number)
+{
+    if (!p->seen->slot[i].h1)
+        return 0;
+    *number = p->seen->slot[i].number;
+    tl_pack_u64(p, *number);
+    return 1;
+}
+
+/* A new series (its empty slot i): the next number, then its bytes (its
+ * values' numbers); a sink's pack puts its hashes and length between
+ * (timeline_pack.h). It is remembered while there is room. */
+static uint64_t put_new(tl_pack *p, size_t i, uint64_t h1, uint64_t h2, const unsigned char *bytes,
+                        size_t len)
 {
     tl_series_set *s = p->seen;
-    if (p->failed)
-        return 0;
-    uint64_t h1, h2;
-    series_hash(v, stride, p->n, &h1, &h2);
-    size_t i = (size_t)h1 & (s->cap - 1);
-    for (; s->slot[i].h1; i = (i + 1) & (s->cap - 1))
-        if (s->slot[i].h1 == h1 && s->slot[i].h2 == h2) {
-            tl_pack_u64(p, s->slot[i].number);
-            return s->slot[i].number;
-        }
-    /* a new series: it takes the next number, kept while there is room */
     uint64_t number = s->used++;
     tl_pack_u64(p, number);
-    for (uint32_t b = 0; b < p->n; b++)
-        tl_pack_u64(p, at(v, stride, b));
+    if (p->sink) {
+        unsigned char h[16];
+        for (int k = 0; k < 8; k++)
+            h[k] = (unsigned char)(h1 >> (8 * k)), h[8 + k] = (unsigned char)(h2 >> (8 * k));
+        tl_pack_bytes(p, h, sizeof h);
+        tl_pack_u64(p, len);
+    }
+    tl_pack_bytes(p, bytes, len);
     if (s->kept < s->max && s->kept * 2 + 2 <= s->cap) {
         s->slot[i] = (struct seen_series){ h1, h2, number };
         s->kept++;
         grow(s);
     }
     return number;
+}
+
+uint64_t tl_pack_series(tl_pack *p, const uint64_t *v, size_t stride)
+{
+    uint64_t h1, h2, number;
+    size_t len = 0;
+    if (p->failed)
+        return 0;
+    series_hash(v, stride, p->n, &h1, &h2);
+    size_t i = find_slot(p->seen, h1, h2);
+    if (put_seen(p, i, &number))
+        return number;
+    for (uint32_t b = 0; b < p->n; b++)
+        len += put_varint(p->series + len, at(v, stride, b));
+    return put_new(p, i, h1, h2, p->series, len);
+}
+
+uint64_t tl_pack_series_bytes(tl_pack *p, uint64_t h1, uint64_t h2, const unsigned char *bytes, size_t len)
+{
+    uint64_t number;
+    if (p->failed)
+        return 0;
+    if (h1 == 0 || len < p->n || len > TL_SERIES_MAX_BYTES(p->n)) {
+        p->failed = 1;
+        return 0;
+    }
+    size_t i = find_slot(p->seen, h1, h2);
+    return put_seen(p, i, &number) ? number : put_new(p, i, h1, h2, bytes, len);
 }
 
 unsigned char *tl_pack_deflate(tl_pack *p, size_t *len)

@@ -6,6 +6,12 @@
  * to a sink (tl_pack_init_sink: a rank's part on its way up the tree,
  * timeline_tree.h). Nothing here is on a hot path.
  *
+ * A sink's pack writes a new series as its number, its two hashes (16
+ * bytes, least significant first), the length of its values' bytes and
+ * those bytes; the pack that takes it (tl_pack_series_bytes) copies them
+ * without reading the values again. A deflated pack (the member) writes
+ * the number and the values' bytes only.
+ *
  * Series are told apart by two 64-bit hashes of their values, not kept:
  * what a pack holds grows with the distinct series it remembers (at most
  * max_series, 20 bytes each), not with the values.
@@ -36,7 +42,11 @@ typedef struct tl_pack {
     tl_sink sink;
     void *sink_ctx;
     size_t piece;
+    unsigned char *series; /* one series' values encoded */
 } tl_pack;
+
+/* The most bytes a series of n values takes encoded. */
+#define TL_SERIES_MAX_BYTES(n) ((size_t)(n)*10)
 
 /* An empty pack for series of n buckets that can tell apart up to
  * max_series different ones (a series past that is stored again),
@@ -55,6 +65,10 @@ void tl_pack_i64(tl_pack *p, long long v);
  * equal series packed before, or the next number followed by its values.
  * Returns the number. */
 uint64_t tl_pack_series(tl_pack *p, const uint64_t *v, size_t stride);
+/* The same for a series another pack handed on: its hashes and its
+ * values' bytes (len of them) as a sink's pack wrote them. Marks the pack
+ * failed where they cannot be a series of n values. */
+uint64_t tl_pack_series_bytes(tl_pack *p, uint64_t h1, uint64_t h2, const unsigned char *bytes, size_t len);
 
 /* The pack deflated (malloc'd, *len set), NULL when out of memory or the
  * pack failed. The pack is freed either way. */

@@ -86,6 +86,21 @@ uint64_t tl_down_u64(tl_down *d)
     return 0;
 }
 
+int tl_down_bytes(tl_down *d, unsigned char *out, size_t len)
+{
+    while (len && !d->bad) {
+        while (d->at == d->len)
+            if (!next_piece(d)) {
+                d->bad = 1;
+                return -1;
+            }
+        size_t k = d->len - d->at < len ? d->len - d->at : len;
+        memcpy(out, d->buf + d->at, k);
+        d->at += k, out += k, len -= k;
+    }
+    return d->bad ? -1 : 0;
+}
+
 long long tl_down_i64(tl_down *d)
 {
     uint64_t v = tl_down_u64(d);

@@ -54,6 +54,8 @@ typedef struct tl_down {
 void tl_down_init(tl_down *d, MPI_Comm comm, int child);
 uint64_t tl_down_u64(tl_down *d);
 long long tl_down_i64(tl_down *d);
+/* The next len bytes into out; -1 (and the stream bad) past its end. */
+int tl_down_bytes(tl_down *d, unsigned char *out, size_t len);
 /* Takes the rest of the stream, so that the child is left waiting for
  * nothing. Returns 0 when nothing was left over and nothing was bad. */
 int tl_down_drain(tl_down *d);

@@ -19,7 +19,7 @@ for name in shared capped extremes sink; do
     shared)   what="equal series of several ranks read back exactly, each distinct one held once" ;;
     capped)   what="more series than remembered: read back exactly, sharing saves bytes" ;;
     extremes) what="the largest counts read back as the nearest doubles, levels past an int not kept" ;;
-    sink)     what="handed on raw in whole pieces and a shorter last one: the same bytes as deflated" ;;
+    sink)     what="handed on in whole pieces and a shorter last one, copied up two levels: the same bytes as one pack" ;;
     esac
     if [ "${line#$name ok}" != "$line" ]; then ok "timeline pack: $what (${line#$name ok })"
     else notok "timeline pack: $what" "${line:-no output: $(head -c 300 "$W/out")}"; fi

@@ -158,7 +158,7 @@ $(BUILD)/tools/hprof-view: $(VIEW_OBJS)
 
 # hprof-merge: report/'s definitions and CUBE writer, serially, without MPI
 MERGE_TOOL_SRCS := $(wildcard tools/hprof-merge/*.c) $(READER_SRCS) $(wildcard report/cube/writer/*.c) \
-                   report/profile/defs.c report/profile/metrics.c core/hashmap.c core/idset.c core/config.c core/log.c
+                   report/profile/defs.c report/profile/metrics.c report/profile/locations_file.c core/hashmap.c core/idset.c core/config.c core/log.c
 MERGE_TOOL_OBJS := $(patsubst %.c,$(BUILD)/tools/obj/%.o,$(MERGE_TOOL_SRCS))
 
 $(BUILD)/tools/hprof-merge: $(MERGE_TOOL_OBJS)

@@ -32,7 +32,7 @@ enum hprof_callsites {
 };
 
 /* HPROF_LOCATIONS: the file's locations, every rank's or a few that
- * summarise them (report/merge/location_reduce.h); auto: reduced above
+ * summarise them (report/profile/locations_file.h); auto: reduced above
  * LOCATIONS_AUTO_RANKS ranks */
 enum hprof_locations {
     HPROF_LOCATIONS_ALL,

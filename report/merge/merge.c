@@ -184,7 +184,7 @@ static void free_layout(layout *l)
 }
 
 /* HPROF_LOCATIONS=reduced: the file's processes are rf's, on one node. */
-static const char *const reduced_node[] = { "all nodes" };
+static const char *const reduced_node[] = { LOCATIONS_NODE };
 
 static void reduced_layout(layout *l, int size, const reduced_file *rf)
 {
@@ -204,8 +204,6 @@ static void reduced_layout(layout *l, int size, const reduced_file *rf)
 /* ---- simulated ranks ----------------------------------------------------------- */
 
 #define SIMULATED_ATTR "hprof::simulated_ranks"
-/* a reduced file's: its first LOC_RANK0 locations stand for all ranks */
-#define LOCATIONS_ATTR "hprof::locations"
 
 /* HPROF_SIMULATE_RANKS, where P x K processes fit the file's numbers. The
  * ranks agree on the largest (as the time line does): a rank given another

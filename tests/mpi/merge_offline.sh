@@ -128,6 +128,56 @@ else
     esac
 fi
 
+# --locations (issue 41): reduced, the six locations of MPI_Finalize's
+# reduced file: sum, min, max and the key ranks' rows equal to the
+# --locations all file reduced by hand and to the program's counts, the
+# ranks of min and max in its member; pyCubexR and cube_dump read it. auto
+# below the threshold and HPROF_LOCATIONS=all keep every rank,
+# HPROF_LOCATIONS=reduced is the default where set.
+cd "$W/job" || exit 1
+for r in $(seq 0 $((NP - 1))); do echo "$r $(awk '{ print $2 }' count.$r)"; done >counts
+# shellcheck disable=SC2086 # one file a word
+"$MERGE" --locations reduced -o reduced.cubex $files >reduced.out 2>reduced.err
+rc=$?
+if [ $rc = 0 ] && grep -q '^hprof-merge: wrote reduced.cubex .*; reduced: per call path the sum, min and max' reduced.out; then
+    "$TEST_VIEW" --json reduced.cubex >reduced.json 2>view.err && "$TEST_VIEW" --json run.cubex >all.json 2>>view.err
+    bad=$(/usr/bin/python3 "$ROOT/tests/mpi/merge_offline/reduced_check.py" reduced.json reduced.cubex all.json counts 2>&1)
+    [ -z "$bad" ] && ok "merge_offline: --locations reduced: sum, min, max, key ranks and the ranks of min and max as --locations all's rows and the counts say" \
+        || notok "merge_offline: --locations reduced's values" "$bad"
+    if [ -d "$PYC/pycubexr" ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+        out=$(cd /tmp && PYTHONPATH="$PYC" timeout 300 /usr/bin/python3 "$ROOT/tests/interop/pycubexr_check.py" \
+            "$TEST_VIEW" "$W/job/reduced.cubex" 2>&1)
+        case $out in
+        ok*) ok "merge_offline: pyCubexR reads --locations reduced's file as hprof-view" ;;
+        *) notok "merge_offline: pyCubexR reads --locations reduced's file" "$(echo "$out" | tr '\n' ' ' | cut -c1-400)" ;;
+        esac
+    fi
+    if cubelib_find; then
+        out=$(cd /tmp && /usr/bin/python3 "$ROOT/tests/interop/cubelib_check.py" "$TEST_VIEW" "$CUBELIB/cube_dump" \
+            "$W/job/reduced.cubex" 2>&1)
+        case $out in
+        ok*) ok "merge_offline: cube_dump reads --locations reduced's file as hprof-view" ;;
+        *) notok "merge_offline: cube_dump reads --locations reduced's file" "$(echo "$out" | tr '\n' ' ' | cut -c1-400)" ;;
+        esac
+    fi
+else
+    notok "merge_offline: --locations reduced" "exit $rc: $(oneline reduced.err) $(oneline reduced.out)"
+fi
+# every NAME HOW...: hprof-merge HOW... keeps every rank (or reduces: 'reduced')
+every() {
+    local name=$1 want=$2 got
+    shift 2
+    # shellcheck disable=SC2086 # one file a word
+    "$@" -f -o "$name.cubex" $files >"$name.out" 2>&1 && "$TEST_VIEW" --json "$name.cubex" >"$name.json" 2>&1
+    got=$(/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+print(len(d["processes"]), d["attributes"].get("hprof::locations"))' "$name.json" 2>&1)
+    [ "$got" = "$want" ] && ok "merge_offline: $name: $got" || notok "merge_offline: $name" "processes, hprof::locations: '$got', want '$want'; $(oneline "$name.out")"
+}
+every auto "$NP None" "$MERGE" --locations auto
+every env_all "$NP None" env HPROF_LOCATIONS=all "$MERGE"
+every env_reduced "6 reduced" env HPROF_LOCATIONS=reduced "$MERGE"
+every option_over_env "$NP None" env HPROF_LOCATIONS=reduced "$MERGE" --locations all
+
 # Bad input: one line, nonzero exit, nothing written (not even a temporary).
 mkdir -p "$W/bad" && cd "$W/bad" || exit 1
 cp ../job/run.rank0.cubex ../job/run.rank1.cubex .

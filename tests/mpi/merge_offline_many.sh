@@ -7,7 +7,8 @@
 # address space: every input mapped at once would not fit (N x 68 KB), as
 # 100k inputs did not fit vm.max_map_count. Each rank of the merged profile
 # has the seed's visits of MPI_Pack, the program's own count up to the
-# signal. A folder without partial profiles gets one line and no output.
+# signal, also with --locations reduced. A folder without partial profiles
+# gets one line and no output.
 set -u
 . "$(dirname "$0")/progs/lib.sh"
 require_built "merge many"
@@ -64,6 +65,15 @@ if merged folder job; then
     merged paths $(cat list.txt) && cmp -s folder.csv paths.csv \
         && ok "merge many: the same $N paths as arguments: the same profile" \
         || notok "merge many: paths as arguments" "$(diff folder.csv paths.csv 2>&1 | head -n 3 | tr '\n' ' ')"
+    # --locations reduced (issue 41), in the same address space: MPI_Pack's
+    # visits of the six locations (sum, min, max, rank 0, least and most
+    # time) are N x the seed's, then the seed's five times
+    if merged reduced --locations reduced job; then
+        got=$(awk -F, '$1 == "main;pack_once;MPI_Pack" && $4 == "visits" { print $5 }' reduced.csv | tr '\n' ' ')
+        want="$((N * own)) $own $own $own $own $own "
+        [ "$got" = "$want" ] && ok "merge many: --locations reduced: $N partial profiles in $((CAP_KB / 1024)) MB, MPI_Pack's visits $got" \
+            || notok "merge many: --locations reduced" "MPI_Pack's visits '$got', want '$want'"
+    fi
 fi
 mkdir -p empty
 "$MERGE" -o none.cubex empty >none.out 2>none.err; rc=$?

@@ -11,18 +11,61 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/config.h"
+#include "report/profile/locations_file.h"
 #include "tools/hprof-merge/input_list.h"
 #include "tools/hprof-merge/offline_merge.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hprof-merge [-o OUTPUT.cubex] [-f] [--no-compress] PROFILE.rankR.cubex...\n"
-               "       hprof-merge [OPTIONS] FOLDER | -l LIST\n"
-               "Merges the per-rank profiles of one run (the fallback profiles of a job that did not\n"
-               "reach MPI_Finalize) into one CUBE4 profile. Without -o the output is the first\n"
-               "input's name without .rankR (run.rank0.cubex -> run.cubex); an existing output is\n"
-               "replaced only with -f. A FOLDER gives its NAME.rankR.cubex files, -l LIST the paths\n"
-               "in a file, one a line ('-': standard input); the inputs are read one at a time.\n");
+    fprintf(f,
+            "usage: hprof-merge [-o OUTPUT.cubex] [-f] [--no-compress] [--locations all|reduced|auto]\n"
+            "                   PROFILE.rankR.cubex...\n"
+            "       hprof-merge [OPTIONS] FOLDER | -l LIST\n"
+            "Merges the per-rank profiles of one run (the fallback profiles of a job that did not\n"
+            "reach MPI_Finalize) into one CUBE4 profile. Without -o the output is the first\n"
+            "input's name without .rankR (run.rank0.cubex -> run.cubex); an existing output is\n"
+            "replaced only with -f. A FOLDER gives its NAME.rankR.cubex files, -l LIST the paths\n"
+            "in a file, one a line ('-': standard input); the inputs are read one at a time.\n"
+            "--locations reduced writes per call path the sum, min and max over the ranks and the\n"
+            "rows of 3 key ranks instead of every rank's row; auto (the default, or HPROF_LOCATIONS)\n"
+            "reduces above %d ranks, as MPI_Finalize's merge does.\n",
+            LOCATIONS_AUTO_RANKS);
+}
+
+/* HPROF_LOCATIONS's choices (core/config.c), so that the option takes
+ * what the variable takes. */
+static const char *const *location_choices(void)
+{
+    int n;
+    const hprof_var *v = hprof_config_vars(&n);
+    for (int i = 0; i < n; i++)
+        if (strcmp(v[i].name, "HPROF_LOCATIONS") == 0)
+            return v[i].choices;
+    return NULL;
+}
+
+/* enum hprof_locations of a name, or -1. */
+static int location_setting(const char *name)
+{
+    const char *const *c = location_choices();
+    for (int i = 0; c && c[i]; i++)
+        if (strcmp(c[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* The default: HPROF_LOCATIONS where it is set (one line where it is not
+ * a choice), else auto. */
+static int default_locations(void)
+{
+    const char *env = getenv("HPROF_LOCATIONS");
+    int s = env && env[0] ? location_setting(env) : HPROF_LOCATIONS_AUTO;
+    if (s < 0) {
+        fprintf(stderr, "hprof-merge: HPROF_LOCATIONS=%s is not all, reduced or auto: using auto\n", env);
+        s = HPROF_LOCATIONS_AUTO;
+    }
+    return s;
 }
 
 /* run.rank3.cubex, run.rank3.2.cubex -> run.cubex */
@@ -53,12 +96,12 @@ static const char *input_of_output(const char *output, char *const *inputs, int 
 
 int main(int argc, char **argv)
 {
-    static const struct option longopts[] = { { "output", required_argument, NULL, 'o' },
-                                              { "force", no_argument, NULL, 'f' },
-                                              { "no-compress", no_argument, NULL, 'n' },
-                                              { "help", no_argument, NULL, 'h' },
-                                              { NULL, 0, NULL, 0 } };
-    offline_merge_opts o = { NULL, 0, 1 };
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' }, { "force", no_argument, NULL, 'f' },
+        { "no-compress", no_argument, NULL, 'n' },  { "locations", required_argument, NULL, 'L' },
+        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 }
+    };
+    offline_merge_opts o = { NULL, 0, 1, -1 };
     input_list in = { 0 };
     char err[1024];
     int c;
@@ -67,6 +110,12 @@ int main(int argc, char **argv)
         case 'o': o.output = optarg; break;
         case 'f': o.overwrite_ok = 1; break;
         case 'n': o.compress = 0; break;
+        case 'L':
+            if ((o.locations = location_setting(optarg)) < 0) {
+                fprintf(stderr, "hprof-merge: --locations takes all, reduced or auto, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
         case 'l':
             if (input_list_add_file(&in, optarg, err, sizeof err) != 0) {
                 fprintf(stderr, "hprof-merge: %s\n", err);
@@ -82,6 +131,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "hprof-merge: %s\n", err);
             return 1;
         }
+    if (o.locations < 0)
+        o.locations = default_locations();
     if (in.n == 0) {
         fprintf(stderr, "hprof-merge: no profile to merge (hprof-merge --help)\n");
         return 2;

@@ -9,8 +9,10 @@
 #include "report/cube/reader/cube_reader.h"
 #include "report/cube/writer/cube_writer.h"
 #include "report/profile/defs.h"
+#include "report/profile/locations_file.h"
 #include "report/profile/metrics.h"
 #include "tools/hprof-merge/merged_attrs.h"
+#include "tools/hprof-merge/reduced_fold.h"
 
 #define REMAPPING_MEMBER "remapping.spec" /* report/profile/remapping_spec.h's, copied as it is */
 #define MAX_VALUES (1ull << 31)           /* call paths x locations of one metric in memory */
@@ -514,26 +516,51 @@ static void locate(const merge *m, const input *in, const cube_profile *p, int *
     }
 }
 
+/* Input i opened again for its values, its cnodes' merged ones in
+ * *cnode_map (to free); NULL with the reason in msg. */
+static cube_profile *reopen(merge *m, int i, int **cnode_map)
+{
+    char err[512];
+    input *in = &m->in[i];
+    cube_profile *p = cube_open(in->path, err, sizeof err);
+    *cnode_map = NULL;
+    if (!p) {
+        fail(m, "%s: %s", in->path, err);
+        return NULL;
+    }
+    int ncnodes = m->d->ncnodes, rc = 0;
+    if (p->nlocs != in->nlocs || p->ncnodes != in->ncnodes || p->nprocs != in->nprocs)
+        rc = fail(m, "%s: the file changed while it was merged", in->path);
+    *cnode_map = calloc((size_t)p->ncnodes + 1, sizeof **cnode_map);
+    if (rc == 0 && !*cnode_map)
+        rc = fail(m, "out of memory");
+    if (rc == 0)
+        rc = unify(m, p, *cnode_map);
+    if (rc == 0 && m->d->ncnodes != ncnodes)
+        rc = fail(m, "%s: the file changed while it was merged", in->path);
+    if (rc != 0) {
+        free(*cnode_map);
+        *cnode_map = NULL;
+        cube_close(p);
+        return NULL;
+    }
+    return p;
+}
+
 /* Adds input i's values of metrics [k0, k1) to out (one block of cnodes x
  * locations a metric). */
 static int gather_one(merge *m, int i, int k0, int k1, double *out)
 {
     char err[512];
     input *in = &m->in[i];
-    cube_profile *p = cube_open(in->path, err, sizeof err);
+    int *cnode_map;
+    cube_profile *p = reopen(m, i, &cnode_map);
     if (!p)
-        return fail(m, "%s: %s", in->path, err);
+        return -1;
     int ncnodes = m->d->ncnodes, rc = 0;
-    if (p->nlocs != in->nlocs || p->ncnodes != in->ncnodes || p->nprocs != in->nprocs)
-        rc = fail(m, "%s: the file changed while it was merged", in->path);
-    int *cnode_map = calloc((size_t)p->ncnodes + 1, sizeof *cnode_map);
     int *loc_col = calloc((size_t)p->nlocs + 1, sizeof *loc_col);
-    if (rc == 0 && (!cnode_map || !loc_col))
+    if (!loc_col)
         rc = fail(m, "out of memory");
-    if (rc == 0)
-        rc = unify(m, p, cnode_map);
-    if (rc == 0 && m->d->ncnodes != ncnodes)
-        rc = fail(m, "%s: the file changed while it was merged", in->path);
     if (rc == 0)
         locate(m, in, p, loc_col);
     size_t block = (size_t)ncnodes * (size_t)m->nlocs;
@@ -582,9 +609,86 @@ static int write_values(merge *m, cube_writer *w, double *out, int group)
     return 0;
 }
 
+/* ---- reduced locations ---- */
+
+/* The key ranks: a pass over the inputs' times. */
+static int find_keys(merge *m, reduced_keys *k)
+{
+    char err[512];
+    memset(k, 0, sizeof *k);
+    for (int i = 0; i < m->nin; i++) {
+        cube_profile *p = cube_open(m->in[i].path, err, sizeof err);
+        if (!p || reduced_keys_take(k, p, err, sizeof err) != 0) {
+            cube_close(p);
+            return fail(m, "%s: %s", m->in[i].path, err);
+        }
+        cube_close(p);
+    }
+    return 0;
+}
+
+/* Every input's ranks folded into f: a pass over the inputs. */
+static int fold_values(merge *m, reduced_fold *f)
+{
+    char err[512];
+    for (int i = 0; i < m->nin; i++) {
+        int *cnode_map;
+        cube_profile *p = reopen(m, i, &cnode_map);
+        if (!p)
+            return -1;
+        int rc = reduced_fold_take(f, p, cnode_map, err, sizeof err);
+        free(cnode_map);
+        cube_close(p);
+        if (rc != 0)
+            return fail(m, "%s: %s", m->in[i].path, err);
+    }
+    return 0;
+}
+
+/* The reduced file's values: the folds of every metric at once (metrics x
+ * call paths x 64 bytes), written as MPI_Finalize's merge writes them. */
+static int write_reduced(merge *m, cube_writer *w, const reduced_keys *keys)
+{
+    const char **uniq = calloc((size_t)m->nmetrics + 1, sizeof *uniq);
+    const char **dtypes = calloc((size_t)m->nmetrics + 1, sizeof *dtypes);
+    reduced_fold *f = NULL;
+    int rc = -1;
+    if (uniq && dtypes) {
+        for (int k = 0; k < m->nmetrics; k++)
+            uniq[k] = defs_str(m->d, m->metrics[k].uniq), dtypes[k] = defs_str(m->d, m->metrics[k].dtype);
+        f = reduced_fold_new(m->nmetrics, uniq, dtypes, m->d->ncnodes, keys);
+    }
+    if (!f)
+        rc = fail(m, "out of memory");
+    else if (fold_values(m, f) == 0)
+        rc = reduced_fold_write(f, w, m->nprocs);
+    reduced_fold_free(f);
+    free(uniq), free(dtypes);
+    return rc;
+}
+
 /* ---- the file ---- */
 
-static int define(merge *m, cube_writer *w)
+/* A reduced file's six processes on one node (locations_file.h). */
+typedef struct reduced_shape {
+    char names[LOC_COUNT][64];
+    cube_process_def procs[LOC_COUNT];
+} reduced_shape;
+
+static const char *const reduced_node[] = { LOCATIONS_NODE };
+
+/* from's n strings and one more (NULL out of memory). */
+static const char **appended(const char *const *from, int n, const char *last)
+{
+    const char **v = malloc(((size_t)n + 1) * sizeof *v);
+    if (v) {
+        memcpy(v, from, (size_t)n * sizeof *v);
+        v[n] = last;
+    }
+    return v;
+}
+
+static int define(merge *m, cube_writer *w, const reduced_shape *rs)
 {
     const defs *d = m->d;
     cube_metric_def *md = calloc((size_t)m->nmetrics + 1, sizeof *md);
@@ -631,15 +735,24 @@ static int define(merge *m, cube_writer *w)
                                         m->procs[j].thread_names, NULL };
         cube_defs defs = { md,       m->nmetrics, rd, d->nregions, cd,      d->ncnodes, "machine",
                            m->nodes, m->nnodes,   pd, m->nprocs,   a->keys, a->values,  a->n };
-        rc = cube_writer_define(w, &defs);
+        const char **keys = NULL, **values = NULL;
+        if (rs) {
+            keys = appended((const char *const *)a->keys, a->n, LOCATIONS_ATTR);
+            values = appended((const char *const *)a->values, a->n, "reduced");
+            defs.nodes = reduced_node, defs.nnodes = 1;
+            defs.procs = rs->procs, defs.nprocs = LOC_COUNT;
+            defs.attr_keys = keys, defs.attr_values = values, defs.nattrs = a->n + 1;
+        }
+        rc = rs && (!keys || !values) ? -1 : cube_writer_define(w, &defs);
+        free(keys), free(values);
     }
     free(md), free(rd), free(cd), free(pd), free(ranks);
     return rc;
 }
 
-static int write_file(merge *m, const offline_merge_opts *o)
+/* Every rank's values: as many metrics a pass as VALUES_BUDGET holds. */
+static int write_every_rank(merge *m, cube_writer *w)
 {
-    char err[512] = "";
     size_t n = (size_t)m->d->ncnodes * (size_t)m->nlocs;
     if (n > MAX_VALUES)
         return fail(m, "too many call paths times locations to hold one metric in memory");
@@ -648,19 +761,31 @@ static int write_file(merge *m, const offline_merge_opts *o)
     double *out = malloc(((size_t)group * n + 1) * sizeof *out);
     if (!out)
         return fail(m, "out of memory");
+    int rc = write_values(m, w, out, group);
+    free(out);
+    return rc;
+}
+
+static int write_file(merge *m, const offline_merge_opts *o)
+{
+    char err[512] = "";
+    int reduced = locations_wanted(o->locations, m->nprocs);
+    reduced_keys keys;
+    reduced_shape rs;
+    if (reduced && find_keys(m, &keys) != 0)
+        return -1;
+    if (reduced)
+        locations_processes(m->nprocs, keys.rank, rs.names, rs.procs);
     cube_writer *w = cube_writer_create(o->output, o->overwrite_ok, err, sizeof err);
-    if (!w) {
-        free(out);
+    if (!w)
         return fail(m, "%s", err);
-    }
     int rc = cube_writer_set_compress(w, o->compress);
     if (rc == 0)
-        rc = define(m, w);
+        rc = define(m, w, reduced ? &rs : NULL);
     if (rc == 0)
-        rc = write_values(m, w, out, group);
+        rc = reduced ? write_reduced(m, w, &keys) : write_every_rank(m, w);
     if (rc == 0 && m->spec)
         rc = cube_writer_add_member(w, REMAPPING_MEMBER, m->spec, m->spec_len);
-    free(out);
     if (rc != 0) {
         /* a reason of the inputs' is in msg already; else the writer's */
         if (!m->msg[0])
@@ -670,9 +795,12 @@ static int write_file(merge *m, const offline_merge_opts *o)
     }
     if (cube_writer_commit(w, err, sizeof err) != 0)
         return fail(m, "%s", err);
-    snprintf(m->msg, m->msglen, "wrote %s (%d ranks from %d profiles, %d call paths, %d metrics%s%s)",
+    snprintf(m->msg, m->msglen, "wrote %s (%d ranks from %d profiles, %d call paths, %d metrics%s%s%s)",
              o->output, m->nprocs, m->nin, m->d->ncnodes, m->nmetrics,
-             m->missing[0] ? "; missing ranks: " : "", m->missing);
+             m->missing[0] ? "; missing ranks: " : "", m->missing,
+             reduced ? "; reduced: per call path the sum, min and max over the ranks and the rows of 3 key"
+                       " ranks, --locations all keeps every rank"
+                     : "");
     return 0;
 }
 

@@ -6,7 +6,8 @@
  * name, module, file and kind; cnodes by parent, region and call site, or
  * with call sites merged when the run said hprof::callsites=merge); every
  * rank's locations keep their values, so no value of two ranks is ever
- * combined. The metrics are the union of the inputs', in their order
+ * combined (unless opts->locations asks for the reduced file:
+ * reduced_fold.h). The metrics are the union of the inputs', in their order
  * (a rank's PAPI events, exact_time, the polls' two where some rank has
  * them; 0 on ranks without them). The file is written with
  * report/cube/writer, so it appears complete under its name or not at all.
@@ -23,6 +24,7 @@ typedef struct offline_merge_opts {
     const char *output; /* the merged file */
     int overwrite_ok;   /* 1: an existing output may be replaced */
     int compress;       /* 1: ZCUBEX.DATA rows where they pay */
+    int locations;      /* enum hprof_locations (core/config.h): every rank's, or reduced (reduced_fold.h) */
 } offline_merge_opts;
 
 /* 0 with a one-line summary in msg, or -1 with a one-line reason in msg

@@ -1,6 +1,6 @@
 /*
  * view_reduced.h - a file written with HPROF_LOCATIONS=reduced holds, in
- * its member hprof.locations.z (report/merge/location_reduce.h), the
+ * its member hprof.locations.z (report/profile/locations_file.h), the
  * ranks where each metric's min and max over the ranks occur, per call
  * path; the views say them beside the min and max locations' values.
  */

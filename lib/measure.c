@@ -451,7 +451,7 @@ STRAIGHT uint32_t straight_node(hprof_thread *t, const hprof_call *call, uint32_
 
 /* The common case, one straight path: the thread's record, the node, the
  * time line's current bucket and the path log's cached entry, no call
- * (every other case a tail call), so no register to save
+ * (every other case a tail call), so no register saved for one
  * (tests/arch/hot_path.sh). What it books is what record() books. */
 void hprof_call_end(hprof_call *call)
 {

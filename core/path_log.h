@@ -23,6 +23,7 @@
 #ifndef HPROF_PATH_LOG_H
 #define HPROF_PATH_LOG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define PATH_LOG_PER_BUCKET 64
@@ -62,20 +63,28 @@ void path_log_free(hprof_path_log *l);
 void path_log_add(hprof_path_log *l, uint32_t hist_shift, int field, uint32_t node, uint64_t end_ns,
                   uint64_t dur_ns);
 
+/* The entry of a recent (node, bucket), else NULL (not recent, or the log
+ * off: its cache is empty then). */
+static inline path_entry *path_log_cached(const hprof_path_log *l, uint32_t hist_shift, uint32_t bucket,
+                                          uint32_t node)
+{
+    uint32_t i = l->cache[PATH_LOG_SLOT(node)];
+    if (i && l->shift == hist_shift && l->e[i - 1].bucket == bucket && l->e[i - 1].node == node)
+        return &l->e[i - 1];
+    return NULL;
+}
+
 /* path_log_add for time known to lie in the histogram's bucket `bucket`
  * (UINT32_MAX: not known): a recent (node, bucket) takes one compare and
  * an add, inline (the wrappers' hot path). */
 static inline void path_log_add_in(hprof_path_log *l, uint32_t hist_shift, uint32_t bucket, int field,
                                    uint32_t node, uint64_t end_ns, uint64_t dur_ns)
 {
-    if (!l->e)
-        return;
-    uint32_t i = l->cache[PATH_LOG_SLOT(node)];
-    if (i && l->shift == hist_shift && l->e[i - 1].bucket == bucket && l->e[i - 1].node == node) {
-        l->e[i - 1].ns[field] += dur_ns;
-        return;
-    }
-    path_log_add(l, hist_shift, field, node, end_ns, dur_ns);
+    path_entry *e = path_log_cached(l, hist_shift, bucket, node);
+    if (e)
+        e->ns[field] += dur_ns;
+    else if (l->e)
+        path_log_add(l, hist_shift, field, node, end_ns, dur_ns);
 }
 
 /* Adds src's entries into dst, node ids through map (src node -> dst

@@ -45,6 +45,7 @@ static void fold_once(hprof_timeline *tl)
             tl->bucket[i][f] =
                 (2 * i < n ? tl->bucket[2 * i][f] : 0) + (2 * i + 1 < n ? tl->bucket[2 * i + 1][f] : 0);
     tl->shift++;
+    tl->cur_width = 0;
 }
 
 void timeline_fold_to(hprof_timeline *tl, uint32_t shift)
@@ -117,6 +118,11 @@ uint32_t timeline_add_call_slow(hprof_timeline *tl, uint64_t end_ns, uint64_t du
     /* the common case: the call lies within one bucket */
     if (dur_ns <= end && ((end - dur_ns) >> tl->shift) == last) {
         b[TL_MPI_NS] += dur_ns;
+        if ((end >> tl->shift) == last) { /* not the last bucket's overflow */
+            tl->cur = last;
+            tl->cur_start = (uint64_t)last << tl->shift;
+            tl->cur_width = (uint64_t)1 << tl->shift;
+        }
         return last;
     }
     timeline_add_span(tl, TL_MPI_NS, end_ns, dur_ns);

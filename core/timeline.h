@@ -18,6 +18,7 @@
 #ifndef HPROF_TIMELINE_H
 #define HPROF_TIMELINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum timeline_field {
@@ -36,6 +37,11 @@ typedef struct hprof_timeline {
     uint64_t (*bucket)[TL_NFIELDS]; /* nbuckets rows; NULL: off */
     uint32_t nbuckets;
     uint32_t shift; /* bucket width = 2^shift ns */
+    /* The bucket the latest call fell in, so that the next one finds it
+     * with one range check: its start since the origin, its width (0:
+     * none; a fold clears it, the rows having moved) and its index. */
+    uint64_t cur_start, cur_width;
+    uint32_t cur;
 } hprof_timeline;
 
 typedef struct timeline_phase_mark {
@@ -76,27 +82,41 @@ int timeline_phases(const timeline_phase_mark **marks); /* count, marks in call 
 /* Marks past the table's TIMELINE_MAX_PHASES, not kept (the merge says so). */
 uint64_t timeline_phases_dropped(void);
 
-/* timeline_add_call's cases other than a call inside the current width's
- * range and inside one bucket (folding, spans). */
+/* timeline_add_call's cases other than a call inside the latest call's
+ * bucket (another bucket, folding, spans); a call inside one bucket makes
+ * it the current one. */
 uint32_t timeline_add_call_slow(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uint64_t sent,
                                 uint64_t received);
 extern uint64_t timeline_origin_ns __attribute__((visibility("hidden")));
 
-static inline uint32_t timeline_add_call(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uint64_t sent,
-                                         uint64_t received)
+/* The row of the latest call's bucket (tl->cur) when dur_ns ending at
+ * end_ns lies wholly inside it, else NULL (another bucket, a span over
+ * several, the histogram off or just folded). */
+static inline uint64_t *timeline_current_row(const hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns)
 {
-    uint64_t end = end_ns - timeline_origin_ns;
-    uint64_t b = end >> tl->shift;
-    if (__builtin_expect(!tl->bucket || end_ns < timeline_origin_ns || b >= tl->nbuckets || dur_ns > end ||
-                             ((end - dur_ns) >> tl->shift) != b,
-                         0))
-        return timeline_add_call_slow(tl, end_ns, dur_ns, sent, received);
-    uint64_t *row = tl->bucket[b];
+    uint64_t in = end_ns - timeline_origin_ns - tl->cur_start; /* wraps when before the bucket */
+    if (__builtin_expect(in >= tl->cur_width || dur_ns > in, 0))
+        return NULL;
+    return tl->bucket[tl->cur];
+}
+
+/* An MPI call's visit, bytes and time on a row timeline_current_row gave. */
+static inline void timeline_row_add_call(uint64_t *row, uint64_t dur_ns, uint64_t sent, uint64_t received)
+{
     row[TL_VISITS]++;
     row[TL_BYTES_SENT] += sent;
     row[TL_BYTES_RECEIVED] += received;
     row[TL_MPI_NS] += dur_ns;
-    return (uint32_t)b;
+}
+
+static inline uint32_t timeline_add_call(hprof_timeline *tl, uint64_t end_ns, uint64_t dur_ns, uint64_t sent,
+                                         uint64_t received)
+{
+    uint64_t *row = timeline_current_row(tl, end_ns, dur_ns);
+    if (__builtin_expect(!row, 0))
+        return timeline_add_call_slow(tl, end_ns, dur_ns, sent, received);
+    timeline_row_add_call(row, dur_ns, sent, received);
+    return tl->cur;
 }
 
 #endif

@@ -5,7 +5,8 @@
  *
  * The common case is kept short (bench/callcost.c, cost_probe.h): one TLS
  * access per call (begin keeps the thread in the call), the clock read
- * inline, no atomics, the end one straight path (STRAIGHT, below), and a
+ * inline, no atomics, begin and end each one straight path that calls
+ * nothing (every other case a jump to its own function), and a
  * call whose call site the unwinder still knows
  * (unwind_mpi_cached: same frame, nothing entered or left since) finds its
  * node in the thread's leaf memo, with no walk and no tree lookup: loops of
@@ -45,9 +46,10 @@
  * (tests/arch/hot_path.sh), whatever the compiler's size heuristics say. */
 #define STRAIGHT static inline __attribute__((always_inline))
 
-/* Records a finished call on thread t: inline in hprof_call_end, every
- * MPI call's end; record_call for the rare others (MPI_Abort, the init
- * call, a call booked from a signal). */
+/* Records a finished call on thread t: inline in end_apart, the end of
+ * every call but the common case (hprof_call_end's straight path books
+ * the same); record_call for the rare others (MPI_Abort, the init call, a
+ * call booked from a signal). */
 STRAIGHT void record(hprof_thread *t, hprof_call *call);
 static __attribute__((noinline)) void record_call(hprof_thread *t, hprof_call *call);
 
@@ -65,6 +67,36 @@ static void book_abort(hprof_call *call, hprof_thread *t)
     record_call(t, call);
     SIGNAL_FENCE();
     t->depth = 0;
+}
+
+/* The measurement's settings let a call take the straight path: the clock
+ * is the TSC, calibrated (no call to read it), the sampler's clock the
+ * wall clock and no PAPI events (no reading of either around the call). */
+STRAIGHT int straight_measure(void)
+{
+    return __atomic_load_n(&hprof_tsc.use_tsc, __ATOMIC_ACQUIRE) &&
+           hprof_config.sampling_clock != HPROF_CLOCK_CPU && !hprof_papi_nevents;
+}
+
+/* The thread is in the call: last, since a sample that sees it may walk
+ * and add nodes (sampler.h). */
+static inline void publish_call(hprof_thread *t, hprof_call *call)
+{
+    t->in_flight_node = CCT_NONE;
+    SIGNAL_FENCE();
+    t->in_flight = call;
+}
+
+/* A call while the thread has a polling run open: a poll of the run, or
+ * the call that closes it (poll_run.h). Its own function, so that the
+ * common begin saves no register. */
+static __attribute__((noinline)) void begin_beside_poll_run(hprof_call *call, hprof_thread *t)
+{
+    if (poll_run_joins(t, call->frame) && (hprof_fn_table[call->fn].flags & HPROF_FN_POLL))
+        call->chained = HPROF_POLL_CHAINED_TIMED;
+    else
+        poll_run_close(t, call->start_ns);
+    publish_call(t, call);
 }
 
 static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread *t)
@@ -95,9 +127,10 @@ static __attribute__((noinline)) void begin_rare(hprof_call *call, hprof_thread 
     call->start_ns = hprof_now_ns();
     if (hprof_papi_nevents)
         hprof_papi_call_begin(&t->papi); /* after the clock: its cost is MPI time */
-    t->in_flight_node = CCT_NONE;
-    SIGNAL_FENCE();
-    t->in_flight = call;
+    if (t->poll.frame)
+        begin_beside_poll_run(call, t); /* a clock that is not the TSC */
+    else
+        publish_call(t, call);
 }
 
 /* A call's record as its wrapper starts: measured on thread t (NULL: not
@@ -120,9 +153,7 @@ void hprof_call_begin(hprof_call *call, int fn, void *frame)
     COST_START();
     hprof_thread *t = hprof_self;
     call_start(call, fn, frame, NULL, HPROF_POLL_ALONE);
-    if (__builtin_expect(!hprof_active || !t || t->depth || fn == hprof_abort_fn ||
-                             hprof_config.sampling_clock == HPROF_CLOCK_CPU || hprof_papi_nevents,
-                         0)) {
+    if (__builtin_expect(!hprof_active || !t || t->depth || fn == hprof_abort_fn || !straight_measure(), 0)) {
         begin_rare(call, t);
         return;
     }
@@ -133,17 +164,12 @@ void hprof_call_begin(hprof_call *call, int fn, void *frame)
     for (int i = 0; i < HPROF_NBYTES; i++)
         call->bytes[i] = 0;
     COST_MARK(0);
-    call->start_ns = hprof_now_ns();
+    call->start_ns = hprof_tsc_to_ns(hprof_read_tsc());
     if (__builtin_expect(t->poll.frame != NULL, 0)) {
-        if (poll_run_joins(t, frame) && (hprof_fn_table[fn].flags & HPROF_FN_POLL))
-            call->chained = HPROF_POLL_CHAINED_TIMED; /* a poll of the run (poll_run.h) */
-        else
-            poll_run_close(t, call->start_ns);
+        begin_beside_poll_run(call, t);
+        return;
     }
-    /* last: a sample that sees it may walk and add nodes (sampler.h) */
-    t->in_flight_node = CCT_NONE;
-    SIGNAL_FENCE();
-    t->in_flight = call;
+    publish_call(t, call);
     COST_MARK(1);
 }
 
@@ -367,6 +393,66 @@ void hprof_record_call(hprof_call *call)
     record_call(hprof_self, call);
 }
 
+/* ---- the end of a call ------------------------------------------------- */
+
+/* The thread leaves the call, its bookkeeping done. */
+STRAIGHT void leave_call(hprof_thread *t)
+{
+    SIGNAL_FENCE();
+    t->depth--;
+    COST_MARK(6);
+}
+
+/* The end of a call that is not the common case: the whole record. */
+static __attribute__((noinline)) void end_apart(hprof_thread *t, hprof_call *call)
+{
+    if (call->measured)
+        record(t, call);
+    leave_call(t);
+}
+
+/* The common case's end past the time line's current bucket: the call in
+ * another bucket, or over several (timeline_add_call's slow path). */
+static __attribute__((noinline)) void end_beside_bucket(hprof_thread *t, const hprof_call *call,
+                                                        uint32_t node, uint64_t end, uint64_t ns)
+{
+    uint32_t bucket = timeline_add_call(&t->timeline, end, ns, call->bytes[HPROF_BYTES_SENT],
+                                        call->bytes[HPROF_BYTES_RECEIVED]);
+    path_log_add_in(&t->paths, t->timeline.shift, bucket, PL_MPI, node, end, ns);
+    leave_call(t);
+}
+
+/* The common case's end where the path log's cache does not hold the
+ * call's (node, bucket). */
+static __attribute__((noinline)) void end_beside_path_log(hprof_thread *t, uint32_t node, uint64_t end,
+                                                          uint64_t ns)
+{
+    path_log_add(&t->paths, t->timeline.shift, PL_MPI, node, end, ns);
+    leave_call(t);
+}
+
+/* The common case's node: a call that is neither a walk's nor a poll
+ * run's, repeated from a call site the thread knows, its node in the leaf
+ * memo; CCT_NONE for every other call (end_apart's). A poll from a known
+ * site may open a polling run: not the common case either. */
+STRAIGHT uint32_t straight_node(hprof_thread *t, const hprof_call *call, uint32_t *site, int *counter)
+{
+    if (__builtin_expect(!call->measured || call->chained || !straight_measure(), 0))
+        return CCT_NONE;
+    *site = hprof_fn_nounwind && hprof_fn_nounwind[call->fn] ? SITE_NOUNWIND : mpi_site_cached(call->frame);
+    if (*site == CCT_NONE || (call->poll && *site != SITE_NOUNWIND))
+        return CCT_NONE;
+    const struct hprof_leaf_memo *m = memo_of(t, *site, call->fn);
+    if (m->site != *site || m->fn != call->fn)
+        return CCT_NONE;
+    *counter = m->counter;
+    return m->leaf ? m->leaf : CCT_NONE;
+}
+
+/* The common case, one straight path: the thread's record, the node, the
+ * time line's current bucket and the path log's cached entry, no call
+ * (every other case a tail call), so no register saved for one
+ * (tests/arch/hot_path.sh). What it books is what record() books. */
 void hprof_call_end(hprof_call *call)
 {
     hprof_thread *t = call->thread;
@@ -374,11 +460,34 @@ void hprof_call_end(hprof_call *call)
         return;
     t->in_flight = NULL; /* before the record: a signal meanwhile must not book the call twice */
     SIGNAL_FENCE();
-    if (call->measured)
-        record(t, call);
-    SIGNAL_FENCE();
-    t->depth--;
-    COST_MARK(6);
+    uint32_t site;
+    int counter;
+    uint32_t node = straight_node(t, call, &site, &counter);
+    if (__builtin_expect(node == CCT_NONE, 0))
+        return end_apart(t, call);
+    t->polls_repeated += (uint64_t)(call->poll & (site == t->last_site && call->fn == t->last_fn));
+    t->last_site = site;
+    t->last_fn = call->fn;
+    uint64_t end = hprof_tsc_to_ns(hprof_read_tsc()); /* after the lookup, as record's */
+    uint64_t ns = end - call->start_ns;
+    window_add_mpi_time(&t->sampling.window, ns);
+    cct_node *n = &t->tree.nodes[node];
+    add_call(n, call, ns, 1);
+    if (counter >= 0)
+        n->counter[counter]++;
+    uint64_t *row = timeline_current_row(&t->timeline, end, ns);
+    if (__builtin_expect(!row, 0)) {
+        if (t->timeline.bucket)
+            return end_beside_bucket(t, call, node, end, ns);
+    } else {
+        timeline_row_add_call(row, ns, call->bytes[HPROF_BYTES_SENT], call->bytes[HPROF_BYTES_RECEIVED]);
+        path_entry *e = path_log_cached(&t->paths, t->timeline.shift, t->timeline.cur, node);
+        if (e)
+            e->ns[PL_MPI] += ns;
+        else if (t->paths.e)
+            return end_beside_path_log(t, node, end, ns);
+    }
+    leave_call(t);
 }
 
 void hprof_call_book_in_flight(void)

@@ -58,13 +58,15 @@ exact_stack *exact_stack_mine(void)
 static inline __attribute__((always_inline)) void close_entry_after(exact_stack *x, uint32_t k, uint64_t incl)
 {
     exact_entry *e = &x->e[k];
-    if (e->node && exact_stack_recording) {
-        e->node->counter[CCT_EXACT_NS] += incl;
-        e->node->counter[CCT_EXACT_SELF_NS] += incl > e->inner_ns ? incl - e->inner_ns : 0;
+    cct_node *n = e->node;
+    if (n && exact_stack_recording) {
+        uint64_t inner = e->inner_ns < incl ? e->inner_ns : incl;
+        n->counter[CCT_EXACT_NS] += incl;
+        n->counter[CCT_EXACT_SELF_NS] += incl - inner;
     }
     e->node = NULL;
     if (k > 0)
-        x->e[k - 1].inner_ns += incl;
+        e[-1].inner_ns += incl;
 }
 
 /* Entry k's call ends at the stamp now. */
@@ -220,9 +222,10 @@ static __attribute__((noinline)) uint64_t leave_below_top(uw_thread *st, exact_s
     return ra;
 }
 
-uint64_t exact_stack_leave(uint64_t sp)
+/* The exit at the stamp now, of the clock's kind: the common case, the
+ * newest activation returning, inline; every other a call. */
+static inline __attribute__((always_inline)) uint64_t leave_at(uint64_t sp, int kind, uint64_t now)
 {
-    uint64_t now = exact_stamp_now();
     uw_thread *st = uw_self;
     const uint64_t *slot = (const uint64_t *)(uintptr_t)(sp - 8);
     exact_stack *x = st ? &st->ex : NULL;
@@ -233,13 +236,27 @@ uint64_t exact_stack_leave(uint64_t sp)
     x->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint64_t ra = x->e[k].ra;
-    close_entry(x, k, now);
+    close_entry_after(x, k, hprof_stamp_span_ns(kind, x->e[k].t0, now));
     x->top = k;
     /* a frame returned: promises about the thunks hold no longer (unwind.h) */
     st->epoch++;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     x->busy = 0;
     return ra;
+}
+
+/* An exit before the TSC's calibration: the clock is a call, so that
+ * exact_stack_leave keeps no register across one. */
+static __attribute__((noinline)) uint64_t leave_on_gettime(uint64_t sp)
+{
+    return leave_at(sp, HPROF_STAMP_NS, hprof_gettime_ns());
+}
+
+uint64_t exact_stack_leave(uint64_t sp)
+{
+    if (__builtin_expect(hprof_stamp_kind() != HPROF_STAMP_TSC, 0))
+        return leave_on_gettime(sp);
+    return leave_at(sp, HPROF_STAMP_TSC, hprof_read_tsc());
 }
 
 int exact_stack_index_below(const exact_stack *x, const uint64_t *slot, int below)

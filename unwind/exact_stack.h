@@ -84,23 +84,14 @@ exact_stack *exact_stack_peek(void);
 int exact_stack_push(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn, uint64_t now, uint32_t site,
                      int depth);
 
-/* The same, inline, where exact_stack_push_plain holds: nothing is to
- * be closed, there is room, and the slot holds a return address (the
- * entry's fast path: no call, no spilled registers). */
+/* Whether the same may be done inline (entry_site_push, entry_cache.h):
+ * nothing is to be closed, there is room, and the slot holds a return
+ * address (the entry's fast path: no call, no spilled registers). */
 static inline int exact_stack_push_plain(const exact_stack *x, const uint64_t *slot)
 {
     uint32_t top = x->top;
     return !(top > 0 && (uint64_t)(uintptr_t)x->e[top - 1].slot <= (uint64_t)(uintptr_t)slot) &&
            top != x->cap && *slot != exact_exit_addr();
-}
-
-static inline void exact_stack_push_top(exact_stack *x, uint64_t *slot, cct_node *node, uint32_t fn,
-                                        uint64_t now, uint32_t site, int depth)
-{
-    uint32_t top = x->top;
-    x->e[top] = (exact_entry){ slot, *slot, now, 0, node, EXACT_ARMED, fn, site, depth };
-    x->top = top + 1;
-    *slot = exact_exit_addr();
 }
 
 /* The exit thunk's work: sp is the stack pointer after the return (the

@@ -27,6 +27,15 @@ python3 "$here/sampling/check_invariant.py" exact_c.csv exact_c.err "exact C" --
 solves=$(awk '$1 == "visits" && $2 == "solve" {n += $3} END {print n}' exact.expect.0 exact.expect.1)
 check "exact C: hprof-view lists solve with its visits and time a visit, and marks its path"     "$(grep -E 'exact|solve' exact_c.view | head -4 | tr '\n' ' ' | cut -c1-300)"     eval 'grep -qE "^(exact)? +solve \(exact_c\): $solves visits, [0-9.]+ ms a visit; 2 ranks, from [0-9.-]+ s$" exact_c.view &&
           grep -qE "  solve \(.*exact_c.c:[0-9]+\) \[exact, [0-9.]+ ms a visit\]$" exact_c.view'
+# On the clock_gettime clock (no TSC: HPROFTEST_CLOCK=gettime) the entry
+# and the exit take their rare paths (enter_apart, leave_on_gettime,
+# lib/exact/exact_entry.c, unwind/exact_stack.c): the same counts.
+rm -f exact.expect.*
+HPROFTEST_CLOCK=gettime HPROFTEST_EXACT=solve,step,rec,jumper,deep HPROF_SAMPLING_HZ=0 \
+    profile_run "exact C, clock_gettime: run" exact_gt exact_gt.cubex exact_gt.csv 2 ./exact_c || finish
+"$TEST_VIEW" --json exact_gt.cubex >exact_gt.json
+python3 "$here/exact/check_exact.py" "exact C, clock_gettime: visits and times as the program counted them" \
+    exact_gt.csv exact_gt.json 2 exact.expect || N_FAILED=$((N_FAILED + 1))
 # Built without -g: a function's region has no source file and names its
 # ELF object there instead; the header line still finds solve's visits
 # (it showed 0 visits).

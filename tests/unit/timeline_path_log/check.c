@@ -6,7 +6,12 @@
  *            at most PATH_LOG_MAX_EXTRA times past the histogram, then
  *            spills; logged + spilled = added, and the entries never
  *            exceed the capacity (memory is fixed);
- *   merge    an ended thread's log added through a node map.
+ *   merge    an ended thread's log added through a node map;
+ *   calls    MPI calls added through the latest call's bucket
+ *            (timeline_add_call) land where timeline_add_span and
+ *            timeline_add_count put them, also across folds made
+ *            between two calls in one bucket (timeline_fold_to, a
+ *            thread's merge).
  * Prints one "name ok ..." or "name bad ..." line each.
  */
 #include <inttypes.h>
@@ -114,11 +119,50 @@ static int merge(void)
     return bad;
 }
 
+/* ta through timeline_add_call, tb through the general functions. */
+static void add_call_both(hprof_timeline *ta, hprof_timeline *tb, uint64_t end, uint64_t dur, uint64_t bytes)
+{
+    timeline_add_call(ta, end, dur, bytes, 2 * bytes);
+    timeline_add_span(tb, TL_MPI_NS, end, dur);
+    timeline_add_count(tb, TL_VISITS, end, 1);
+    timeline_add_count(tb, TL_BYTES_SENT, end, bytes);
+    timeline_add_count(tb, TL_BYTES_RECEIVED, end, 2 * bytes);
+}
+
+static int calls(void)
+{
+    hprof_timeline ta, tb;
+    timeline_init(&ta, 16), timeline_init(&tb, 16);
+    uint64_t t = 1000, folds = 0;
+    srand(11);
+    for (int i = 0; i < 100000; i++) {
+        uint64_t d = 10 + (uint64_t)(rand() % 4000); /* calls of up to 4 us, most in one bucket */
+        t += d + (uint64_t)(rand() % 2000);
+        add_call_both(&ta, &tb, t, d, (uint64_t)(i % 7));
+        if (i % 25000 == 24999) { /* a merge folds both: the next call is in the same bucket */
+            timeline_fold_to(&ta, ta.shift + 1), timeline_fold_to(&tb, tb.shift + 1);
+            folds++;
+            add_call_both(&ta, &tb, t + 1, 1, 1);
+        }
+    }
+    int bad = ta.shift != tb.shift;
+    uint32_t wrong = 0;
+    for (uint32_t b = 0; b < ta.nbuckets && !bad; b++)
+        for (int f = 0; f < TL_NFIELDS; f++)
+            wrong += ta.bucket[b][f] != tb.bucket[b][f];
+    bad |= wrong != 0;
+    printf("calls %s width 2^%u, %" PRIu64 " folds between calls, %u fields differ\n", bad ? "bad" : "ok",
+           ta.shift, folds, wrong);
+    timeline_free(&ta), timeline_free(&tb);
+    return bad;
+}
+
 int main(void)
 {
     timeline_set_origin(0);
     int bad = steady();
     bad |= many();
     bad |= merge();
+    bad |= calls();
     return bad;
 }

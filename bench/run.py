@@ -1409,16 +1409,20 @@ def main():
     print(text)
     write_results(text, run_line(only, loads) if only else None)
 
-def split_sections(text):
-    """[(heading or '', body)]: the text cut before each '## ' heading."""
+def split_at(text, prefix):
+    """[(heading or '', body)]: the text cut before each line that starts with prefix."""
     out, cur, head = [], [], ""
     for line in text.split("\n"):
-        if line.startswith("## "):
+        if line.startswith(prefix):
             out.append((head, "\n".join(cur)))
             cur, head = [], line
         cur.append(line)
     out.append((head, "\n".join(cur)))
     return out
+
+def split_sections(text):
+    """The text cut before each '## ' heading."""
+    return split_at(text, "## ")
 
 def section_key(heading):
     """A section's identity: its heading up to the first ':' ("## 1. Per-call cost")."""
@@ -1429,7 +1433,7 @@ def keep_run_before(new_body, old_body):
     old_body's subsections, its own "run before" now "Earlier" (hand-written
     notes live there: nothing is dropped)."""
     lines = old_body.split("\n")[1:]  # without its "## " heading
-    subs = split_subsections("\n".join(lines))
+    subs = split_at("\n".join(lines), "### ")
     before = subs[0][1].strip("\n")
     out = new_body.rstrip("\n") + "\n"
     if before:
@@ -1439,17 +1443,6 @@ def keep_run_before(new_body, old_body):
             body = "### Earlier" + body[len("### The run before"):]
         out += "\n" + body.strip("\n") + "\n"
     return out + "\n"
-
-def split_subsections(text):
-    """[(heading or '', body)]: the text cut before each '### ' heading."""
-    out, cur, head = [], [], ""
-    for line in text.split("\n"):
-        if line.startswith("### "):
-            out.append((head, "\n".join(cur)))
-            cur, head = [], line
-        cur.append(line)
-    out.append((head, "\n".join(cur)))
-    return out
 
 def log_run(header, logged):
     """The header's list of runs, logged first (after the header's prose)."""

@@ -13,6 +13,7 @@
 #include "report/profile/metrics.h"
 #include "tools/hprof-merge/merged_attrs.h"
 #include "tools/hprof-merge/reduced_fold.h"
+#include "tools/hprof-merge/value_combine.h"
 
 #define REMAPPING_MEMBER "remapping.spec" /* report/profile/remapping_spec.h's, copied as it is */
 #define MAX_VALUES (1ull << 31)           /* call paths x locations of one metric in memory */
@@ -485,25 +486,13 @@ typedef struct row_ctx {
     int aggr;
 } row_ctx;
 
-/* Two values at one (cnode, location): only where call sites merged two
- * of a rank's cnodes into one. Minima and maxima store 0 where never
- * visited (cube_writer.h). */
-static double combine(int aggr, double a, double b)
-{
-    if (aggr == CUBE_AGGR_MIN)
-        return a == 0 ? b : b == 0 ? a : (a < b ? a : b);
-    if (aggr == CUBE_AGGR_MAX)
-        return a > b ? a : b;
-    return a + b;
-}
-
 static void take_row(void *ctx, int cnode, const double *row)
 {
     row_ctx *r = ctx;
     size_t base = (size_t)r->cnode_map[cnode] * (size_t)r->m->nlocs;
     for (int l = 0; l < r->nlocs; l++) {
         double *v = &r->out[base + (size_t)r->loc_col[l]];
-        *v = combine(r->aggr, *v, row[l]);
+        *v = value_combine(r->aggr, *v, row[l]);
     }
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/profile/locations_file.h"
+#include "tools/hprof-merge/value_combine.h"
 
 struct reduced_fold {
     int nmetrics, ncnodes;
@@ -92,24 +93,12 @@ typedef struct row_ctx {
     int aggr;
 } row_ctx;
 
-/* Two of a location's values at one merged cnode: only where call sites
- * merged two of a rank's cnodes into one. Minima and maxima store 0 where
- * never visited (cube_writer.h). */
-static double combine(int aggr, double a, double b)
-{
-    if (aggr == CUBE_AGGR_MIN)
-        return a == 0 ? b : b == 0 ? a : (a < b ? a : b);
-    if (aggr == CUBE_AGGR_MAX)
-        return a > b ? a : b;
-    return a + b;
-}
-
 static void take_row(void *ctx, int cnode, const double *row)
 {
     row_ctx *c = ctx;
     double *v = c->vals + (size_t)c->cnode_map[cnode] * (size_t)c->p->nlocs;
     for (int l = 0; l < c->p->nlocs; l++)
-        v[l] = combine(c->aggr, v[l], row[l]);
+        v[l] = value_combine(c->aggr, v[l], row[l]);
 }
 
 /* Process j's threads at every merged cnode, folded into metric m's rows. */

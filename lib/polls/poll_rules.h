@@ -14,6 +14,7 @@
 #ifndef HPROF_POLL_RULES_H
 #define HPROF_POLL_RULES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "unwind/unwind.h" /* unwind_token: the run's frame is vouched for */
@@ -30,15 +31,27 @@
 #define POLL_LUMP_ABOVE_NS 2000       /* ... and this far above it: most likely descheduled in it */
 #define POLL_BOOKKEEPING_MAX_NS 10000 /* a timed poll's bookkeeping, more: descheduled in it */
 
-/* A thread's run of polls that complete nothing (kept in its state, thread.h). */
+/* A thread's run of polls that complete nothing (kept in its state, thread.h).
+ * A poll of the lean path (poll_run.h: joins on the latest entry, not
+ * timed, completes nothing) reads and writes the first POLL_LEAN_BYTES
+ * only, then the caller's token: thread.h puts the first on the line of
+ * the thread's depth, the token whole on the next; in a loop whose own
+ * work evicts hprof's state between polls, every further line is a miss
+ * a poll. */
 struct hprof_poll_run {
+    /* the lean path's fields */
     const void *frame;          /* the run's frame; NULL: no run */
-    uint64_t read_ns;           /* the last credit: the polls' time is credited up to here */
-    uint64_t open_ns;           /* the run's start */
-    uint64_t first_ns;          /* the opening poll's time: the estimate before any poll was timed */
     uint32_t pending;           /* polls since read_ns: visits counted, time to come */
     uint32_t due;               /* pending polls when the next poll is timed */
     uint32_t stamp_kind;        /* how a timed poll's span is read (clock.h's stamps) */
+    uint32_t last;              /* the entry of the latest poll */
+    int fn;                     /* the latest entry's function */
+    uint64_t ra, bp;            /* the latest poll's wrapper frame: its return address and saved rbp */
+    uint64_t bp_mask;           /* ~0: the rbp tells call paths apart there, else 0 */
+    unwind_token caller;        /* the frame's caller unchanged since its entries were made */
+    uint64_t read_ns;           /* the last credit: the polls' time is credited up to here */
+    uint64_t open_ns;           /* the run's start */
+    uint64_t first_ns;          /* the opening poll's time: the estimate before any poll was timed */
     uint32_t stride;            /* polls from the last timed poll (or the opening) to the next timed one */
     uint32_t n;                 /* the mean stride drawn (N) */
     uint64_t timed_at_ns;       /* the end of the last timed poll (or of the opening) */
@@ -55,18 +68,19 @@ struct hprof_poll_run {
         uint32_t node, site; /* the node, and its call site's node (unwind_mpi_cached) */
         int fn;
         uint32_t polls;           /* pending polls on it */
-        uint64_t ra, bp;          /* the wrapper frame's return address and saved rbp */
-        uint64_t bp_mask;         /* ~0: the rbp tells call paths apart there, else 0 */
         uint64_t timed_ns;        /* its timed polls in the run (outliers left out): their time, */
         uint32_t timed;           /* and how many */
         uint32_t seg_timed;       /* its timed polls since read_ns (outliers too), */
         uint64_t seg_ns;          /* and their time */
         uint64_t cpu_credited_ns; /* MPI time credited to it since the CPU clock's read */
     } nodes[HPROF_POLL_RUN_NODES];
-    uint32_t last;          /* the entry of the latest poll */
-    unwind_token caller;    /* the frame's caller unchanged since its entries were made */
     uint64_t prior_mean_ns; /* the mean timed poll of the thread's last run that had one */
 };
+
+#define POLL_LEAN_BYTES 56 /* the lean path's fields, from the run's start */
+_Static_assert(offsetof(struct hprof_poll_run, bp_mask) + sizeof(uint64_t) == POLL_LEAN_BYTES &&
+                   offsetof(struct hprof_poll_run, caller) == POLL_LEAN_BYTES,
+               "the lean poll path's fields come first, the caller's token right after them");
 
 /* ---- which polls are timed ------------------------------------------------ */
 
@@ -86,7 +100,7 @@ static inline uint32_t poll_rules_draw_stride(struct hprof_poll_run *r)
 static inline void poll_rules_forget_nodes(struct hprof_poll_run *r)
 {
     r->nnodes = r->last = 0;
-    r->nodes[0].ra = 0;
+    r->ra = 0;
 }
 
 /* Opens a run at frame after a poll that completed nothing, timed alone:

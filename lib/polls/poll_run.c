@@ -211,11 +211,12 @@ int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn, const 
         r->nodes[i] = (struct hprof_poll_node){ .node = node, .site = site, .fn = fn };
     }
     const uint64_t *f = frame;
-    r->nodes[i].ra = f[1];
-    r->nodes[i].bp = f[0];
-    r->nodes[i].bp_mask = unwind_site_needs_bp(frame) ? ~(uint64_t)0 : 0;
     poll_rules_end_streak(r);
     r->last = (uint32_t)i;
+    r->fn = fn;
+    r->ra = f[1];
+    r->bp = f[0];
+    r->bp_mask = unwind_site_needs_bp(frame) ? ~(uint64_t)0 : 0;
     unwind_token_take(&r->caller);
     return i;
 }

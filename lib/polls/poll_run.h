@@ -90,9 +90,8 @@ int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn, const 
 static inline int poll_run_on_latest(const hprof_thread *t, int fn, const void *frame)
 {
     const struct hprof_poll_run *r = &t->poll;
-    const struct hprof_poll_node *e = &r->nodes[r->last];
     const uint64_t *f = frame;
-    return e->ra == f[1] && !((e->bp ^ f[0]) & e->bp_mask) && e->fn == fn && unwind_token_holds(&r->caller);
+    return r->ra == f[1] && !((r->bp ^ f[0]) & r->bp_mask) && r->fn == fn && unwind_token_holds(&r->caller);
 }
 
 /* The run's entry for a poll of fn from frame by its call site

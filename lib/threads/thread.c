@@ -70,8 +70,10 @@ static hprof_thread *new_record(void)
     if (t) {
         free_records = t->next;
         memset(t, 0, sizeof *t);
-    } else if (!(t = calloc(1, sizeof *t))) {
+    } else if (!(t = aligned_alloc(_Alignof(hprof_thread), sizeof *t))) {
         return NULL;
+    } else {
+        memset(t, 0, sizeof *t);
     }
     if (cct_init(&t->tree, 64, hprof_config.max_nodes) != 0) {
         free(t);

@@ -33,9 +33,13 @@
 #define HPROF_LEAF_MEMO 16 /* a power of two */
 
 typedef struct hprof_thread {
+    /* a poll of the lean path (poll_run.h) touches one line of the record
+     * and the caller's token on the next (poll_rules.h): the record is
+     * aligned to a cache line (thread.c) */
+    _Alignas(64) int depth;     /* MPI wrappers currently active on this thread */
+    int index;                  /* location index within the process, 0 = first */
+    struct hprof_poll_run poll; /* polling loops: the run of polls that complete nothing (poll_run.h) */
     cct tree;
-    int index;     /* location index within the process, 0 = first */
-    int depth;     /* MPI wrappers currently active on this thread */
     void *scratch; /* see hprof_thread_scratch() */
     size_t scratch_size;
     struct hprof_sampling sampling;
@@ -51,7 +55,6 @@ typedef struct hprof_thread {
     } leaf_memo[HPROF_LEAF_MEMO];
     uint32_t last_site; /* CCT_NONE: no site known (first call, failed walk, PAPI) */
     int last_fn;
-    struct hprof_poll_run poll;   /* polling loops: the run of polls that complete nothing (poll_run.h) */
     uint64_t polls_in_runs;       /* polls counted in runs (HPROF_VERBOSE=1) */
     uint64_t polls_timed;         /* of them timed */
     uint64_t poll_cpu_reads;      /* reads of the CPU clock for them */
@@ -66,6 +69,9 @@ typedef struct hprof_thread {
                              * with this start_routine were merged into */
     struct hprof_thread *next;
 } hprof_thread;
+
+_Static_assert(offsetof(hprof_thread, poll) + POLL_LEAN_BYTES <= 64 && offsetof(hprof_thread, poll) % 64 == 8,
+               "the lean poll path's fields on the line of depth, the caller's token whole on the next");
 
 extern __thread hprof_thread *hprof_self __attribute__((tls_model("initial-exec"), visibility("hidden")));
 /* Set when the thread's next poll in its polling run is likely the one

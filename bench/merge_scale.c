@@ -10,18 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static long peak_kb(void)
-{
-    char line[256];
-    long kb = -1;
-    FILE *f = fopen("/proc/self/status", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmHWM:", 6) == 0)
-            sscanf(line + 6, "%ld", &kb);
-    if (f)
-        fclose(f);
-    return kb;
-}
+#include "peak_memory.h"
 
 __attribute__((noinline)) static double work(int n)
 {

@@ -13,20 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define GROUP 16
+#include "peak_memory.h"
 
-static long peak_kb(void)
-{
-    char line[256];
-    long kb = -1;
-    FILE *f = fopen("/proc/self/status", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmHWM:", 6) == 0)
-            sscanf(line + 6, "%ld", &kb);
-    if (f)
-        fclose(f);
-    return kb;
-}
+#define GROUP 16
 
 /* Every rank in [first, last) sends root one int; root takes them. */
 static void to_root(int rank, int root, int first, int last)

@@ -231,12 +231,15 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
     if (walk_in_stack(st, r.sp) && !uw_plain_mode) {
         uint64_t *first_slot = call_site_caller_of_wrapper(st, wrapper_frame, &r);
         frame_walk(st, &w, r, UNWIND_MAX_FRAMES,
-                   (first_slot ? 0u : WALK_SKIP_OWN) | (st->thunks ? WALK_STOP_AT_THUNK : 0u) | WALK_LEARN,
+                   (first_slot ? 0u : WALK_SKIP_OWN) | (st->thunks ? WALK_STOP_AT_THUNK : 0u) |
+                       (in_handler ? 0u : WALK_LEARN),
                    first_slot);
     }
     if (uw_check_mode > 0 && !in_handler)
         unwind_check_count(0, check_outcome(w.status));
     if (in_handler && (w.status == WK_COMPLEX || w.status == WK_MISS || w.status == WK_FAIL)) {
+        if (w.status == WK_MISS)
+            learner_request(w.miss); /* learning reads modules: malloc, the loader's lock */
         *failed = 1;
         return CCT_NONE;
     }

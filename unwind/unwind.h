@@ -65,8 +65,12 @@ uint32_t unwind_mpi_cached(const void *wrapper_frame);
  * are kept apart from the MPI calls' (64 a thread, each with the caller's
  * activation it holds for), so a chain of exact calls (run -> work ->
  * inner -> ...) finds each of them again: unwind_entry_site
- * (unwind/entry_cache.h, inline for the entry's fast path). */
-uint32_t unwind_entry_node(cct *tree, const void *frame, int *failed, int *depth);
+ * (unwind/entry_cache.h, inline for the entry's fast path). may_learn 0:
+ * the entry may run in a signal handler (core/signal_context.h), whose
+ * thread may hold malloc's lock: recipes not yet learned go to the
+ * learner thread, and the walk falls back to libunwind meanwhile, as a
+ * sample's does. */
+uint32_t unwind_entry_node(cct *tree, const void *frame, int *failed, int *depth, int may_learn);
 
 /* A promise about the caller of an MPI wrapper, taken right after
  * unwind_mpi_cached(frame) found its call site: while it holds, the

@@ -206,20 +206,26 @@ static uint32_t python_path_from_root(const uw_thread *st, cct *tree, uint64_t *
     return py_path_add(tree, CCT_ROOT, ips, n - 1, &py, NULL);
 }
 
+/* What a call site's walk may do beyond the recipes already learned:
+ * learn more (libdw and the loader's list: malloc, locks; never in a
+ * signal handler, whose thread may hold them), and fall back to
+ * libunwind. A recipe it may not learn goes to the learner thread. */
+#define SITE_LEARN 1u
+#define SITE_LIBUNWIND 2u
+
 /* unwind_mpi_node; for an exactly measured call's entry (depth not NULL)
  * also the depth of the call site's frame in the thunk stack (-1: not
  * known), and the call site kept in the entry sites, not the MPI ones.
- * in_handler: a signal handler over the MPI call of wrapper_frame, which
- * may hold the loader's lock or libdw's: recipes already learned only, no
- * learning, no libunwind (CCT_NONE with *failed set where they would be
- * needed; a later sample tries again). */
-static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed, int *depth, int in_handler)
+ * how: SITE_ bits. A signal handler over the MPI call of wrapper_frame
+ * may hold the loader's lock or libdw's: neither bit (CCT_NONE with
+ * *failed set where they would be needed; a later sample tries again). */
+static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed, int *depth, unsigned how)
 {
     *failed = 0;
     if (depth)
         *depth = -1;
     uw_thread *st = python_room(thunk_stack_get());
-    if (!in_handler)
+    if (how & SITE_LEARN)
         learner_drain(0);
     if (st)
         st->foreign = 0; /* a foreign walk ended before any MPI call (unwind.h) */
@@ -232,14 +238,14 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
         uint64_t *first_slot = call_site_caller_of_wrapper(st, wrapper_frame, &r);
         frame_walk(st, &w, r, UNWIND_MAX_FRAMES,
                    (first_slot ? 0u : WALK_SKIP_OWN) | (st->thunks ? WALK_STOP_AT_THUNK : 0u) |
-                       (in_handler ? 0u : WALK_LEARN),
+                       (how & SITE_LEARN ? WALK_LEARN : 0u),
                    first_slot);
     }
-    if (uw_check_mode > 0 && !in_handler)
+    if (uw_check_mode > 0 && (how & SITE_LEARN))
         unwind_check_count(0, check_outcome(w.status));
-    if (in_handler && (w.status == WK_COMPLEX || w.status == WK_MISS || w.status == WK_FAIL)) {
-        if (w.status == WK_MISS)
-            learner_request(w.miss); /* learning reads modules: malloc, the loader's lock */
+    if (w.status == WK_MISS && !(how & SITE_LEARN))
+        learner_request(w.miss);
+    if (!(how & SITE_LIBUNWIND) && (w.status == WK_COMPLEX || w.status == WK_MISS || w.status == WK_FAIL)) {
         *failed = 1;
         return CCT_NONE;
     }
@@ -274,24 +280,24 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
             call_site_remember_mpi(st, &w, wrapper_frame, node);
         }
     }
-    if (uw_check_mode > 0 && node != CCT_NONE && !in_handler)
+    if (uw_check_mode > 0 && node != CCT_NONE && (how & SITE_LEARN))
         check_against_libunwind(st, tree, node, NULL, depth ? wrapper_frame : NULL);
     return node;
 }
 
 uint32_t unwind_mpi_node(cct *tree, const void *wrapper_frame, int *failed)
 {
-    return call_site_node(tree, wrapper_frame, failed, NULL, 0);
+    return call_site_node(tree, wrapper_frame, failed, NULL, SITE_LEARN | SITE_LIBUNWIND);
 }
 
 uint32_t unwind_mpi_node_in_handler(cct *tree, const void *wrapper_frame, int *failed)
 {
-    return call_site_node(tree, wrapper_frame, failed, NULL, 1);
+    return call_site_node(tree, wrapper_frame, failed, NULL, 0);
 }
 
-uint32_t unwind_entry_node(cct *tree, const void *frame, int *failed, int *depth)
+uint32_t unwind_entry_node(cct *tree, const void *frame, int *failed, int *depth, int may_learn)
 {
-    return call_site_node(tree, frame, failed, depth, 0);
+    return call_site_node(tree, frame, failed, depth, (may_learn ? SITE_LEARN : 0u) | SITE_LIBUNWIND);
 }
 
 uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *inside)

@@ -267,12 +267,13 @@ static int on_own_stack(const exact_stack *x, const uint64_t *frame)
 
 /* The function's node on this call's path, and *site, *depth as
  * enter() takes them; memo'd when the walk succeeded (its site is what
- * unwind_entry_site tells next time). */
+ * unwind_entry_site tells next time). A walk that may run in a signal
+ * handler learns no recipe: the handler may have interrupted malloc. */
 static uint32_t node_by_walk(hprof_thread *t, const exact_fn *f, uint32_t id, uint64_t *frame, uint32_t *site,
                              int *depth)
 {
     int failed;
-    *site = unwind_entry_node(&t->tree, frame, &failed, depth);
+    *site = unwind_entry_node(&t->tree, frame, &failed, depth, !signal_context_maybe(frame[1]));
     uint32_t node =
         *site != CCT_NONE && cct_reserve(&t->tree, 1) == 0 ? cct_child(&t->tree, *site, f->key) : CCT_NONE;
     if (failed) {

@@ -10,6 +10,10 @@
  * handler is installed with SA_NODEFER (no signal blocked while it runs).
  * Each rank writes its counts to exact.expect.RANK ("visits PATH N",
  * "handled N").
+ * Argument "main": the churn runs on main, a thread hprof knows, after
+ * MPI_Init, and a thread started then signals main SIGNALS times: the
+ * handler's entries walk from frames in the allocator, whose lock the
+ * interrupted churn may hold. Writes "handled main N" only.
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -62,8 +66,49 @@ static int signal_and_wait(pthread_t t)
     return handled != before;
 }
 
+static pthread_t main_thread;
+
+static void *signal_main(void *arg)
+{
+    (void)arg;
+    int sent = 0;
+    while (sent < SIGNALS && signal_and_wait(main_thread))
+        sent++;
+    __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+/* Mode "main": main churns while signal_main signals it. */
+static void churn_on_main(void)
+{
+    main_thread = pthread_self();
+    pthread_t t;
+    pthread_create(&t, NULL, signal_main, NULL);
+    churn(NULL);
+    pthread_join(t, NULL);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char name[64];
+    snprintf(name, sizeof name, "exact.expect.%d", rank);
+    FILE *f = fopen(name, "w");
+    if (f) {
+        fprintf(f, "handled main %d\n", (int)handled);
+        fclose(f);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "main") == 0) {
+        struct sigaction sa = { 0 };
+        sa.sa_handler = on_usr1;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGUSR1, &sa, NULL);
+        MPI_Init(&argc, &argv);
+        churn_on_main();
+        MPI_Finalize();
+        return 0;
+    }
     struct sigaction sa = { 0 };
     sa.sa_handler = on_usr1;
     sa.sa_flags = argc > 1 && strcmp(argv[1], "nodefer") == 0 ? SA_NODEFER : 0;

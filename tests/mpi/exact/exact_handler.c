@@ -78,6 +78,29 @@ static void *signal_main(void *arg)
     return NULL;
 }
 
+static void install_handler(int flags)
+{
+    struct sigaction sa = { 0 };
+    sa.sa_handler = on_usr1;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+}
+
+/* The rank's counts, for the test script to compare with the profile. */
+static void write_expect(const char *counts)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char name[64];
+    snprintf(name, sizeof name, "exact.expect.%d", rank);
+    FILE *f = fopen(name, "w");
+    if (f) {
+        fputs(counts, f);
+        fclose(f);
+    }
+}
+
 /* Mode "main": main churns while signal_main signals it. */
 static void churn_on_main(void)
 {
@@ -86,34 +109,22 @@ static void churn_on_main(void)
     pthread_create(&t, NULL, signal_main, NULL);
     churn(NULL);
     pthread_join(t, NULL);
-    int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    char name[64];
-    snprintf(name, sizeof name, "exact.expect.%d", rank);
-    FILE *f = fopen(name, "w");
-    if (f) {
-        fprintf(f, "handled main %d\n", (int)handled);
-        fclose(f);
-    }
+    char counts[64];
+    snprintf(counts, sizeof counts, "handled main %d\n", (int)handled);
+    write_expect(counts);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "main") == 0) {
-        struct sigaction sa = { 0 };
-        sa.sa_handler = on_usr1;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGUSR1, &sa, NULL);
+    const char *mode = argc > 1 ? argv[1] : "blocked";
+    if (strcmp(mode, "main") == 0) {
+        install_handler(0);
         MPI_Init(&argc, &argv);
         churn_on_main();
         MPI_Finalize();
         return 0;
     }
-    struct sigaction sa = { 0 };
-    sa.sa_handler = on_usr1;
-    sa.sa_flags = argc > 1 && strcmp(argv[1], "nodefer") == 0 ? SA_NODEFER : 0;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGUSR1, &sa, NULL);
+    install_handler(strcmp(mode, "nodefer") == 0 ? SA_NODEFER : 0);
     pthread_t t;
     pthread_create(&t, NULL, churn, NULL); /* before MPI_Init: hprof has no record of it */
     MPI_Init(&argc, &argv);
@@ -124,15 +135,10 @@ int main(int argc, char **argv)
     pthread_join(t, NULL);
     for (int i = 0; i < SELF_CALLS; i++, self_calls++)
         on_usr1(0);
-    int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    char name[64];
-    snprintf(name, sizeof name, "exact.expect.%d", rank);
-    FILE *f = fopen(name, "w");
-    if (f) {
-        fprintf(f, "visits main;on_usr1 %ld\nhandled churn %d\n", self_calls, (int)handled - SELF_CALLS);
-        fclose(f);
-    }
+    char counts[128];
+    snprintf(counts, sizeof counts, "visits main;on_usr1 %ld\nhandled churn %d\n", self_calls,
+             (int)handled - SELF_CALLS);
+    write_expect(counts);
     MPI_Finalize();
     return 0;
 }

@@ -11,10 +11,9 @@
 
 /* The interrupted frame's saved rbp may lie below rsp: an epilogue that
  * popped it keeps the CFI's "saved at CFA-n" (GCC emits no restore for a
- * pop), and a leaf may save it in the red zone. It is still there: the
- * kernel puts a signal frame below the 128-byte red zone of the x86-64
- * ABI. Only the first step (its exact pc) can see such a row. */
-#define RED_ZONE 128
+ * pop), and a leaf may save it in the red zone (RED_ZONE, frame_walk.h).
+ * It is still there: the kernel puts a signal frame below the red zone.
+ * Only the first step (its exact pc) can see such a row. */
 
 /* Steps from the frame whose recipe key is key to its caller. */
 static inline int step(regs *r, uint64_t key, uint64_t hi, uint64_t **slot, int learn)
@@ -68,6 +67,7 @@ void frame_walk(uw_thread *st, walk *w, regs r, int max, unsigned flags, uint64_
     uint64_t hi = st->stack_hi;
     int own = skip_own, nown = 0;
     w->n = 0;
+    w->sp = r.sp;
     w->inside = 0;
     w->thunk = -1;
     w->exact_hint = (int)st->ex.top;

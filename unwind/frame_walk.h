@@ -45,7 +45,11 @@ typedef struct walk {
     int at_exact;       /* status WK_OK: stopped at an exactly measured call's slot, not at a thunk */
     int inside;         /* a frame in hprof's own code (samples) */
     uint64_t miss;
+    uint64_t sp; /* the stack pointer the walk started from (a sample's: the interrupted one) */
 } walk;
+
+/* The x86-64 ABI's red zone: a leaf function's data below its sp. */
+#define RED_ZONE 128
 
 /* What a walk does (frame_walk's flags). */
 enum walk_flags {

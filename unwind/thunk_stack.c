@@ -84,6 +84,10 @@ uw_thread *thunk_stack_create(void)
     return st;
 }
 
+/* Below the current sp too: a frame there may live on, on a part of the
+ * stack the program switched away from (a coroutine's stack on the
+ * thread's own, switched by the program's own code); its record goes now,
+ * and its thunk must not outlive it. Anything else there is gone. */
 void thunk_stack_restore(uw_thread *st)
 {
     uint64_t sp = current_sp();
@@ -92,9 +96,12 @@ void thunk_stack_restore(uw_thread *st)
         top = THUNK_COUNT;
     for (int64_t i = 0; i < top; i++) {
         uint64_t *s = st->slot[i];
-        if (s && (uint64_t)(uintptr_t)s > sp && (uint64_t)(uintptr_t)s < st->stack_hi &&
-            *s == thunk_addr((int)i))
+        uint64_t a = (uint64_t)(uintptr_t)s;
+        if (s && a >= st->stack_lo && a < st->stack_hi && *s == thunk_addr((int)i)) {
             *s = st->ra[i];
+            if (a < sp)
+                thunk_stack_released(st, s);
+        }
         st->slot[i] = NULL;
     }
     st->top = 0;

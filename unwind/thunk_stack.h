@@ -49,6 +49,8 @@ static inline const struct site *site_find(const struct site *sites, uint64_t ra
 
 struct py_thread;
 
+#define RELEASED_SLOTS 16
+
 /* The caller of a call site whose node is cached: its slot holds thunk
  * depth, whose node is still node (the same activation of the caller); or
  * the exit thunk of exact entry exact, with the same call site's node
@@ -109,6 +111,10 @@ typedef struct uw_thread {
     exact_stack ex;                        /* the exactly measured calls under way (exact_stack.h) */
     struct entry_site esites[ENTRY_SITES]; /* sets of two (entry_cache.h) */
     int esite_victim;                      /* the way of a full set the next one replaces */
+    /* slots whose thunk was taken back while their frame lived on (a
+     * stack switched away from): thunk_stack_released */
+    uint64_t *released[RELEASED_SLOTS];
+    unsigned nreleased, released_next;
 } uw_thread;
 
 /* This thread's state; NULL before its first walk and after it ended. */
@@ -159,8 +165,20 @@ static inline uint64_t current_sp(void)
     return sp;
 }
 
+/* The slot s got its return address back while its frame lives on, on a
+ * part of the stack switched away from: a later walk that meets it there
+ * finds the frame not new (walk_commit.c). The newest RELEASED_SLOTS. */
+static inline void thunk_stack_released(uw_thread *st, uint64_t *s)
+{
+    uint64_t **r = &st->released[st->released_next];
+    st->nreleased += *r == NULL;
+    *r = s;
+    st->released_next = (st->released_next + 1) % RELEASED_SLOTS;
+}
+
 /* Puts every original return address back that is still live (its slot
- * above the current sp, on this stack, still holding its thunk). */
+ * on this thread's stack still holding its thunk, above the current sp
+ * or below it in a frame switched away from). */
 void thunk_stack_restore(uw_thread *st);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * merge_floor.c - what the merge's communication costs without hprof
  * (bench/run.py, section mergescale; issue 41): the rounds the merge at
- * MPI_Finalize makes (report/merge/), in its order and with its way of
+ * MPI_Finalize makes (report/merge/; its 10 collectives with the time
+ * line, HPROF_VERBOSE=1 says), in its order and with its way of
  * waiting (test, then a nap that doubles from 20 us to 1 ms, 4 ms once
  * 50 ms have passed; a yield between tests where it spins), but with
  * payloads of a few bytes and no work between them. Rank 0 prints each
@@ -121,13 +122,14 @@ static void bcast(int n)
 
 /* ---- the phases' rounds --------------------------------------------------- */
 
-/* defs_reduce.c: up a binomial tree (each parent takes its children in
- * turn), the ids back down in reverse, the count broadcast. */
+/* merge.c's first agreement (events, simulated ranks); defs_reduce.c: up
+ * a binomial tree (each parent takes its children in turn), the ids back
+ * down in reverse, the count broadcast. */
 static void definitions(void)
 {
     char b[8] = { 0 };
     int kids[32], nkids = 0, parent = -1;
-    allreduce(8);
+    allreduce(64);
     for (int step = 1; step < size; step <<= 1) {
         if (rank & step) {
             parent = rank - step;
@@ -170,13 +172,11 @@ static void aggregators_up(void)
         send_napping(b, sizeof b, (int)(place - place % (stride * FANIN)) * GROUP, TAG_UP);
 }
 
-/* merge.c: the simulated ranks agreed, the layout up the aggregators,
- * the output opened and the definitions written, each said by rank 0. */
+/* merge.c: the layout up the aggregators, then rank 0 says whether it
+ * opened the output and wrote the definitions. */
 static void written(void)
 {
-    allreduce(4);
     aggregators_up();
-    bcast(4);
     bcast(4);
 }
 
@@ -271,17 +271,17 @@ static void stream_up(void)
     }
 }
 
-/* path_series.c and timeline_file.c: the paths agreed, summed and
- * chosen, the histograms' sizes agreed, the clocks aligned, the streams. */
+/* path_series.c and timeline_file.c: the paths' flags and the time
+ * line's sizes agreed, the paths summed and chosen, the clocks aligned,
+ * the streams. */
 static void time_line(void)
 {
     char in[64] = { 0 }, out[64];
     MPI_Request req;
-    allreduce(8);
+    allreduce(24);
     PMPI_Ireduce(in, out, 64, MPI_BYTE, MPI_BOR, 0, comm, &req);
     wait_napping(&req);
     bcast(68);
-    allreduce(12);
     clock_align();
     stream_up();
 }

@@ -1,7 +1,7 @@
 /*
  * merge_floor.c - what the merge's communication costs without hprof
  * (bench/run.py, section mergescale; issue 41): the rounds the merge at
- * MPI_Finalize makes (report/merge/; its 10 collectives with the time
+ * MPI_Finalize makes (report/merge/; its 9 collectives with the time
  * line, HPROF_VERBOSE=1 says), in its order and with its way of
  * waiting (test, then a nap that doubles from 20 us to 1 ms, 4 ms once
  * 50 ms have passed; a yield between tests where it spins), but with
@@ -19,6 +19,7 @@
 #define TAG_DEFS 4711
 #define TAG_IDS 4712
 #define TAG_ALIGN 4713
+#define TAG_COUNT 4714
 #define TAG_UP 4731
 #define TAG_MEMBER 4732
 #define TAG_STREAM 4741
@@ -123,8 +124,8 @@ static void bcast(int n)
 /* ---- the phases' rounds --------------------------------------------------- */
 
 /* merge.c's first agreement (events, simulated ranks); defs_reduce.c: up
- * a binomial tree (each parent takes its children in turn), the ids back
- * down in reverse, the count broadcast. */
+ * a binomial tree (each parent takes its children in turn), the count of
+ * ids and the ids back down in reverse. */
 static void definitions(void)
 {
     char b[8] = { 0 };
@@ -141,11 +142,14 @@ static void definitions(void)
             kids[nkids++] = rank + step;
         }
     }
-    if (parent >= 0)
+    if (parent >= 0) {
+        recv_napping(b, 4, parent, TAG_COUNT);
         take(b, sizeof b, parent, TAG_IDS);
+    }
+    for (int k = nkids - 1; k >= 0; k--)
+        send_napping(b, 4, kids[k], TAG_COUNT);
     for (int k = nkids - 1; k >= 0; k--)
         send_napping(b, sizeof b, kids[k], TAG_IDS);
-    bcast(4);
 }
 
 /* agg_tree.c: members to their aggregator (probed, then taken spinning),

@@ -15,7 +15,9 @@ dilation, snapshots, hpccfloor, instrumentation, exact, finalize, million, and m
 runs when named; the others keep their text in RESULTS.md, the header keeps its list of runs with
 this one added first, and a section run keeps its old text below it as "The run before"), BENCH_POLL_MS (pollacc: ms a gap, 300), and for
 sections 4-6: BENCH_DROPS_STEPS (60), BENCH_LAMMPS_STEPS (1500),
-BENCH_INSTR_STEPS (5), BENCH_EXACT_STEPS (20), BENCH_SKIP_64=1 (no 64-rank finalize run). Section 4
+BENCH_INSTR_STEPS (5), BENCH_EXACT_STEPS (20), BENCH_SKIP_64=1 (no 64-rank finalize run). Section 6c (mergescale): BENCH_MERGE_P, BENCH_MERGE_K,
+BENCH_MERGE_FLOOR_P (ranks of the floor table, 8,16,32,64) and BENCH_MERGE_BEFORE (a copy of build/
+before a change: its library alternated with this one in the floor table). Section 4
 installs Debian's lammps and lammps-examples, hpcc, quantum-espresso and
 quantum-espresso-data with apt-get when missing (as root), and skips an
 application when it cannot.
@@ -1334,6 +1336,81 @@ def merge_scale(lines):
     lines.append("| MPI | processes | ranks | merge+write | rank 0 CPU | rank 0 memory | values / anchor / time line |")
     lines.append("|---|---|---|---|---|---|---|")
     lines.extend(rows)
+    merge_floor(lines, exes)
+
+MERGE_PHASES = ("local profile", "unified definitions", "written", "values", "time line")
+MERGE_WALL = re.compile(r"hprof: merge: " + ", ".join(r"%s ([0-9.]+) s" % p for p in MERGE_PHASES))
+FLOOR_LINE = re.compile(r"merge_floor: (\d+) ranks, " + ", ".join(r"%s ([0-9.]+) s" % p for p in MERGE_PHASES[1:]) +
+                        r", merge\+write ([0-9.]+) s")
+
+def merge_floor(lines, exes):
+    """Issue 41's merge+write against what its MPI rounds cost on this machine: per
+    phase, rank 0's wall time under hprof (HPROF_VERBOSE=1) and in bench/merge_floor.c,
+    which makes the same rounds with payloads of a few bytes and no work (the floor).
+    BENCH_MERGE_FLOOR_P chooses the ranks; BENCH_MERGE_BEFORE, a build folder (a copy of
+    build/ before a change), adds its library as a variant, alternated with this one."""
+    ps = [int(x) for x in os.environ.get("BENCH_MERGE_FLOOR_P", "8,16,32,64").split(",") if x]
+    if not ps or not exes:
+        return
+    reps = max(1, min(RUNS, 3))
+    before = os.environ.get("BENCH_MERGE_BEFORE")
+    out = os.path.join(OUT, "merge_floor.cubex")
+    rows, growth, loads = [], [], []
+    for mpi in exes:
+        floor = os.path.join(OUT, "merge_floor." + mpi)
+        sh(["mpicc." + mpi, "-O2", os.path.join(ROOT, "bench", "merge_floor.c"), "-o", floor])
+        libs = [("hprof", os.path.join(BUILD, mpi, "libhprof.so"))]
+        if before:
+            libs.insert(0, ("hprof before", os.path.join(before, mpi, "libhprof.so")))
+        for np_ in ps:
+            res = {label: [] for label, _ in libs + [("floor", None)]}
+            for _ in range(reps):
+                for label, lib in libs:
+                    _, o, e = mpi_job(np_, [exes[mpi]], {"HPROF_VERBOSE": "1", "HPROF_OUTPUT": out}, mpi=mpi,
+                                      preload=lib)
+                    m, w = MERGE_WALL.search(e), WROTE.search(e)
+                    if not (m and w):
+                        raise RuntimeError("%s %d: no merge or wrote line: %s" % (mpi, np_, (e + o)[-300:]))
+                    res[label].append([float(x) for x in m.groups()] + [float(w.group(5))])
+                    loads.append(os.getloadavg()[0])
+                _, o, e = mpi_job(np_, [floor], mpi=mpi)
+                f = FLOOR_LINE.search(o)
+                if not f:
+                    raise RuntimeError("%s %d: no merge_floor line: %s" % (mpi, np_, (e + o)[-300:]))
+                res["floor"].append([0.0] + [float(x) for x in f.groups()[1:]])
+            for label in res:
+                med = [statistics.median(r[i] for r in res[label]) for i in range(6)]
+                rows.append((mpi, np_, label, med))
+        for label in [l for l, _ in libs]:
+            first = [r for r in rows if r[0] == mpi and r[1] == ps[0]]
+            last = [r for r in rows if r[0] == mpi and r[1] == ps[-1]]
+            a = {r[2]: r[3][5] for r in first}
+            b = {r[2]: r[3][5] for r in last}
+            if len(ps) > 1:
+                span = ps[-1] - ps[0]
+                growth.append("| %s | %s | %.2f ms | %.2f ms | **%.2f ms** |" % (
+                    "Open MPI" if mpi == "openmpi" else "MPICH", label, 1e3 * (b[label] - a[label]) / span,
+                    1e3 * (b["floor"] - a["floor"]) / span,
+                    1e3 * ((b[label] - b["floor"]) - (a[label] - a["floor"])) / span))
+    lines.append("\nIssue 41's merge+write against its rounds' floor: rank 0's wall time per phase under hprof "
+                 "(bench/merge_scale.c, HPROF_VERBOSE=1, the default time line) and in bench/merge_floor.c (no "
+                 "hprof: the merge's collectives, binomial and aggregator tree passes and clock round trips, "
+                 "waited for as the merge waits, with payloads of a few bytes), alternated, %d rounds, median; "
+                 "load %.1f-%.1f. `BENCH_RUNS=%d BENCH_ONLY=mergescale BENCH_MERGE_K= BENCH_MERGE_P= "
+                 "BENCH_MERGE_FLOOR_P=%s bench/run.py`%s.\n" % (
+                     reps, min(loads), max(loads), RUNS, ",".join(str(p) for p in ps),
+                     " with BENCH_MERGE_BEFORE (the library before a change)" if before else ""))
+    lines.append("| MPI | ranks | run | local profile | unified definitions | written | values | time line | "
+                 "merge+write |")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
+    for mpi, np_, label, med in rows:
+        lines.append("| %s | %d | %s | %s |" % ("Open MPI" if mpi == "openmpi" else "MPICH", np_, label,
+                                               " | ".join("%.3f s" % v for v in med)))
+    if growth:
+        lines.append("\nGrowth a rank from %d to %d ranks:\n" % (ps[0], ps[-1]))
+        lines.append("| MPI | run | merge+write | floor | merge+write minus floor |")
+        lines.append("|---|---|---|---|---|")
+        lines.extend(growth)
 
 def tar_members(path):
     import tarfile

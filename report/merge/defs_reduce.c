@@ -11,6 +11,7 @@
 
 #define TAG_DEFS 4711
 #define TAG_IDS 4712
+#define TAG_COUNT 4714 /* the file's cnodes, beside the ids (4713: clock_align.c) */
 
 #define MAX_KIDS 32 /* a rank's children in the binomial tree: log2(ranks) */
 
@@ -111,11 +112,20 @@ static int *receive_ids(MPI_Comm comm, const reduction *red, int n)
  * unified tree, and each rank translates the numbers for its children
  * through the maps it made while absorbing them. Only ids travel: no rank
  * but rank 0 ever holds the unified definitions. Returns the ids of mine's
- * cnodes (NULL: none known); *nglobal: cnodes in the file. */
+ * cnodes (NULL: none known); *nglobal: cnodes in the file, which comes
+ * down with the ids in a message of its own (it fits where the ids did
+ * not; a broadcast after them was a round more). */
 static int *ids_down(MPI_Comm comm, int rank, defs *mine, reduction *red, int *nglobal)
 {
     int n = mine->ncnodes;
-    int *ids = rank == 0 ? preorder_ids(mine) : receive_ids(comm, red, n);
+    int *ids = rank == 0 ? preorder_ids(mine) : NULL;
+    *nglobal = rank == 0 && ids ? n : 0;
+    if (rank != 0) {
+        quiet_recv(nglobal, 1, MPI_INT, red->parent, TAG_COUNT, comm);
+        ids = receive_ids(comm, red, n);
+    }
+    for (int k = red->nkids - 1; k >= 0; k--)
+        quiet_send(nglobal, 1, MPI_INT, red->kid_rank[k], TAG_COUNT, comm);
     for (int k = red->nkids - 1; k >= 0; k--) {
         int kn = red->kid_map[k] && ids ? red->kid_n[k] : 0;
         int *kid_ids = malloc(((size_t)kn + 1) * sizeof(int));
@@ -127,8 +137,6 @@ static int *ids_down(MPI_Comm comm, int rank, defs *mine, reduction *red, int *n
         free(kid_ids);
         free(red->kid_map[k]);
     }
-    *nglobal = rank == 0 && ids ? n : 0;
-    quiet_bcast_ints(nglobal, 1, comm);
     return ids;
 }
 

@@ -205,13 +205,30 @@ static void reduced_layout(layout *l, int size, const reduced_file *rf)
 
 #define SIMULATED_ATTR "hprof::simulated_ranks"
 
-/* HPROF_SIMULATE_RANKS, where P x K processes fit the file's numbers. The
- * ranks agree on the largest (as the time line does): a rank given another
- * K would cut other groups and wait for parts no rank sends. */
-static int simulated_ranks(MPI_Comm comm, int rank, int size)
+/* What the ranks agree on first, in one reduction (each collective is a
+ * round every rank waits for): the PAPI events some rank counted, each
+ * event's bit by its max, and HPROF_SIMULATE_RANKS, the largest (as the
+ * time line does): a rank given another K would cut other groups and
+ * wait for parts no rank sends. Where the reduction fails: no events,
+ * this rank's K. */
+static void agree_first(MPI_Comm comm, unsigned long long *events, int *simulate)
 {
-    int mine = hprof_config.simulate_ranks > 1 ? hprof_config.simulate_ranks : 1, k = mine;
-    quiet_allreduce(&mine, &k, 1, MPI_INT, MPI_MAX, comm);
+    unsigned long long mine[65], all[65] = { 0 };
+    for (int b = 0; b < 64; b++)
+        mine[b] = *events >> b & 1;
+    mine[64] = all[64] =
+        hprof_config.simulate_ranks > 1 ? (unsigned long long)hprof_config.simulate_ranks : 1;
+    quiet_allreduce(mine, all, 65, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+    *events = 0;
+    for (int b = 0; b < 64; b++)
+        *events |= (all[b] & 1) << b;
+    *simulate = all[64] <= INT32_MAX ? (int)all[64] : INT32_MAX;
+}
+
+/* HPROF_SIMULATE_RANKS as agreed, where P x K processes fit the file's
+ * numbers. */
+static int simulated_ranks(int k, int rank, int size)
+{
     if ((long long)size * k > INT32_MAX / 8) {
         if (rank == 0)
             hprof_say("HPROF_SIMULATE_RANKS=%d: %d x %d processes are too many; not simulated", k, size, k);
@@ -267,11 +284,12 @@ static local_profile *empty_profile(void)
     return p;
 }
 
-/* Rank 0 opens the output and every rank learns whether that worked. */
-/* The writer keeps reporting into err until commit or abort. */
+/* Rank 0 opens the output: 1 where it did, and on the other ranks, which
+ * learn it with the definitions (hprof_merge_and_write's one broadcast).
+ * The writer keeps reporting into err until commit or abort. */
 static char writer_err[512];
 
-static int open_output(MPI_Comm comm, int rank, int size, const merge_info *info, char *path, size_t pathlen,
+static int open_output(int rank, int size, const merge_info *info, char *path, size_t pathlen,
                        cube_writer **w)
 {
     char *err = writer_err;
@@ -285,9 +303,7 @@ static int open_output(MPI_Comm comm, int rank, int size, const merge_info *info
         else
             cube_writer_set_compress(*w, info->compress);
     }
-    int ok = *w != NULL;
-    quiet_bcast_ints(&ok, 1, comm);
-    return ok;
+    return rank != 0 || *w != NULL;
 }
 
 /* Rank 0 finishes the file and says so in one line. */
@@ -329,9 +345,11 @@ static void write_timeline(MPI_Comm comm, int rank, cube_writer *w, const merge_
 {
     size_t len = 0;
     timeline_paths tp = { lp, ids, nglobal, 0, { 0 } };
-    path_series_select(comm, rank, &tp, info->time_paths);
+    unsigned sizes[TIMELINE_SIZES];
+    timeline_file_sizes(info->timeline, &tp, sizes);
+    path_series_select(comm, rank, &tp, info->time_paths, sizes, TIMELINE_SIZES); /* agrees on sizes too */
     timeline_outcome outcome = TIMELINE_NONE;
-    unsigned char *member = timeline_file_member(comm, info->timeline, info->phases, info->nphases,
+    unsigned char *member = timeline_file_member(comm, sizes, info->timeline, info->phases, info->nphases,
                                                  info->phases_dropped, &tp, &len, &outcome);
     const char *why = rank == 0 && *rc == 0 ? timeline_dropped_why(outcome) : NULL;
     if (why)
@@ -344,6 +362,7 @@ static void write_timeline(MPI_Comm comm, int rank, cube_writer *w, const merge_
 int hprof_merge_and_write(const merge_info *info)
 {
     MPI_Comm comm;
+    unsigned long rounds0 = quiet_collectives();
     if (quiet_comm_dup(info->comm, &comm) != MPI_SUCCESS)
         return -1;
     /* An MPI error in the merge (a message that no longer fits after a
@@ -362,9 +381,10 @@ int hprof_merge_and_write(const merge_info *info)
     }
     double t_local = PMPI_Wtime(), c_local = cpu_seconds();
     /* Every PAPI event some rank counted becomes a metric on all ranks. */
-    unsigned long long events = metrics_local_events(), all_events = 0;
-    quiet_allreduce(&events, &all_events, 1, MPI_UNSIGNED_LONG_LONG, MPI_BOR, comm);
-    metrics_set_events(all_events);
+    unsigned long long events = metrics_local_events();
+    int agreed_k = 1;
+    agree_first(comm, &events, &agreed_k);
+    metrics_set_events(events);
     value_columns *columns = collect_columns(lp); /* frees the dense values */
     /* The other ranks' definitions join this rank's: its own cnodes keep
      * their ids, which the columns hold. */
@@ -376,7 +396,7 @@ int hprof_merge_and_write(const merge_info *info)
 
     double t_unified = PMPI_Wtime(), c_unified = cpu_seconds();
     layout l;
-    int k = simulated_ranks(comm, rank, size), rc = 0;
+    int k = simulated_ranks(agreed_k, rank, size), rc = 0;
     long long nranks = (long long)size * k;
     reduced_file rf;
     int reduced = location_reduce_wanted(nranks);
@@ -389,9 +409,9 @@ int hprof_merge_and_write(const merge_info *info)
     }
     char path[4096] = "";
     cube_writer *w;
-    int opened = open_output(comm, rank, (int)nranks, info, path, sizeof path, &w);
+    int opened = open_output(rank, (int)nranks, info, path, sizeof path, &w);
     int defined = opened && (rank != 0 || (rc == 0 && define_file(w, g, &l, info, k, reduced) == 0));
-    quiet_bcast_ints(&defined, 1, comm); /* while rank 0 writes the definitions */
+    quiet_bcast_ints(&defined, 1, comm); /* rank 0's: opened and defined; the others wait meanwhile */
     double t_defined = PMPI_Wtime(), c_defined = cpu_seconds();
     rc = defined ? write_values(comm, rank, w, info, lp->nthreads, k, columns, ids, nlocal, nglobal,
                                 reduced ? &rf : NULL)
@@ -401,10 +421,10 @@ int hprof_merge_and_write(const merge_info *info)
         write_timeline(comm, rank, w, info, lp, ids, nglobal, &rc);
     hprof_verbose(1,
                   "merge: local profile %.3f s, unified definitions %.3f s, written %.3f s, values %.3f s,"
-                  " time line %.3f s (this rank's CPU time %.3f, %.3f, %.3f, %.3f, %.3f s)",
+                  " time line %.3f s (this rank's CPU time %.3f, %.3f, %.3f, %.3f, %.3f s), %lu collectives",
                   t_local - t0, t_unified - t_local, t_defined - t_unified, t_values - t_defined,
                   PMPI_Wtime() - t_values, c_local - c0, c_unified - c_local, c_defined - c_unified,
-                  c_values - c_defined, cpu_seconds() - c_values);
+                  c_values - c_defined, cpu_seconds() - c_values, quiet_collectives() - rounds0);
     if (rank == 0 && opened)
         rc = finish_output(w, defined && rc == 0, path, nglobal, (int)nranks, t0);
     if (rank == 0 && rc == 0 && reduced)

@@ -75,7 +75,7 @@ static int choose(const timeline_paths *tp, double *incl, int max, int *ids)
     return k;
 }
 
-void path_series_select(MPI_Comm comm, int rank, timeline_paths *tp, int max)
+void path_series_select(MPI_Comm comm, int rank, timeline_paths *tp, int max, unsigned *agree, int nagree)
 {
     enum {
         CAP = (int)(sizeof tp->ids / sizeof tp->ids[0])
@@ -88,9 +88,15 @@ void path_series_select(MPI_Comm comm, int rank, timeline_paths *tp, int max)
     double *mine = on ? exclusive_times(tp, n) : calloc((size_t)n + 1, sizeof(double));
     double *sum = rank == 0 ? calloc((size_t)n + 1, sizeof *sum) : NULL;
     /* one agreement (each collective waits for the slowest rank): does
-     * any rank keep path logs, and did every rank get its memory */
-    int mine_flags[2] = { on, !mine || (rank == 0 && !sum) }, flags[2] = { 0, 1 };
-    quiet_allreduce(mine_flags, flags, 2, MPI_INT, MPI_MAX, comm);
+     * any rank keep path logs, did every rank get its memory, and agree */
+    unsigned mine_flags[2 + PATH_SERIES_AGREE] = { on, !mine || (rank == 0 && !sum) },
+                            flags[2 + PATH_SERIES_AGREE] = { 0, 1 };
+    nagree = nagree < 0 ? 0 : nagree > PATH_SERIES_AGREE ? PATH_SERIES_AGREE : nagree;
+    for (int i = 0; i < nagree; i++)
+        mine_flags[2 + i] = flags[2 + i] = agree[i];
+    quiet_allreduce(mine_flags, flags, 2 + nagree, MPI_UNSIGNED, MPI_MAX, comm);
+    for (int i = 0; i < nagree; i++)
+        agree[i] = flags[2 + i];
     if (flags[0] && !flags[1]) {
         int chosen[1 + CAP] = { 0 }; /* k, then the ids */
         quiet_reduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, 0, comm);

@@ -28,8 +28,12 @@ typedef struct timeline_paths {
 } timeline_paths;
 
 /* Collective over comm: chooses up to max paths into tp (tp->k, tp->ids),
- * the same on every rank; tp->k 0 when no rank kept path logs. */
-void path_series_select(MPI_Comm comm, int rank, timeline_paths *tp, int max);
+ * the same on every rank; tp->k 0 when no rank kept path logs. The
+ * nagree (at most PATH_SERIES_AGREE) values of agree become their max
+ * over the ranks in the same reduction (the time line's sizes: a round
+ * fewer); where the reduction fails they stay this rank's. */
+#define PATH_SERIES_AGREE 8
+void path_series_select(MPI_Comm comm, int rank, timeline_paths *tp, int max, unsigned *agree, int nagree);
 
 /* This rank's series of the chosen paths at bucket width 2^shift: k x 2
  * (MPI, computation) x nb values in ns, zero where none (malloc'd; NULL

@@ -12,6 +12,13 @@
 #define LONG_WAIT_NS 50000000L /* waited this long: ... */
 #define LONG_NAP_NS 4000000L   /* ... a rank that does the work is busy; nap longer */
 
+static unsigned long collectives;
+
+unsigned long quiet_collectives(void)
+{
+    return collectives;
+}
+
 /* *ns: the next nap; *waited: the naps so far. Where many ranks wait for
  * one, each test is a wake-up the working rank pays for on a shared core
  * (MPICH's test is cheap, but 63 ranks waking every millisecond took a
@@ -45,6 +52,7 @@ void quiet_wait(MPI_Request *req)
 
 void quiet_bcast_ints(int *v, int n, MPI_Comm comm)
 {
+    collectives++;
     MPI_Request req;
     if (PMPI_Ibcast(v, n, MPI_INT, 0, comm, &req) == MPI_SUCCESS)
         quiet_wait(&req);
@@ -92,6 +100,7 @@ int quiet_send(const void *buf, int n, MPI_Datatype type, int dest, int tag, MPI
 
 int quiet_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
+    collectives++;
     MPI_Request req;
     int rc = PMPI_Iallreduce(in, out, n, type, op, comm, &req);
     return rc == MPI_SUCCESS ? finish(&req) : rc;
@@ -99,6 +108,7 @@ int quiet_allreduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op 
 
 int quiet_reduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
+    collectives++;
     MPI_Request req;
     int rc = PMPI_Ireduce(in, out, n, type, op, root, comm, &req);
     return rc == MPI_SUCCESS ? finish(&req) : rc;
@@ -106,6 +116,7 @@ int quiet_reduce(const void *in, void *out, int n, MPI_Datatype type, MPI_Op op,
 
 int quiet_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)
 {
+    collectives++;
     MPI_Request req;
     int rc = PMPI_Ibcast(buf, n, type, root, comm, &req);
     return rc == MPI_SUCCESS ? finish(&req) : rc;
@@ -122,6 +133,7 @@ int quiet_bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)
 int quiet_gatherv(const void *in, int nin, MPI_Datatype tin, void *out, const int *counts, const int *displs,
                   MPI_Datatype tout, int root, MPI_Comm comm)
 {
+    collectives++;
     int rank, size, rc = MPI_SUCCESS;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
@@ -158,7 +170,7 @@ int quiet_gather(const void *in, int nin, MPI_Datatype tin, void *out, int nout,
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     if (rank != root)
-        return quiet_send(in, nin, tin, root, TAG_GATHER, comm);
+        return quiet_gatherv(in, nin, tin, NULL, NULL, NULL, tout, root, comm);
     int *counts = malloc(sizeof *counts * (size_t)size), *displs = malloc(sizeof *displs * (size_t)size);
     int rc = MPI_ERR_NO_MEM;
     if (counts && displs) {
@@ -173,6 +185,7 @@ int quiet_gather(const void *in, int nin, MPI_Datatype tin, void *out, int nout,
 
 int quiet_barrier(MPI_Comm comm)
 {
+    collectives++;
     MPI_Request req;
     int rc = PMPI_Ibarrier(comm, &req);
     return rc == MPI_SUCCESS ? finish(&req) : rc;
@@ -180,6 +193,7 @@ int quiet_barrier(MPI_Comm comm)
 
 int quiet_comm_dup(MPI_Comm comm, MPI_Comm *dup)
 {
+    collectives++;
     MPI_Request req;
     int rc = PMPI_Comm_idup(comm, dup, &req);
     return rc == MPI_SUCCESS ? finish(&req) : rc;
@@ -217,6 +231,7 @@ static int send_blob(const void *mine, size_t bytes, int root, int tag, MPI_Comm
 int quiet_gather_blobs(const void *mine, size_t bytes, void **blobs, size_t *sizes, int root, int tag,
                        MPI_Comm comm)
 {
+    collectives++;
     int rank, size, rc = 0;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);

@@ -55,4 +55,9 @@ int quiet_gather_blobs(const void *mine, size_t bytes, void **blobs, size_t *siz
                        MPI_Comm comm);
 int quiet_comm_dup(MPI_Comm comm, MPI_Comm *dup);
 
+/* The collectives above this process has made so far (a gather counted
+ * once): each is a round every rank waits for, some naps long where
+ * ranks outnumber cores, so the merge says how many it made. */
+unsigned long quiet_collectives(void);
+
 #endif

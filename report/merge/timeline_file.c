@@ -8,7 +8,6 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "report/merge/clock_align.h"
-#include "report/merge/quiet.h"
 #include "report/merge/timeline_pack.h"
 #include "report/merge/timeline_tree.h"
 
@@ -289,23 +288,27 @@ static unsigned char *stream_member(MPI_Comm comm, int rank, int size, const own
     return member;
 }
 
-unsigned char *timeline_file_member(MPI_Comm comm, const hprof_timeline *mine,
-                                    const timeline_phase_mark *phases, int nphases,
-                                    unsigned long long phases_dropped, const timeline_paths *paths,
-                                    size_t *len, timeline_outcome *outcome)
+void timeline_file_sizes(const hprof_timeline *mine, const timeline_paths *paths,
+                         unsigned sizes[TIMELINE_SIZES])
+{
+    sizes[0] = mine && mine->bucket ? mine->nbuckets : 0;
+    sizes[1] = mine ? mine->shift : 0;
+    sizes[2] = paths && paths->lp ? paths->lp->path_shift : 0;
+    sizes[3] = hprof_config.simulate_ranks > 1 ? (unsigned)hprof_config.simulate_ranks : 1;
+}
+
+unsigned char *timeline_file_member(MPI_Comm comm, const unsigned sizes[TIMELINE_SIZES],
+                                    const hprof_timeline *mine, const timeline_phase_mark *phases,
+                                    int nphases, unsigned long long phases_dropped,
+                                    const timeline_paths *paths, size_t *len, timeline_outcome *outcome)
 {
     int rank, size;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
-    /* the ranks agree on the simulated ranks too: a stream holds as many
-     * records as its parent expects */
-    unsigned local[3] = { mine && mine->bucket ? mine->nbuckets : 0, mine ? mine->shift : 0,
-                          hprof_config.simulate_ranks > 1 ? (unsigned)hprof_config.simulate_ranks : 1 },
-             common[3];
+    unsigned common[3] = { sizes[0], sizes[1], sizes[3] };
     /* a path log folded past the histogram widens the whole timeline */
-    if (paths && paths->k > 0 && paths->lp && paths->lp->path_shift > local[1])
-        local[1] = paths->lp->path_shift;
-    quiet_allreduce(local, common, 3, MPI_UNSIGNED, MPI_MAX, comm);
+    if (paths && paths->k > 0 && sizes[2] > common[1])
+        common[1] = sizes[2];
     *outcome = TIMELINE_NONE; /* stream_member tells rank 0 what became of it */
     if (common[0] == 0)
         return NULL;

@@ -70,14 +70,24 @@
 #define TIMELINE_MEMBER "hprof.timeline.z"
 #define TIMELINE_MAGIC "hprof-timeline-z 2\n"
 
-/* Collective over comm. `mine` is this rank's histogram (its threads
- * summed; nbuckets 0: none); paths (k 0: none) the chosen paths. Returns
- * the member's bytes on rank 0 (malloc'd, *len set), NULL on the other
- * ranks, when no rank has a histogram, or when it failed; *outcome says
- * which on rank 0 (timeline_drop.h). */
-unsigned char *timeline_file_member(MPI_Comm comm, const hprof_timeline *mine,
-                                    const timeline_phase_mark *phases, int nphases,
-                                    unsigned long long phases_dropped, const timeline_paths *paths,
-                                    size_t *len, timeline_outcome *outcome);
+/* The sizes the ranks agree on, each by its max over the ranks, before
+ * the member is made: buckets, their width's shift, the path logs' shift,
+ * the simulated ranks (a stream holds as many records as its parent
+ * expects). This rank's from `mine`, its histogram (its threads summed;
+ * nbuckets 0: none), and paths' profile; the merge agrees on them with
+ * the paths (path_series_select), in one reduction. */
+#define TIMELINE_SIZES 4
+void timeline_file_sizes(const hprof_timeline *mine, const timeline_paths *paths,
+                         unsigned sizes[TIMELINE_SIZES]);
+
+/* Collective over comm. sizes: as agreed (timeline_file_sizes); paths
+ * (k 0: none) the chosen paths. Returns the member's bytes on rank 0
+ * (malloc'd, *len set), NULL on the other ranks, when no rank has a
+ * histogram, or when it failed; *outcome says which on rank 0
+ * (timeline_drop.h). */
+unsigned char *timeline_file_member(MPI_Comm comm, const unsigned sizes[TIMELINE_SIZES],
+                                    const hprof_timeline *mine, const timeline_phase_mark *phases,
+                                    int nphases, unsigned long long phases_dropped,
+                                    const timeline_paths *paths, size_t *len, timeline_outcome *outcome);
 
 #endif

@@ -4,7 +4,9 @@
 # time line X s"), and the finalize's ("waiting for every rank, run
 # attributes, merge and write"), whose parts add up to no more than
 # merge+write says. On 8 ranks, with the time line and without it
-# (HPROF_TIME_BUCKETS=0: no hprof.timeline.z member); the profile's values
+# (HPROF_TIME_BUCKETS=0: no hprof.timeline.z member), and the number of
+# collectives it made, each a round every rank waits for (issue 41: at
+# most 9 and 7, what can agree in one reduction agreed so); the profile's values
 # and the member's content are what they were (exact visits per rank,
 # every rank's rows and offsets; tests/mpi/timeline.sh checks the rows
 # against the profile). The speed of the merge on many ranks is a
@@ -20,11 +22,17 @@ for buckets in 256 0; do
     prof=$PWD/phases$buckets.cubex
     HPROF_VERBOSE=1 HPROF_TIME_BUCKETS=$buckets HPROF_OUTPUT=$prof run_mpi run$buckets $NP ./merge; rc=$?
     profile_run_check "$n: run" run$buckets "$prof" run$buckets.csv "$rc" || continue
-    m=$(grep -cE "^hprof: merge: local profile $num s, unified definitions $num s, written $num s, values $num s, time line $num s \(this rank's CPU time $num, $num, $num, $num, $num s\)$" run$buckets.err)
+    m=$(grep -cE "^hprof: merge: local profile $num s, unified definitions $num s, written $num s, values $num s, time line $num s \(this rank's CPU time $num, $num, $num, $num, $num s\), [0-9]+ collectives$" run$buckets.err)
     f=$(grep -cE "^hprof: finalize: waiting for every rank $num s, run attributes $num s, merge and write $num s$" run$buckets.err)
     check "$n: one line of the merge's phases with the time line's, one of the finalize's" \
         "merge lines $m, finalize lines $f: $(grep -E '^hprof: (merge|finalize):' run$buckets.err | tr '\n' '|')" \
         test "$m" -eq 1 -a "$f" -eq 1
+    # each collective is a round every rank waits for, naps long where ranks
+    # outnumber cores: the merge agrees on what it can in one (with the
+    # time line: 9, its paths' reduce and broadcast among them; without: 7)
+    most=$([ "$buckets" = 0 ] && echo 7 || echo 9)
+    made=$(sed -nE 's/^hprof: merge: .*, ([0-9]+) collectives$/\1/p' run$buckets.err)
+    check "$n: the merge makes at most $most collectives" "it made ${made:-?}" test "${made:-99}" -le "$most"
     # the phases are parts of the merge: no more than merge+write (printed to the ms)
     total=$(wrote_field run$buckets.err merge)
     parts=$(sed -nE "s/^hprof: merge: local profile ($num) s, unified definitions ($num) s, written ($num) s, values ($num) s, time line ($num) s.*/\1 \2 \3 \4 \5/p" run$buckets.err)

@@ -15,11 +15,13 @@
  * It is still there: the kernel puts a signal frame below the red zone.
  * Only the first step (its exact pc) can see such a row. */
 
-/* Steps from the frame whose recipe key is key to its caller. */
-static inline int step(regs *r, uint64_t key, uint64_t hi, uint64_t **slot, int learn)
+/* Steps from the frame whose recipe key is key to its caller; flags:
+ * frame_walk's WALK_LEARN and WALK_OWN_RECIPES. */
+static inline int step(regs *r, uint64_t key, uint64_t hi, uint64_t **slot, unsigned flags)
 {
+    int learn = (flags & WALK_LEARN) != 0, own_recipe = (flags & (WALK_LEARN | WALK_OWN_RECIPES)) != 0;
     const recipe *rc = key & RECIPE_EXACT ? recipe_find_pc(key & ~RECIPE_EXACT)
-                       : learn            ? recipe_find(key)
+                       : own_recipe       ? recipe_find(key)
                                           : recipe_find_ra(key);
     if (!rc) {
         if (!learn)
@@ -27,7 +29,7 @@ static inline int step(regs *r, uint64_t key, uint64_t hi, uint64_t **slot, int 
         rc = recipe_learn(key, 0);
         if (!rc)
             return WK_COMPLEX;
-    } else if (!learn && !(key & RECIPE_EXACT) && rc->key != key) {
+    } else if (!own_recipe && !(key & RECIPE_EXACT) && rc->key != key) {
         learner_request(key); /* its own recipe, to redirect it next time */
     }
     if (rc->kind != RECIPE_STEP)
@@ -62,7 +64,7 @@ static inline int step(regs *r, uint64_t key, uint64_t hi, uint64_t **slot, int 
 void frame_walk(uw_thread *st, walk *w, regs r, int max, unsigned flags, uint64_t *first_slot)
 {
     int skip_own = (flags & WALK_SKIP_OWN) != 0, stop = (flags & WALK_STOP_AT_THUNK) != 0;
-    int learn = (flags & WALK_LEARN) != 0;
+    unsigned recipes = flags & (WALK_LEARN | WALK_OWN_RECIPES);
     uint64_t key = r.pc | RECIPE_EXACT;
     uint64_t hi = st->stack_hi;
     int own = skip_own, nown = 0;
@@ -84,7 +86,7 @@ void frame_walk(uw_thread *st, walk *w, regs r, int max, unsigned flags, uint64_
     }
     uint64_t *slot = first_slot;
     for (int stepped = first_slot != NULL;; stepped = 0) {
-        int s = stepped ? WK_OK : step(&r, key, hi, &slot, learn);
+        int s = stepped ? WK_OK : step(&r, key, hi, &slot, recipes);
         if (s != WK_OK) {
             if (s == WK_MISS)
                 w->miss = key;

@@ -56,6 +56,9 @@ enum walk_flags {
     WALK_SKIP_OWN = 1,      /* an MPI call: hprof's leading frames skipped (a sample: one sets inside) */
     WALK_STOP_AT_THUNK = 2, /* stop at the first thunk (or measured exact call), else walk through */
     WALK_LEARN = 4,         /* a frame without a recipe is learned now (step), else missed */
+    WALK_OWN_RECIPES = 8,   /* without WALK_LEARN: a frame whose own recipe is not learned yet is
+                             * missed, not stepped by a neighbour's (a sample's walk may be): a walk
+                             * whose commit patches and counts visits needs each frame's own */
 };
 
 #define CAPTURE(r)                                                           \

@@ -238,7 +238,7 @@ static uint32_t call_site_node(cct *tree, const void *wrapper_frame, int *failed
         uint64_t *first_slot = call_site_caller_of_wrapper(st, wrapper_frame, &r);
         frame_walk(st, &w, r, UNWIND_MAX_FRAMES,
                    (first_slot ? 0u : WALK_SKIP_OWN) | (st->thunks ? WALK_STOP_AT_THUNK : 0u) |
-                       (how & SITE_LEARN ? WALK_LEARN : 0u),
+                       (how & SITE_LEARN ? WALK_LEARN : WALK_OWN_RECIPES),
                    first_slot);
     }
     if (uw_check_mode > 0 && (how & SITE_LEARN))

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "peak_memory.h"
+
 static int rank, size;
 static double seconds;
 static long rate = 200000;
@@ -29,15 +31,7 @@ static double now(void)
 
 static long rss_kb(void)
 {
-    char line[256];
-    long kb = -1;
-    FILE *f = fopen("/proc/self/status", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0)
-            kb = atol(line + 6);
-    if (f)
-        fclose(f);
-    return kb;
+    return status_kb("VmRSS:");
 }
 
 static __attribute__((noinline)) double compute(int n)

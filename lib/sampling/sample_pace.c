@@ -9,10 +9,11 @@ static void new_window(sample_pace *p, uint64_t now_ns)
     p->window_samples = 0;
 }
 
-void sample_pace_start(sample_pace *p, uint64_t period_ns, uint64_t now_ns)
+void sample_pace_start(sample_pace *p, uint64_t period_ns, uint64_t now_ns, uint64_t seed)
 {
     p->nominal_ns = p->period_ns = p->longest_ns = period_ns;
     p->over = 0;
+    p->rng = (seed ^ now_ns) * 0x9e3779b97f4a7c15ull | 1;
     new_window(p, now_ns);
 }
 
@@ -58,4 +59,16 @@ uint64_t sample_pace_after(sample_pace *p, uint64_t spent_ns, uint64_t now_ns)
     }
     new_window(p, now_ns);
     return period;
+}
+
+uint64_t sample_pace_draw(sample_pace *p)
+{
+    uint64_t x = p->rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    p->rng = x;
+    uint64_t r = x * 0x2545f4914f6cdd1dull;
+    uint64_t half = p->period_ns / 2;
+    return half + (r >> 11) % (p->period_ns ? p->period_ns : 1);
 }

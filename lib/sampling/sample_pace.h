@@ -11,7 +11,14 @@
  * in two windows in a row, the thread's timer period doubles (to a
  * second at most); below a quarter of that, it halves again, back to the
  * rate asked for. Sample weights are measured intervals, so a slower rate
- * changes no total, only the resolution. Async-signal-safe.
+ * changes no total, only the resolution.
+ *
+ * Each interval is drawn at random around the period in force, uniformly
+ * from half of it to one and a half: a timer of fixed period aliases with a
+ * program whose loop repeats in a divisor of it (groundtruth.c's 62.5 us
+ * cycle against 1 ms), and its samples then land at the same point of the
+ * loop, sample after sample, giving one function another's time. The
+ * mean rate is the one asked for. Async-signal-safe.
  */
 #ifndef HPROF_SAMPLE_PACE_H
 #define HPROF_SAMPLE_PACE_H
@@ -29,13 +36,18 @@ typedef struct sample_pace {
     uint64_t window_start_ns;
     uint64_t window_spent_ns[PACE_WINDOW]; /* each sample's time in the handler */
     uint32_t window_samples;
-    int over; /* the last window was over PACE_MOST */
+    int over;     /* the last window was over PACE_MOST */
+    uint64_t rng; /* xorshift64* state, never 0 */
 } sample_pace;
 
-void sample_pace_start(sample_pace *p, uint64_t period_ns, uint64_t now_ns);
+/* seed: anything that differs between threads (their ids). */
+void sample_pace_start(sample_pace *p, uint64_t period_ns, uint64_t now_ns, uint64_t seed);
 
 /* After a counted sample whose handler took spent_ns and ended at now_ns:
  * the period to set, or 0 to keep the one in force. */
 uint64_t sample_pace_after(sample_pace *p, uint64_t spent_ns, uint64_t now_ns);
+
+/* The next interval: drawn from [period/2, 3 period/2) of the period in force. */
+uint64_t sample_pace_draw(sample_pace *p);
 
 #endif

@@ -99,6 +99,7 @@ static void take_sample(siginfo_t *info, void *ucontext)
         errno = saved_errno;
         return;
     }
+    set_period(s, sample_pace_draw(&s->pace)); /* sample_pace.h: no aliasing with the program's loops */
     if (t->depth > 0) {
         s->in_mpi++; /* its time is measured MPI time, and stays in the next interval */
         if (locate_in_flight && t->in_flight && t->in_flight_node == CCT_NONE && t->depth == 1)
@@ -142,9 +143,7 @@ static void take_sample(siginfo_t *info, void *ucontext)
     histogram_add(s, weight);
     uint64_t end = hprof_now_ns();
     record_handler_time(s, end - entry);
-    uint64_t period = sample_pace_after(&s->pace, end - entry, end);
-    if (period)
-        set_period(s, period);
+    sample_pace_after(&s->pace, end - entry, end); /* the next draw is from the period it keeps */
     errno = saved_errno;
 }
 
@@ -344,7 +343,8 @@ void sampler_thread_start(hprof_thread *t, uint64_t window_start_ns)
         say_not_sampled(t->index);
     s->on = 1;
     s->armed_ns = hprof_now_ns();
-    sample_pace_start(&s->pace, 1000000000u / (uint64_t)hprof_config.sampling_hz, s->armed_ns);
+    sample_pace_start(&s->pace, 1000000000u / (uint64_t)hprof_config.sampling_hz, s->armed_ns,
+                      (uint64_t)syscall(SYS_gettid));
     if (arm_timer(s, (pid_t)syscall(SYS_gettid)) != 0) {
         s->on = 0;
         hprof_say("cannot create a sampling timer (%s); this thread is not sampled", strerror(errno));

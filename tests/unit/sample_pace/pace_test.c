@@ -30,13 +30,54 @@ static void feed(sample_pace *p, uint64_t *now, int n, uint64_t spent, int outli
     }
 }
 
+/* The intervals drawn around a period: within [period/2, 3 period/2), a
+ * mean of the period, spread evenly (each quarter of the range a quarter of
+ * the draws), differing between seeds, and following the period in force. */
+static void check_draws(uint64_t nominal)
+{
+    enum {
+        N = 200000
+    };
+    sample_pace p, q;
+    uint64_t now = 12345, lo = UINT64_MAX, hi = 0, quarter[4] = { 0 };
+    double sum = 0;
+    int same = 0;
+    sample_pace_start(&p, nominal, now, 101);
+    sample_pace_start(&q, nominal, now, 102);
+    for (int i = 0; i < N; i++) {
+        uint64_t d = sample_pace_draw(&p);
+        same += d == sample_pace_draw(&q);
+        lo = d < lo ? d : lo;
+        hi = d > hi ? d : hi;
+        sum += (double)d;
+        if (d >= nominal / 2 && d < nominal * 3 / 2)
+            quarter[(d - nominal / 2) * 4 / nominal]++;
+    }
+    double mean = sum / N;
+    expect("draws stay within half and one and a half periods", lo >= nominal / 2 && hi < nominal * 3 / 2,
+           lo < nominal / 2 ? lo : hi, nominal);
+    expect("their mean is the period, within 0.5%", mean > nominal * 0.995 && mean < nominal * 1.005,
+           (uint64_t)mean, nominal);
+    int even = 1;
+    for (int k = 0; k < 4; k++)
+        even &= quarter[k] > N / 4 * 0.97 && quarter[k] < N / 4 * 1.03;
+    expect("each quarter of the range gets a quarter of the draws, within 3%", even, quarter[0], N / 4);
+    expect("two threads' seeds draw different intervals", same < N / 100, (uint64_t)same, 0);
+    p.period_ns = 4 * nominal; /* as sample_pace_after sets it when the handler costs too much */
+    sum = 0;
+    for (int i = 0; i < N; i++)
+        sum += (double)sample_pace_draw(&p);
+    expect("a slower pace draws around its own period",
+           sum / N > 4 * nominal * 0.995 && sum / N < 4 * nominal * 1.005, (uint64_t)(sum / N), 4 * nominal);
+}
+
 int main(void)
 {
     const uint64_t us = 1000, nominal = 100 * us; /* 10 kHz */
     sample_pace p;
     uint64_t now = 0;
 
-    sample_pace_start(&p, nominal, now);
+    sample_pace_start(&p, nominal, now, 1);
     feed(&p, &now, 400, 10 * us, 0, 0);
     expect("a handler at a tenth of the interval keeps the rate", p.period_ns == nominal, p.period_ns,
            nominal);
@@ -64,9 +105,11 @@ int main(void)
     expect("a cheap handler again: back to the rate asked for", p.period_ns == nominal, p.period_ns, nominal);
     expect("the longest period stays on record", p.longest_ns == slow, p.longest_ns, slow);
 
-    sample_pace_start(&p, nominal, now);
+    sample_pace_start(&p, nominal, now, 1);
     feed(&p, &now, 2000 * PACE_WINDOW, 3000 * 1000 * us, 0, 0); /* 3 s a sample */
     expect("never slower than one sample a second", p.period_ns == PACE_LONGEST_NS, p.period_ns,
            PACE_LONGEST_NS);
+
+    check_draws(nominal);
     return failed != 0;
 }

@@ -324,6 +324,19 @@ static void insert_row_blocks(const recipe *r, uint64_t rs, uint64_t re)
     }
 }
 
+/* A return address at the first instruction of a function, with no CFI
+ * before it: no call pushed it. makecontext does this, returning the
+ * context's function into glibc's __start_context, whose CFI does not
+ * mark its return address undefined; the frame that returns there is
+ * the context's first, the outermost. (A call to a noreturn function at
+ * the end of another returns to the next function's first instruction
+ * too, but its own call lies under CFI.) */
+static int starts_function(Dwfl_Module *mod, uint64_t pc)
+{
+    uint64_t rs, re;
+    return row_bounds(mod, pc, &rs, &re) == 0 && rs == pc;
+}
+
 /* The recipe of key: a return address (the frame is at the call before
  * it, the row of A-1) or an exact pc. */
 static void learn_rule(uint64_t key, recipe *r)
@@ -337,6 +350,8 @@ static void learn_rule(uint64_t key, recipe *r)
         return;
     uint64_t rs, re;
     rule_at(mod, at, r, &rs, &re);
+    if (r->kind == RECIPE_BAD && !exact && starts_function(mod, pc))
+        r->kind = RECIPE_END;
     if (r->kind == RECIPE_STEP && !exact && recipe_after_call(pc))
         r->flags |= RECIPE_AFTER_CALL;
     insert_row_blocks(r, rs, re);

@@ -99,6 +99,10 @@ static void take_sample(siginfo_t *info, void *ucontext)
         errno = saved_errno;
         return;
     }
+    /* The handler's own cost, on the wall clock (a TSC read): a CPU-clock
+     * read is a system call that would cost more than the walk. A sample
+     * preempted inside the handler counts long; the median ignores it. */
+    uint64_t entry = hprof_now_ns();
     set_period(s, sample_pace_draw(&s->pace)); /* sample_pace.h: no aliasing with the program's loops */
     if (t->depth > 0) {
         s->in_mpi++; /* its time is measured MPI time, and stays in the next interval */
@@ -107,10 +111,6 @@ static void take_sample(siginfo_t *info, void *ucontext)
         errno = saved_errno;
         return;
     }
-    /* The handler's own cost, on the wall clock (a TSC read): a CPU-clock
-     * read is a system call that would cost more than the walk. A sample
-     * preempted inside the handler counts long; the median ignores it. */
-    uint64_t entry = hprof_now_ns();
     int failed, inside;
     uint32_t node = sample_node(t, ucontext, &failed, &inside);
     /* between two polls of a polling loop: the polls so far are MPI time

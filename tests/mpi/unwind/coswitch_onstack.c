@@ -16,19 +16,7 @@
 #include <string.h>
 #include <ucontext.h>
 
-/* void co_switch(void **save_sp, void *to_sp): the callee-saved registers
- * onto the stack, then the stack pointer swapped */
-__asm__(".text\n"
-        ".globl co_switch\n"
-        ".type co_switch, @function\n"
-        "co_switch:\n"
-        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
-        "  movq %rsp, (%rdi)\n"
-        "  movq %rsi, %rsp\n"
-        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
-        "  ret\n"
-        ".size co_switch, . - co_switch\n");
-void co_switch(void **save_sp, void *to_sp);
+#include "co_switch.h"
 
 static int use_ucontext, walk_back;
 static ucontext_t main_uc, co_uc;

@@ -76,19 +76,8 @@ static void coroutine()
     }
 }
 
-// A coroutine library's own switch (mode coswitch): the callee-saved
-// registers onto the stack, then the stack pointer swapped.
-extern "C" void co_switch(void **save_sp, void *to_sp);
-__asm__(".text\n"
-        ".globl co_switch\n"
-        ".type co_switch, @function\n"
-        "co_switch:\n"
-        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
-        "  movq %rsp, (%rdi)\n"
-        "  movq %rsi, %rsp\n"
-        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
-        "  ret\n"
-        ".size co_switch, . - co_switch\n");
+// A coroutine library's own switch (mode coswitch).
+#include "co_switch.h"
 
 static void *main_sp, *co_sp;
 

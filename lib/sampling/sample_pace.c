@@ -14,6 +14,7 @@ void sample_pace_start(sample_pace *p, uint64_t period_ns, uint64_t now_ns, uint
     p->nominal_ns = p->period_ns = p->longest_ns = period_ns;
     p->over = 0;
     p->rng = (seed ^ now_ns) * 0x9e3779b97f4a7c15ull | 1;
+    p->draws_left = 0;
     new_window(p, now_ns);
 }
 
@@ -54,6 +55,7 @@ uint64_t sample_pace_after(sample_pace *p, uint64_t spent_ns, uint64_t now_ns)
     uint64_t period = next_period(p, middle(p) * PACE_WINDOW, passed);
     if (period) {
         p->period_ns = period;
+        p->draws_left = 0;
         if (period > p->longest_ns)
             p->longest_ns = period;
     }
@@ -71,4 +73,14 @@ uint64_t sample_pace_draw(sample_pace *p)
     uint64_t r = x * 0x2545f4914f6cdd1dull;
     uint64_t half = p->period_ns / 2;
     return half + (r >> 11) % (p->period_ns ? p->period_ns : 1);
+}
+
+uint64_t sample_pace_next(sample_pace *p)
+{
+    if (p->draws_left > 0) {
+        p->draws_left--;
+        return 0;
+    }
+    p->draws_left = PACE_DRAW_EVERY - 1;
+    return sample_pace_draw(p);
 }

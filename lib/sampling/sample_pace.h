@@ -13,12 +13,16 @@
  * rate asked for. Sample weights are measured intervals, so a slower rate
  * changes no total, only the resolution.
  *
- * Each interval is drawn at random around the period in force, uniformly
- * from half of it to one and a half: a timer of fixed period aliases with a
- * program whose loop repeats in a divisor of it (groundtruth.c's 62.5 us
- * cycle against 1 ms), and its samples then land at the same point of the
- * loop, sample after sample, giving one function another's time. The
- * mean rate is the one asked for. Async-signal-safe.
+ * The period itself is drawn at random every PACE_DRAW_EVERY samples,
+ * uniformly from half the period in force to one and a half: a timer of
+ * fixed period aliases with a program whose loop repeats in a divisor of
+ * it (groundtruth.c's 62.5 us cycle against 1 ms), and its samples then
+ * land at the same point of the loop, sample after sample, giving one
+ * function another's time. A drawn period steps each sample by a random
+ * amount through such a loop. Not every sample: re-arming a timer from its
+ * own signal's handler costs 8-17 us on these VMs (the clock event device
+ * reprogrammed), 40-80 times the handler's own work. The mean rate is the
+ * one asked for. Async-signal-safe.
  */
 #ifndef HPROF_SAMPLE_PACE_H
 #define HPROF_SAMPLE_PACE_H
@@ -29,6 +33,7 @@
 #define PACE_MOST_NUM 1 /* the handler's share of a thread's time: 1/4 at most */
 #define PACE_MOST_DEN 4
 #define PACE_LONGEST_NS 1000000000ull
+#define PACE_DRAW_EVERY 32 /* samples between draws of the period */
 
 typedef struct sample_pace {
     uint64_t nominal_ns, period_ns; /* the period asked for; the one in force */
@@ -36,8 +41,9 @@ typedef struct sample_pace {
     uint64_t window_start_ns;
     uint64_t window_spent_ns[PACE_WINDOW]; /* each sample's time in the handler */
     uint32_t window_samples;
-    int over;     /* the last window was over PACE_MOST */
-    uint64_t rng; /* xorshift64* state, never 0 */
+    int over;            /* the last window was over PACE_MOST */
+    uint64_t rng;        /* xorshift64* state, never 0 */
+    uint32_t draws_left; /* samples until the next draw; 0: at the next */
 } sample_pace;
 
 /* seed: anything that differs between threads (their ids). */
@@ -47,7 +53,12 @@ void sample_pace_start(sample_pace *p, uint64_t period_ns, uint64_t now_ns, uint
  * the period to set, or 0 to keep the one in force. */
 uint64_t sample_pace_after(sample_pace *p, uint64_t spent_ns, uint64_t now_ns);
 
-/* The next interval: drawn from [period/2, 3 period/2) of the period in force. */
+/* A period drawn from [period/2, 3 period/2) of the period in force. */
 uint64_t sample_pace_draw(sample_pace *p);
+
+/* At every sample, counted or not: the timer's new period when one is due
+ * (every PACE_DRAW_EVERY samples, and at the sample after
+ * sample_pace_after changed the period in force), else 0. */
+uint64_t sample_pace_next(sample_pace *p);
 
 #endif

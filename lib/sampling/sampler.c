@@ -103,7 +103,9 @@ static void take_sample(siginfo_t *info, void *ucontext)
      * read is a system call that would cost more than the walk. A sample
      * preempted inside the handler counts long; the median ignores it. */
     uint64_t entry = hprof_now_ns();
-    set_period(s, sample_pace_draw(&s->pace)); /* sample_pace.h: no aliasing with the program's loops */
+    uint64_t period = sample_pace_next(&s->pace); /* sample_pace.h: no aliasing with the program's loops */
+    if (period)
+        set_period(s, period);
     if (t->depth > 0) {
         s->in_mpi++; /* its time is measured MPI time, and stays in the next interval */
         if (locate_in_flight && t->in_flight && t->in_flight_node == CCT_NONE && t->depth == 1)
@@ -143,7 +145,7 @@ static void take_sample(siginfo_t *info, void *ucontext)
     histogram_add(s, weight);
     uint64_t end = hprof_now_ns();
     record_handler_time(s, end - entry);
-    sample_pace_after(&s->pace, end - entry, end); /* the next draw is from the period it keeps */
+    sample_pace_after(&s->pace, end - entry, end); /* a new period is drawn at the next sample */
     errno = saved_errno;
 }
 

@@ -5,8 +5,9 @@
 # point of the cycle every time and gives one function all the time (the
 # dense phase of groundtruth.c, a 62.5 us cycle, moved a fifth of func_a's
 # time to func_b in 1 run of 8); hprof draws each interval at random
-# (lib/sampling/sample_pace.h), and each function's share of the sampled
-# time is its true share within 3 sigma of 1000 samples, plus 1%.
+# (lib/sampling/sample_pace.h: the period, every 32 samples), and each
+# function's share of the sampled time is its true share within 4 sigma of
+# 1000 samples, plus 2% (30 runs read at most 0.034 off; aliased, 0.75).
 . "$(dirname "$0")/progs/lib.sh"
 require_built "aliasing build"
 build_or_fail "aliasing build" build_shared "$MPICC" "$PROGS/../sampling/aliasing.c" aliasing || finish
@@ -28,7 +29,7 @@ for rank in 0 1; do
     share=${sampled% *}
     if [ -z "$truth" ] || [ -z "$sampled" ]; then
         notok "aliasing rank $rank: func_long's share of the sampled time" "no truth or no samples: $(oneline run.err 300)"
-    elif awk -v t="$truth" -v s="$share" 'BEGIN { d = s - t; if (d < 0) d = -d; exit !(d <= 3 * sqrt(t * (1 - t) / 1000) + 0.01) }'; then
+    elif awk -v t="$truth" -v s="$share" 'BEGIN { d = s - t; if (d < 0) d = -d; exit !(d <= 4 * sqrt(t * (1 - t) / 1000) + 0.02) }'; then
         ok "aliasing rank $rank: func_long's share of the sampled time is its own ($share against $truth)"
     else
         notok "aliasing rank $rank: func_long's share of the sampled time" "$share, truth $truth (a fixed sampling period aliases with the loop)"

@@ -22,11 +22,14 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Each counts its own spins, so that no compiler folds the two into one. */
+static volatile long long_spins, short_spins;
+
 static __attribute__((noinline)) double func_long(double until)
 {
     double start = now();
     while (now() < until)
-        ;
+        long_spins++;
     return now() - start;
 }
 
@@ -34,7 +37,7 @@ static __attribute__((noinline)) double func_short(double until)
 {
     double start = now();
     while (now() < until)
-        ;
+        short_spins++;
     return now() - start;
 }
 

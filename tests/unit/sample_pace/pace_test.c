@@ -71,6 +71,25 @@ static void check_draws(uint64_t nominal)
            sum / N > 4 * nominal * 0.995 && sum / N < 4 * nominal * 1.005, (uint64_t)(sum / N), 4 * nominal);
 }
 
+/* sample_pace_next: a draw at the first sample, then one every
+ * PACE_DRAW_EVERY samples, and at the sample after the pace changed the
+ * period. */
+static void check_next(uint64_t nominal)
+{
+    sample_pace p;
+    uint64_t now = 0;
+    sample_pace_start(&p, nominal, now, 7);
+    int draws = 0, first = sample_pace_next(&p) != 0;
+    for (int i = 1; i < 10 * PACE_DRAW_EVERY; i++)
+        draws += sample_pace_next(&p) != 0;
+    expect("the first sample draws a period", first, 0, 1);
+    expect("then one sample in PACE_DRAW_EVERY draws", draws == 9, (uint64_t)draws, 9);
+    feed(&p, &now, 2 * PACE_WINDOW, 90 * 1000, 0, 0); /* two costly windows: the period doubles */
+    uint64_t next = sample_pace_next(&p);
+    expect("the sample after the pace changed the period draws around the new one",
+           next >= nominal && next < 3 * nominal, next, 2 * nominal);
+}
+
 int main(void)
 {
     const uint64_t us = 1000, nominal = 100 * us; /* 10 kHz */
@@ -111,5 +130,6 @@ int main(void)
            PACE_LONGEST_NS);
 
     check_draws(nominal);
+    check_next(nominal);
     return failed != 0;
 }

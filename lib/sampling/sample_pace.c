@@ -9,12 +9,13 @@ static void new_window(sample_pace *p, uint64_t now_ns)
     p->window_samples = 0;
 }
 
-void sample_pace_start(sample_pace *p, uint64_t period_ns, uint64_t now_ns, uint64_t seed)
+void sample_pace_start(sample_pace *p, uint64_t period_ns, uint64_t now_ns, uint64_t seed, int draw)
 {
     p->nominal_ns = p->period_ns = p->longest_ns = period_ns;
     p->over = 0;
     p->rng = (seed ^ now_ns) * 0x9e3779b97f4a7c15ull | 1;
-    p->draws_left = 0;
+    p->draw = draw;
+    p->draws_left = draw ? 0 : UINT32_MAX;
     new_window(p, now_ns);
 }
 
@@ -81,6 +82,6 @@ uint64_t sample_pace_next(sample_pace *p)
         p->draws_left--;
         return 0;
     }
-    p->draws_left = PACE_DRAW_EVERY - 1;
-    return sample_pace_draw(p);
+    p->draws_left = p->draw ? PACE_DRAW_EVERY - 1 : UINT32_MAX;
+    return p->draw ? sample_pace_draw(p) : p->period_ns;
 }

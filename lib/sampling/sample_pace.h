@@ -22,7 +22,9 @@
  * amount through such a loop. Not every sample: re-arming a timer from its
  * own signal's handler costs 8-17 us on these VMs (the clock event device
  * reprogrammed), 40-80 times the handler's own work. The mean rate is the
- * one asked for. Async-signal-safe.
+ * one asked for. Not on the CPU clock: the kernel fires CPU-time timers
+ * only at its scheduler ticks, whose fixed grid decides where samples land
+ * whatever the period. Async-signal-safe.
  */
 #ifndef HPROF_SAMPLE_PACE_H
 #define HPROF_SAMPLE_PACE_H
@@ -44,10 +46,12 @@ typedef struct sample_pace {
     int over;            /* the last window was over PACE_MOST */
     uint64_t rng;        /* xorshift64* state, never 0 */
     uint32_t draws_left; /* samples until the next draw; 0: at the next */
+    int draw;            /* the period is drawn (else only set when the pace changes it) */
 } sample_pace;
 
-/* seed: anything that differs between threads (their ids). */
-void sample_pace_start(sample_pace *p, uint64_t period_ns, uint64_t now_ns, uint64_t seed);
+/* seed: anything that differs between threads (their ids); draw: the
+ * period is drawn at random (the wall clock's timers). */
+void sample_pace_start(sample_pace *p, uint64_t period_ns, uint64_t now_ns, uint64_t seed, int draw);
 
 /* After a counted sample whose handler took spent_ns and ended at now_ns:
  * the period to set, or 0 to keep the one in force. */
@@ -57,8 +61,9 @@ uint64_t sample_pace_after(sample_pace *p, uint64_t spent_ns, uint64_t now_ns);
 uint64_t sample_pace_draw(sample_pace *p);
 
 /* At every sample, counted or not: the timer's new period when one is due
- * (every PACE_DRAW_EVERY samples, and at the sample after
- * sample_pace_after changed the period in force), else 0. */
+ * (drawn every PACE_DRAW_EVERY samples; and at the sample after
+ * sample_pace_after changed the period in force, drawn or that period),
+ * else 0. */
 uint64_t sample_pace_next(sample_pace *p);
 
 #endif

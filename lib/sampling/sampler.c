@@ -346,7 +346,7 @@ void sampler_thread_start(hprof_thread *t, uint64_t window_start_ns)
     s->on = 1;
     s->armed_ns = hprof_now_ns();
     sample_pace_start(&s->pace, 1000000000u / (uint64_t)hprof_config.sampling_hz, s->armed_ns,
-                      (uint64_t)syscall(SYS_gettid));
+                      (uint64_t)syscall(SYS_gettid), hprof_config.sampling_clock == HPROF_CLOCK_WALL);
     if (arm_timer(s, (pid_t)syscall(SYS_gettid)) != 0) {
         s->on = 0;
         hprof_say("cannot create a sampling timer (%s); this thread is not sampled", strerror(errno));

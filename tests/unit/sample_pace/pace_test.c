@@ -42,8 +42,8 @@ static void check_draws(uint64_t nominal)
     uint64_t now = 12345, lo = UINT64_MAX, hi = 0, quarter[4] = { 0 };
     double sum = 0;
     int same = 0;
-    sample_pace_start(&p, nominal, now, 101);
-    sample_pace_start(&q, nominal, now, 102);
+    sample_pace_start(&p, nominal, now, 101, 1);
+    sample_pace_start(&q, nominal, now, 102, 1);
     for (int i = 0; i < N; i++) {
         uint64_t d = sample_pace_draw(&p);
         same += d == sample_pace_draw(&q);
@@ -78,7 +78,7 @@ static void check_next(uint64_t nominal)
 {
     sample_pace p;
     uint64_t now = 0;
-    sample_pace_start(&p, nominal, now, 7);
+    sample_pace_start(&p, nominal, now, 7, 1);
     int draws = 0, first = sample_pace_next(&p) != 0;
     for (int i = 1; i < 10 * PACE_DRAW_EVERY; i++)
         draws += sample_pace_next(&p) != 0;
@@ -88,6 +88,17 @@ static void check_next(uint64_t nominal)
     uint64_t next = sample_pace_next(&p);
     expect("the sample after the pace changed the period draws around the new one",
            next >= nominal && next < 3 * nominal, next, 2 * nominal);
+
+    sample_pace_start(&p, nominal, now, 7, 0); /* the CPU clock: no draw */
+    int set = 0;
+    for (int i = 0; i < 10 * PACE_DRAW_EVERY; i++)
+        set += sample_pace_next(&p) != 0;
+    expect("without draws, no sample sets the period", set == 0, (uint64_t)set, 0);
+    feed(&p, &now, 2 * PACE_WINDOW, 90 * 1000, 0, 0);
+    next = sample_pace_next(&p);
+    expect("without draws, the sample after the pace changed the period sets that period",
+           next == 2 * nominal, next, 2 * nominal);
+    expect("and the next does not", sample_pace_next(&p) == 0, 0, 0);
 }
 
 int main(void)
@@ -96,7 +107,7 @@ int main(void)
     sample_pace p;
     uint64_t now = 0;
 
-    sample_pace_start(&p, nominal, now, 1);
+    sample_pace_start(&p, nominal, now, 1, 1);
     feed(&p, &now, 400, 10 * us, 0, 0);
     expect("a handler at a tenth of the interval keeps the rate", p.period_ns == nominal, p.period_ns,
            nominal);
@@ -124,7 +135,7 @@ int main(void)
     expect("a cheap handler again: back to the rate asked for", p.period_ns == nominal, p.period_ns, nominal);
     expect("the longest period stays on record", p.longest_ns == slow, p.longest_ns, slow);
 
-    sample_pace_start(&p, nominal, now, 1);
+    sample_pace_start(&p, nominal, now, 1, 1);
     feed(&p, &now, 2000 * PACE_WINDOW, 3000 * 1000 * us, 0, 0); /* 3 s a sample */
     expect("never slower than one sample a second", p.period_ns == PACE_LONGEST_NS, p.period_ns,
            PACE_LONGEST_NS);

@@ -47,11 +47,11 @@ static uint64_t next_period(sample_pace *p, uint64_t spent, uint64_t passed)
     return 0;
 }
 
-uint64_t sample_pace_after(sample_pace *p, uint64_t spent_ns, uint64_t now_ns)
+void sample_pace_after(sample_pace *p, uint64_t spent_ns, uint64_t now_ns)
 {
     p->window_spent_ns[p->window_samples] = spent_ns;
     if (++p->window_samples < PACE_WINDOW)
-        return 0;
+        return;
     uint64_t passed = now_ns > p->window_start_ns ? now_ns - p->window_start_ns : 1;
     uint64_t period = next_period(p, middle(p) * PACE_WINDOW, passed);
     if (period) {
@@ -61,7 +61,6 @@ uint64_t sample_pace_after(sample_pace *p, uint64_t spent_ns, uint64_t now_ns)
             p->longest_ns = period;
     }
     new_window(p, now_ns);
-    return period;
 }
 
 uint64_t sample_pace_draw(sample_pace *p)

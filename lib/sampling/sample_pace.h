@@ -54,8 +54,9 @@ typedef struct sample_pace {
 void sample_pace_start(sample_pace *p, uint64_t period_ns, uint64_t now_ns, uint64_t seed, int draw);
 
 /* After a counted sample whose handler took spent_ns and ended at now_ns:
- * the period to set, or 0 to keep the one in force. */
-uint64_t sample_pace_after(sample_pace *p, uint64_t spent_ns, uint64_t now_ns);
+ * may change the period in force, which sample_pace_next gives the timer
+ * at the next sample. */
+void sample_pace_after(sample_pace *p, uint64_t spent_ns, uint64_t now_ns);
 
 /* A period drawn from [period/2, 3 period/2) of the period in force. */
 uint64_t sample_pace_draw(sample_pace *p);

@@ -145,7 +145,7 @@ static void take_sample(siginfo_t *info, void *ucontext)
     histogram_add(s, weight);
     uint64_t end = hprof_now_ns();
     record_handler_time(s, end - entry);
-    sample_pace_after(&s->pace, end - entry, end); /* a new period is drawn at the next sample */
+    sample_pace_after(&s->pace, end - entry, end); /* a new period reaches the timer at the next sample */
     errno = saved_errno;
 }
 

@@ -20,7 +20,7 @@ static void expect(const char *name, int ok, uint64_t got, uint64_t want)
 
 /* n samples a period apart, each spent ns in the handler (one of every
  * `outlier` samples spends long instead, when outlier > 0); the timer
- * follows what sample_pace_after says. */
+ * runs at the period sample_pace_after keeps in force. */
 static void feed(sample_pace *p, uint64_t *now, int n, uint64_t spent, int outlier, uint64_t long_ns)
 {
     for (int i = 0; i < n; i++) {

@@ -87,10 +87,13 @@ uw_thread *thunk_stack_create(void)
 /* Below the current sp too: a frame there may live on, on a part of the
  * stack the program switched away from (a coroutine's stack on the
  * thread's own, switched by the program's own code); its record goes now,
- * and its thunk must not outlive it. Anything else there is gone. */
+ * and its thunk must not outlive it. Anything else there is gone.
+ * Every slot put back is kept as released, above the sp as below: the
+ * next walk may run on another stack (a coroutine's) and clear unknown
+ * without meeting these frames, which a later walk would then take for
+ * new. */
 void thunk_stack_restore(uw_thread *st)
 {
-    uint64_t sp = current_sp();
     int64_t top = st->top;
     if (top > THUNK_COUNT)
         top = THUNK_COUNT;
@@ -99,8 +102,7 @@ void thunk_stack_restore(uw_thread *st)
         uint64_t a = (uint64_t)(uintptr_t)s;
         if (s && a >= st->stack_lo && a < st->stack_hi && *s == thunk_addr((int)i)) {
             *s = st->ra[i];
-            if (a < sp)
-                thunk_stack_released(st, s);
+            thunk_stack_released(st, s);
         }
         st->slot[i] = NULL;
     }

@@ -165,11 +165,15 @@ static inline uint64_t current_sp(void)
     return sp;
 }
 
-/* The slot s got its return address back while its frame lives on, on a
- * part of the stack switched away from: a later walk that meets it there
- * finds the frame not new (walk_commit.c). The newest RELEASED_SLOTS. */
+/* The slot s got its return address back while its frame may live on
+ * (on a part of the stack switched away from, or anywhere after a
+ * restore): a later walk that meets it there finds the frame not new
+ * (walk_commit.c). The newest RELEASED_SLOTS, each slot once. */
 static inline void thunk_stack_released(uw_thread *st, uint64_t *s)
 {
+    for (unsigned i = 0; st->nreleased && i < RELEASED_SLOTS; i++)
+        if (st->released[i] == s)
+            return;
     uint64_t **r = &st->released[st->released_next];
     st->nreleased += *r == NULL;
     *r = s;

@@ -4,10 +4,12 @@
  * switches back, calls MPI_Barrier; in the coroutine, task() recursing
  * calls inner(), which (with "backtrace": after a walk of the program's
  * own) makes an MPI call, computes a while (so that samples land there
- * too) and switches back. The switch is swapcontext (mode ucontext) or a
- * coroutine library's own, written in assembly (mode asm), which hprof
- * does not see. 1000 rounds.
- *   coswitch_onstack ucontext|asm [backtrace]   prints its counts on rank 0
+ * too) and switches back. With "outer-backtrace" the program's own walk
+ * is outer's instead, right before it switches. The switch is swapcontext
+ * (mode ucontext) or a coroutine library's own, written in assembly (mode
+ * asm), which hprof does not see. 1000 rounds.
+ *   coswitch_onstack ucontext|asm [backtrace|outer-backtrace]
+ * prints its counts on rank 0
  */
 #include <execinfo.h>
 #include <mpi.h>
@@ -18,7 +20,7 @@
 
 #include "co_switch.h"
 
-static int use_ucontext, walk_back;
+static int use_ucontext, walk_back, walk_back_outer;
 static ucontext_t main_uc, co_uc;
 static void *main_sp, *co_sp;
 static long outer_calls, inner_calls, rounds_done;
@@ -78,6 +80,10 @@ __attribute__((noinline)) void outer(void)
     outer_calls++;
     int one = 1, sum;
     MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+    if (walk_back_outer) {
+        void *ips[16];
+        backtrace(ips, 16);
+    }
     to_coroutine();
     MPI_Barrier(MPI_COMM_WORLD);
     __asm__ volatile("");
@@ -100,6 +106,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     const char *mode = argc > 1 ? argv[1] : "asm";
     walk_back = argc > 2 && strcmp(argv[2], "backtrace") == 0;
+    walk_back_outer = argc > 2 && strcmp(argv[2], "outer-backtrace") == 0;
     int rounds = 1000;
     use_ucontext = strcmp(mode, "ucontext") == 0;
     char stack[1 << 16] __attribute__((aligned(16)));

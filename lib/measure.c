@@ -71,11 +71,21 @@ static void book_abort(hprof_call *call, hprof_thread *t)
 
 /* The measurement's settings let a call take the straight path: the clock
  * is the TSC, calibrated (no call to read it), the sampler's clock the
- * wall clock and no PAPI events (no reading of either around the call). */
+ * wall clock and no PAPI events (no reading of either around the call).
+ * Decided once they are settled (hprof_measure_settle), so that a call
+ * tests one word; until then every call takes the general path. */
+static int straight_settled;
+
+void hprof_measure_settle(void)
+{
+    int straight = __atomic_load_n(&hprof_tsc.use_tsc, __ATOMIC_ACQUIRE) &&
+                   hprof_config.sampling_clock != HPROF_CLOCK_CPU && !hprof_papi_nevents;
+    __atomic_store_n(&straight_settled, straight, __ATOMIC_RELEASE); /* after the clock's state */
+}
+
 STRAIGHT int straight_measure(void)
 {
-    return __atomic_load_n(&hprof_tsc.use_tsc, __ATOMIC_ACQUIRE) &&
-           hprof_config.sampling_clock != HPROF_CLOCK_CPU && !hprof_papi_nevents;
+    return __atomic_load_n(&straight_settled, __ATOMIC_ACQUIRE);
 }
 
 /* The thread is in the call: last, since a sample that sees it may walk
@@ -465,7 +475,8 @@ void hprof_call_end(hprof_call *call)
     uint32_t node = straight_node(t, call, &site, &counter);
     if (__builtin_expect(node == CCT_NONE, 0))
         return end_apart(t, call);
-    t->polls_repeated += (uint64_t)(call->poll & (site == t->last_site && call->fn == t->last_fn));
+    if (__builtin_expect(call->poll, 0)) /* only of a function that is not unwound, here */
+        t->polls_repeated += (uint64_t)(site == t->last_site && call->fn == t->last_fn);
     t->last_site = site;
     t->last_fn = call->fn;
     uint64_t end = hprof_tsc_to_ns(hprof_read_tsc()); /* after the lookup, as record's */

@@ -147,4 +147,9 @@ void hprof_poll_resume(hprof_call *call, struct hprof_thread *t, int fn, void *f
  * measures after the fact (lib/lifecycle/runtime.h). */
 void hprof_record_call(hprof_call *call);
 
+/* The clock, the sampler's clock and the PAPI events are settled (at the
+ * measurement's start, after all three): calls may take the common case's
+ * straight path from now on, where these settings allow it. */
+void hprof_measure_settle(void);
+
 #endif

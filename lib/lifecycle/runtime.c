@@ -129,6 +129,7 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
     timeline_set_origin(start_ns);
     hprof_runtime_record_init(fn, start_ns);
     hprof_papi_process_start();
+    hprof_measure_settle();
     sampler_process_start();
     /* Opens the window (sampled or not) and starts the thread's PAPI events. */
     sampler_thread_start(t, start_ns);

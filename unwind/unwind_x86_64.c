@@ -34,6 +34,7 @@
 #include "unwind/own_walk.h"
 #include "unwind/python/py_splice.h"
 #include "unwind/recipe.h"
+#include "unwind/switch_code.h"
 #include "unwind/thunk_stack.h"
 #include "unwind/tree_path.h"
 #include "unwind/unwind_check.h"
@@ -312,6 +313,8 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
         *inside = 1;
         return CCT_NONE;
     }
+    /* a failed walk there met the other context's stack (switch_code.h) */
+    int switching = switch_code_at(r.pc);
     walk w;
     w.status = WK_COMPLEX;
     if (walk_in_stack(st, r.sp) && !uw_plain_mode)
@@ -335,8 +338,9 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
             }
         }
         if (n <= 0) {
-            *failed = 1;
-            return tree_path_failed(tree, NULL, 0);
+            *inside = switching;
+            *failed = !switching;
+            return switching ? CCT_NONE : tree_path_failed(tree, NULL, 0);
         }
         /* learn the rest of this path's recipes too (off the handler) */
         for (int i = 0; w.status == WK_MISS && i < n; i++) {
@@ -345,6 +349,10 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
                 learner_request(key);
         }
         return python_path_from_root(st, tree, w.ips, n, 1, r.sp, 0);
+    }
+    if (w.status == WK_FAIL && switching) {
+        *inside = 1;
+        return CCT_NONE;
     }
     if (w.status == WK_FAIL) {
         *failed = 1;

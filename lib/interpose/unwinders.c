@@ -43,6 +43,7 @@
 #include "lib/threads/thread.h"
 #include "unwind/exact_stack.h"
 #include "unwind/own_walk.h"
+#include "unwind/switch_code.h"
 #include "unwind/thunk_stack.h"
 #include "unwind/unwind.h"
 
@@ -100,6 +101,8 @@ void hprof_interpose_resolve(void)
     real_backtrace = hprof_dlsym(RTLD_NEXT, "backtrace");
     real_swap = hprof_dlsym(RTLD_NEXT, "swapcontext");
     real_set = hprof_dlsym(RTLD_NEXT, "setcontext");
+    switch_code_add(real_swap); /* a sample inside them is in neither context */
+    switch_code_add(real_set);
     real_exit = hprof_dlsym(RTLD_NEXT, "pthread_exit");
     real_unw_bt = hprof_dlsym(RTLD_NEXT, "unw_backtrace");
     real_init_local = hprof_dlsym(RTLD_NEXT, "_ULx86_64_init_local");

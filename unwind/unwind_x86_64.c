@@ -313,8 +313,6 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
         *inside = 1;
         return CCT_NONE;
     }
-    /* a failed walk there met the other context's stack (switch_code.h) */
-    int switching = switch_code_at(r.pc);
     walk w;
     w.status = WK_COMPLEX;
     if (walk_in_stack(st, r.sp) && !uw_plain_mode)
@@ -338,9 +336,10 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
             }
         }
         if (n <= 0) {
-            *inside = switching;
-            *failed = !switching;
-            return switching ? CCT_NONE : tree_path_failed(tree, NULL, 0);
+            /* a failed walk there met the other context's stack (switch_code.h) */
+            *inside = switch_code_at(r.pc);
+            *failed = !*inside;
+            return *inside ? CCT_NONE : tree_path_failed(tree, NULL, 0);
         }
         /* learn the rest of this path's recipes too (off the handler) */
         for (int i = 0; w.status == WK_MISS && i < n; i++) {
@@ -350,7 +349,7 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
         }
         return python_path_from_root(st, tree, w.ips, n, 1, r.sp, 0);
     }
-    if (w.status == WK_FAIL && switching) {
+    if (w.status == WK_FAIL && switch_code_at(r.pc)) {
         *inside = 1;
         return CCT_NONE;
     }

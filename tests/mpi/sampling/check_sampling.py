@@ -6,7 +6,7 @@ usage: check_sampling.py CSV STDOUT STDERR HZ wall|cpu
 Prints `ok - ...` / `not ok - ...` lines (the test harness counts them) and
 `# ...` lines with the numbers: per rank and function, the truth, the
 weighted estimate (sum of effective intervals), the unweighted estimate
-(samples x nominal interval) and the 3-sigma bound of the binomial estimate.
+(samples x nominal interval) and the 4-sigma bound of the binomial estimate.
 """
 import csv
 import math
@@ -84,7 +84,11 @@ for rank in sorted(truth):
         weighted = incl[(rank, func, "comp_time")]
         unweighted = incl[(rank, func, "samples")] / hz
         p = min(max(true / comp if comp else 0, 1e-9), 1)
-        bound = 3 * comp * math.sqrt(p * (1 - p) / max(n, 1)) + 0.002
+        # Four sigma, not three: make check runs these 24 checks (two clocks,
+        # two ranks, three functions, two MPIs) at every commit, and their
+        # errors do follow the binomial model, so three sigma fails about one
+        # run in a hundred by chance alone.
+        bound = 4 * comp * math.sqrt(p * (1 - p) / max(n, 1)) + 0.002
         starved = clock == "cpu" and share.get(rank, 1.0) < 0.9
         if starved:
             # The kernel checks a CPU-time timer at its scheduler ticks, and
@@ -95,7 +99,7 @@ for rank in sorted(truth):
             bound += 0.25 * true
         print("# rank %d %-8s truth %.4f weighted %.4f (err %+.4f) unweighted %.4f (err %+.4f) bound %.4f"
               % (rank, func, true, weighted, weighted - true, unweighted, unweighted - true, bound))
-        check(abs(weighted - true) <= bound, "rank %d: %s within 3 sigma%s" % (
+        check(abs(weighted - true) <= bound, "rank %d: %s within 4 sigma%s" % (
                   rank, func, " + 25%% (the thread had %.0f%% of a core)" % (100 * share[rank]) if starved else ""),
               "truth %.4f s, estimate %.4f s, bound %.4f s" % (true, weighted, bound))
         if true > 0.05:

@@ -373,7 +373,8 @@ STRAIGHT void record(hprof_thread *t, hprof_call *call)
     if (__builtin_expect(call->chained, 0))
         ns = end_poll_run(t, call, end, ns, &exact);
     else if (call->poll && cached && node != CCT_NONE && hprof_config.poll_stride_us &&
-             hprof_config.sampling_clock == HPROF_CLOCK_WALL && !hprof_papi_nevents)
+             hprof_config.sampling_clock == HPROF_CLOCK_WALL && !hprof_papi_nevents &&
+             poll_rules_may_open(&t->poll))
         poll_run_open(t, call->frame, end, ns);
     COST_MARK(3);
     book_call(t, call, node, counter, end, ns, exact);
@@ -444,13 +445,14 @@ static __attribute__((noinline)) void end_beside_path_log(hprof_thread *t, uint3
 /* The common case's node: a call that is neither a walk's nor a poll
  * run's, repeated from a call site the thread knows, its node in the leaf
  * memo; CCT_NONE for every other call (end_apart's). A poll from a known
- * site may open a polling run: not the common case either. */
+ * site may open a polling run: not the common case either, unless the
+ * thread's runs were too short to be worth opening (poll_rules_ended). */
 STRAIGHT uint32_t straight_node(hprof_thread *t, const hprof_call *call, uint32_t *site, int *counter)
 {
     if (__builtin_expect(!call->measured || call->chained || !straight_measure(), 0))
         return CCT_NONE;
     *site = hprof_fn_nounwind && hprof_fn_nounwind[call->fn] ? SITE_NOUNWIND : mpi_site_cached(call->frame);
-    if (*site == CCT_NONE || (call->poll && *site != SITE_NOUNWIND))
+    if (*site == CCT_NONE || (call->poll && *site != SITE_NOUNWIND && !t->poll.opens_skipped))
         return CCT_NONE;
     const struct hprof_leaf_memo *m = memo_of(t, *site, call->fn);
     if (m->site != *site || m->fn != call->fn)
@@ -475,8 +477,10 @@ void hprof_call_end(hprof_call *call)
     uint32_t node = straight_node(t, call, &site, &counter);
     if (__builtin_expect(node == CCT_NONE, 0))
         return end_apart(t, call);
-    if (__builtin_expect(call->poll, 0)) /* only of a function that is not unwound, here */
+    if (__builtin_expect(call->poll, 0)) { /* of a function not unwound, or while runs open none */
         t->polls_repeated += (uint64_t)(site == t->last_site && call->fn == t->last_fn);
+        t->poll.opens_skipped -= (uint32_t)(site != SITE_NOUNWIND); /* poll_rules_may_open's count */
+    }
     t->last_site = site;
     t->last_fn = call->fn;
     uint64_t end = hprof_tsc_to_ns(hprof_read_tsc()); /* after the lookup, as record's */

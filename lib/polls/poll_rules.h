@@ -30,6 +30,9 @@
 #define POLL_LUMP_TIMES 16            /* a timed poll this many times its mean ... */
 #define POLL_LUMP_ABOVE_NS 2000       /* ... and this far above it: most likely descheduled in it */
 #define POLL_BOOKKEEPING_MAX_NS 10000 /* a timed poll's bookkeeping, more: descheduled in it */
+#define POLL_RUN_WORTH 4              /* a run that joined fewer polls cost more than it saved; */
+#define POLL_SHORT_RUNS 8             /* this many of them in a row, and ... */
+#define POLL_OPENS_SKIPPED 256        /* ... this many polls open no run (then one may again) */
 
 /* A thread's run of polls that complete nothing (kept in its state, thread.h).
  * A poll of the lean path (poll_run.h: joins on the latest entry, not
@@ -75,6 +78,9 @@ struct hprof_poll_run {
         uint64_t cpu_credited_ns; /* MPI time credited to it since the CPU clock's read */
     } nodes[HPROF_POLL_RUN_NODES];
     uint64_t prior_mean_ns; /* the mean timed poll of the thread's last run that had one */
+    uint32_t run_polls;     /* polls credited in the run so far */
+    uint32_t short_runs;    /* runs in a row that joined fewer than POLL_RUN_WORTH polls */
+    uint32_t opens_skipped; /* polls left that open no run (poll_rules_may_open) */
 };
 
 #define POLL_LEAN_BYTES 56 /* the lean path's fields, from the run's start */
@@ -112,7 +118,7 @@ static inline void poll_rules_open(struct hprof_poll_run *r, const void *frame, 
     r->frame = frame;
     r->read_ns = r->open_ns = r->timed_at_ns = end_ns;
     r->first_ns = dur_ns;
-    r->pending = r->tallied = r->streak_from = r->timed = 0;
+    r->pending = r->tallied = r->streak_from = r->timed = r->run_polls = 0;
     r->cpu_ns = r->cpu_at_ns = r->cpu_credited_ns = r->cpu_lump_ns = r->on_credited_ns = r->on_ns = 0;
     if (!r->rng)
         r->rng = seed;
@@ -120,6 +126,33 @@ static inline void poll_rules_open(struct hprof_poll_run *r, const void *frame, 
     r->stride = poll_rules_draw_stride(r);
     r->due = r->stride - 1;
     poll_rules_forget_nodes(r);
+}
+
+/* The run ends (credited). Opening a run and ending it cost a few timed
+ * polls: in a loop whose polls take turns with other calls (MPI_Test,
+ * MPI_Iprobe, then MPI_Send from one frame) every run ends after one or
+ * two, so after POLL_SHORT_RUNS such runs in a row the next
+ * POLL_OPENS_SKIPPED polls are timed alone, and then one run is tried. */
+static inline void poll_rules_ended(struct hprof_poll_run *r)
+{
+    if (r->run_polls >= POLL_RUN_WORTH) {
+        r->short_runs = 0;
+        return;
+    }
+    if (r->short_runs < POLL_SHORT_RUNS)
+        r->short_runs++;
+    if (r->short_runs == POLL_SHORT_RUNS)
+        r->opens_skipped = POLL_OPENS_SKIPPED;
+}
+
+/* May a poll that completed nothing, timed alone, open a run? A poll
+ * that may not counts towards the next that may. */
+static inline int poll_rules_may_open(struct hprof_poll_run *r)
+{
+    if (!r->opens_skipped)
+        return 1;
+    r->opens_skipped--;
+    return 0;
 }
 
 /* After a timed poll that ended at end_ns: the loop's pace since the last
@@ -217,6 +250,7 @@ static inline void poll_rules_credit(struct hprof_poll_run *r, uint64_t now_ns, 
 static inline void poll_rules_credited(struct hprof_poll_run *r, uint64_t now_ns)
 {
     r->due = r->due > r->pending ? r->due - r->pending : 0;
+    r->run_polls += r->pending;
     r->pending = r->tallied = r->streak_from = 0;
     r->read_ns = now_ns;
 }

@@ -175,6 +175,7 @@ static void end_run(hprof_thread *t, uint64_t now_ns, uint64_t reserve_ns)
         lumps_as_timed(t, now_ns);
     if (r->timed)
         r->prior_mean_ns = poll_rules_run_mean(r);
+    poll_rules_ended(r);
     r->frame = NULL;
 }
 

@@ -21,7 +21,8 @@
 # time (descheduled.c) keeps most of that time as MPI time (split with the
 # loop's instructions as its time on the CPU was); a callee computing once
 # in a while inside a tight loop keeps its time on the CPU out of it, as
-# does one 12 ms chunk 20,000 polls into a run.
+# does one 12 ms chunk 20,000 polls into a run. Polls that take turns with
+# other calls (turns.c) stop opening runs that end at once.
 . "$(dirname "$0")/progs/lib.sh"
 require_built "polls build"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -103,6 +104,32 @@ timed_once one_run polls-1000hz 1000
 timed_once one_run polls-10khz 10000
 timed_once one_run polls-nochain 0 0
 timed_once one_run polls-split 1000 20 split
+
+# turns.c: a poll and a probe that take turns with a barrier from one
+# frame open polling runs that end after one poll; after a few, polls open
+# none and are timed alone (poll_rules_ended): few polls in runs (with
+# every run: one a round), every visit and, with HPROF_POLLS=split, every
+# poll that completed nothing on its path.
+build_or_fail "turns build" build_shared "$MPICC" "$HERE/polls/turns.c" turns -O2 || finish
+turns_run() { # LABEL HZ POLLS
+    local label=$1 hz=$2 split=$3 rc rounds=20000
+    local prof=$PWD/$label.cubex
+    rm -f "$prof" turns.expect.*
+    HPROF_POLLS=$split HPROF_SAMPLING_HZ=$hz HPROF_VERBOSE=1 HPROF_OUTPUT=$prof \
+        run_mpi "$label" 2 ./turns $rounds; rc=$?
+    profile_run_check "$label run" "$label" "$prof" "$label.csv" "$rc" || return
+    ok "$label run"
+    cat turns.expect.0 turns.expect.1 2>/dev/null | grep -E $'^turns\t' > "$label.expect"
+    [ "$split" != split ] || cat turns.expect.0 turns.expect.1 2>/dev/null | grep -E $'^turns_split\t' >> "$label.expect"
+    csv_check "$label" "$label.csv" "$label.expect" 2 --no-failed
+    local inloops
+    inloops=$(sed -n 's/^hprof: thread 0: \([0-9]*\) polls in polling loops.*/\1/p' "$label.err")
+    check "$label: polls that take turns with other calls open few polling runs" \
+        "rank 0: ${inloops:-0} of $((2 * rounds)) polls in runs (want fewer than $((rounds / 20)))" \
+        [ "${inloops:-0}" -lt $((rounds / 20)) ]
+}
+turns_run turns-nosampling 0 together
+turns_run turns-split 1000 split
 
 # expect_run LABEL HZ PROG PATTERN: PROG on 2 ranks sampled at HZ; the
 # expectations it printed that match PATTERN are checked

@@ -325,6 +325,65 @@ static void loops(void)
           "error %.6f", e);
 }
 
+/* A run opened, n polls credited in it, ended. */
+static void run_of(struct hprof_poll_run *r, uint32_t n)
+{
+    poll_rules_open(r, (const void *)r, 1000, 100, 12345u);
+    r->nnodes = 1;
+    r->pending = n;
+    uint64_t ns[HPROF_POLL_RUN_NODES];
+    uint32_t polls[HPROF_POLL_RUN_NODES];
+    poll_rules_credit(r, 2000, 0, ns, polls);
+    poll_rules_credited(r, 2000);
+    poll_rules_ended(r);
+}
+
+/* Polls that may open a run among the next n that would. */
+static int opens_allowed(struct hprof_poll_run *r, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += poll_rules_may_open(r);
+    return k;
+}
+
+static void short_runs(void)
+{
+    struct hprof_poll_run r;
+    memset(&r, 0, sizeof r);
+    for (int i = 0; i < POLL_SHORT_RUNS - 1; i++)
+        run_of(&r, POLL_RUN_WORTH - 1);
+    check(poll_rules_may_open(&r), "runs keep opening after fewer short runs in a row than the limit",
+          "a poll may not open one after %d runs of %d polls", POLL_SHORT_RUNS - 1, POLL_RUN_WORTH - 1);
+    run_of(&r, POLL_RUN_WORTH);
+    for (int i = 0; i < POLL_SHORT_RUNS - 1; i++)
+        run_of(&r, 1);
+    check(poll_rules_may_open(&r), "a run worth opening starts the count of short runs again",
+          "a poll may not open one");
+    run_of(&r, 1);
+    int k = opens_allowed(&r, POLL_OPENS_SKIPPED);
+    check(k == 0 && poll_rules_may_open(&r),
+          "after that many short runs, the next polls open none, then one may",
+          "%d of the next %d opened one", k, POLL_OPENS_SKIPPED);
+    run_of(&r, 2);
+    k = opens_allowed(&r, POLL_OPENS_SKIPPED);
+    check(k == 0 && poll_rules_may_open(&r), "one more short run then skips the opens again",
+          "%d of the next %d opened one", k, POLL_OPENS_SKIPPED);
+    run_of(&r, 1000);
+    check(poll_rules_may_open(&r) && r.short_runs == 0, "a long run ends the skipping", "short runs %u",
+          r.short_runs);
+    poll_rules_open(&r, (const void *)&r, 1000, 100, 1u);
+    r.nnodes = 1;
+    uint64_t ns[HPROF_POLL_RUN_NODES];
+    uint32_t polls[HPROF_POLL_RUN_NODES];
+    for (int i = 0; i < 3; i++) { /* three credits of 2 polls: one run of 6 */
+        r.pending = 2;
+        poll_rules_credit(&r, 2000 + (uint64_t)i, 0, ns, polls);
+        poll_rules_credited(&r, 2000 + (uint64_t)i);
+    }
+    check(r.run_polls == 6, "a run's polls add up over its credits", "run_polls %u", r.run_polls);
+}
+
 int main(void)
 {
     strides();
@@ -333,5 +392,6 @@ int main(void)
     lumps();
     off_cpu();
     loops();
+    short_runs();
     return failures ? 1 : 0;
 }

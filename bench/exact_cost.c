@@ -9,12 +9,14 @@
  *   exact_cost floor N [B]    the loop's calls, the program itself reading the
  *                             time stamp counter before and after each (the
  *                             floor: two clock reads a call, no tool)
- *   exact_cost divert N [B]   the floor's calls, each one's return sent
- *                             through a jump as hprof's exit thunk takes a
- *                             measured call's: the least a tool pays that
- *                             patches entries at run time and finds a call's
- *                             end by its return address (the processor's
- *                             return prediction misses), before any bookkeeping
+ *   exact_cost bare N [B]     the loop's calls through hprof's mechanism with
+ *                             nothing booked: the patched entry's jumps to a
+ *                             stub and a trampoline, the argument registers
+ *                             saved and restored, a time stamp at the entry
+ *                             and at the exit, the return sent through an
+ *                             exit thunk as hprof's is (the body entered by a
+ *                             call, so that the return is predicted): the
+ *                             least this design costs a visit
  *
  * prints "per_call NS" (the thread's CPU time per call of a measured
  * function: on a shared machine the wall clock also counts other
@@ -50,24 +52,68 @@ __attribute__((noinline)) long node(int depth)
     return node(depth - 1) + here;
 }
 
-/* divert mode: leaf_diverted's return goes to divert_exit, which jumps to
- * where it was to return, as a measured call's goes through hprof's exit
- * thunk. */
-uint64_t diverted_ra __attribute__((visibility("hidden")));
-void divert_exit(void);
+/* bare mode: bare_leaf is leaf reached the way a patched entry reaches a
+ * measured body (lib/exact/exact_entry.c, unwind/exact_stack.c), with the
+ * two time stamps and nothing else: no call path, no node, no activation
+ * kept but the one return address a loop needs. */
+static uint64_t bare_t0 __attribute__((used)), bare_ra __attribute__((used));
+static uint64_t bare_ticks __attribute__((used));
+long bare_leaf(long x);
 __asm__(".text\n"
         ".p2align 4\n"
-        "divert_exit:\n"
-        "  jmp *diverted_ra(%rip)\n");
-
-__attribute__((noinline, optimize("no-omit-frame-pointer"))) long leaf_diverted(long x)
-{
-    uint64_t *slot = (uint64_t *)__builtin_frame_address(0) + 1;
-    diverted_ra = *slot;
-    /* a store the compiler cannot drop as one to a dead frame */
-    __asm__ volatile("movq %1, (%0)" : : "r"(slot), "r"((uint64_t)(uintptr_t)divert_exit) : "memory");
-    return x * 3 + 1;
-}
+        "bare_leaf:\n"
+        "  jmp bare_stub\n"
+        ".p2align 4\n"
+        "bare_stub:\n"
+        "  movl $1, %r11d\n"
+        "  jmp bare_trampoline\n"
+        ".p2align 4\n"
+        "bare_trampoline:\n"
+        "  pushq %rbp\n"
+        "  pushq %rdi\n"
+        "  pushq %rsi\n"
+        "  pushq %rdx\n"
+        "  pushq %rcx\n"
+        "  pushq %r8\n"
+        "  pushq %r9\n"
+        "  pushq %rax\n"
+        "  pushq %r10\n"
+        "  pushq %r11\n"
+        "  rdtsc\n"
+        "  shlq $32, %rdx\n"
+        "  orq %rdx, %rax\n"
+        "  movq %rax, bare_t0(%rip)\n"
+        "  popq %r11\n"
+        "  popq %r10\n"
+        "  popq %rax\n"
+        "  popq %r9\n"
+        "  popq %r8\n"
+        "  popq %rcx\n"
+        "  popq %rdx\n"
+        "  popq %rsi\n"
+        "  popq %rdi\n"
+        "  popq %rbp\n"
+        "  movq (%rsp), %r11\n"
+        "  movq %r11, bare_ra(%rip)\n"
+        "  leaq bare_exit(%rip), %r11\n"
+        "  movq %r11, (%rsp)\n"
+        "  leaq leaf(%rip), %r11\n"
+        "  call bare_pop\n" /* its return address is bare_exit: the return to it is predicted */
+        "bare_exit:\n"
+        "  pushq %rax\n"
+        "  pushq %rdx\n"
+        "  rdtsc\n"
+        "  shlq $32, %rdx\n"
+        "  orq %rdx, %rax\n"
+        "  subq bare_t0(%rip), %rax\n"
+        "  addq %rax, bare_ticks(%rip)\n"
+        "  popq %rdx\n"
+        "  popq %rax\n"
+        "  pushq bare_ra(%rip)\n"
+        "  ret\n" /* the return-stack entry of the caller's own call */
+        "bare_pop:\n"
+        "  leaq 8(%rsp), %rsp\n"
+        "  jmp *%r11\n");
 
 /* The reference: eight independent chains, bound by throughput. */
 static __attribute__((noinline)) long reference_loop(long n)
@@ -94,7 +140,7 @@ enum mode {
     LOOP,
     CHAIN,
     FLOOR,
-    DIVERT
+    BARE
 };
 
 static long floor_calls(long n, long (*fn)(long))
@@ -112,8 +158,14 @@ static long floor_calls(long n, long (*fn)(long))
 /* calls of the measured function in one batch of the mode's */
 static long run_calls(enum mode mode, long n, int d)
 {
-    if (mode == FLOOR || mode == DIVERT)
-        return floor_calls(n, mode == FLOOR ? leaf : leaf_diverted);
+    if (mode == FLOOR)
+        return floor_calls(n, leaf);
+    if (mode == BARE) {
+        for (long i = 0; i < n; i++)
+            sink += bare_leaf(i);
+        sink += (long)bare_ticks;
+        return n;
+    }
     if (mode == LOOP) {
         for (long i = 0; i < n; i++)
             sink += leaf(i);
@@ -128,12 +180,12 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int chain = argc >= 4 && strcmp(argv[1], "chain") == 0;
-    enum mode mode = chain                                         ? CHAIN
-                     : argc >= 3 && strcmp(argv[1], "floor") == 0  ? FLOOR
-                     : argc >= 3 && strcmp(argv[1], "divert") == 0 ? DIVERT
-                                                                   : LOOP;
-    if (!chain && !(argc >= 3 && (strcmp(argv[1], "loop") == 0 || mode == FLOOR || mode == DIVERT))) {
-        fprintf(stderr, "usage: exact_cost loop N [B] | chain D R [B] | floor N [B] | divert N [B]\n");
+    enum mode mode = chain                                        ? CHAIN
+                     : argc >= 3 && strcmp(argv[1], "floor") == 0 ? FLOOR
+                     : argc >= 3 && strcmp(argv[1], "bare") == 0  ? BARE
+                                                                  : LOOP;
+    if (!chain && !(argc >= 3 && (strcmp(argv[1], "loop") == 0 || mode == FLOOR || mode == BARE))) {
+        fprintf(stderr, "usage: exact_cost loop N [B] | chain D R [B] | floor N [B] | bare N [B]\n");
         return 2;
     }
     int d = chain ? atoi(argv[2]) : 0;

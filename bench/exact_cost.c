@@ -17,6 +17,7 @@
  *                             exit thunk as hprof's is (the body entered by a
  *                             call, so that the return is predicted): the
  *                             least this design costs a visit
+ *   exact_cost barechain D R [B]  the recursion's calls through the same
  *
  * prints "per_call NS" (the thread's CPU time per call of a measured
  * function: on a shared machine the wall clock also counts other
@@ -52,20 +53,33 @@ __attribute__((noinline)) long node(int depth)
     return node(depth - 1) + here;
 }
 
-/* bare mode: bare_leaf is leaf reached the way a patched entry reaches a
- * measured body (lib/exact/exact_entry.c, unwind/exact_stack.c), with the
- * two time stamps and nothing else: no call path, no node, no activation
- * kept but the one return address a loop needs. */
-static uint64_t bare_t0 __attribute__((used)), bare_ra __attribute__((used));
-static uint64_t bare_ticks __attribute__((used));
+/* bare modes: bare_leaf and bare_node are leaf and a recursion's node
+ * reached the way a patched entry reaches a measured body
+ * (lib/exact/exact_entry.c, unwind/exact_stack.c), with the two time
+ * stamps and a stack of the return addresses, and nothing else booked: no
+ * call path, no node, no self time. The stub puts the body in r11; r10 is
+ * the trampoline's scratch (no body here takes a static chain). */
+#define BARE_DEPTH 256
+static uint64_t bare_t0 __attribute__((used)), bare_ticks __attribute__((used));
+static uint64_t bare_ras[BARE_DEPTH];
+static uint64_t *bare_top __attribute__((used)) = bare_ras;
 long bare_leaf(long x);
+long bare_node(int depth);
+__attribute__((noinline, used)) long node_body(int depth);
 __asm__(".text\n"
         ".p2align 4\n"
         "bare_leaf:\n"
-        "  jmp bare_stub\n"
+        "  jmp bare_leaf_stub\n"
         ".p2align 4\n"
-        "bare_stub:\n"
-        "  movl $1, %r11d\n"
+        "bare_node:\n"
+        "  jmp bare_node_stub\n"
+        ".p2align 4\n"
+        "bare_leaf_stub:\n"
+        "  leaq leaf(%rip), %r11\n"
+        "  jmp bare_trampoline\n"
+        ".p2align 4\n"
+        "bare_node_stub:\n"
+        "  leaq node_body(%rip), %r11\n"
         "  jmp bare_trampoline\n"
         ".p2align 4\n"
         "bare_trampoline:\n"
@@ -93,11 +107,15 @@ __asm__(".text\n"
         "  popq %rsi\n"
         "  popq %rdi\n"
         "  popq %rbp\n"
-        "  movq (%rsp), %r11\n"
-        "  movq %r11, bare_ra(%rip)\n"
-        "  leaq bare_exit(%rip), %r11\n"
-        "  movq %r11, (%rsp)\n"
-        "  leaq leaf(%rip), %r11\n"
+        "  movq bare_top(%rip), %r10\n"
+        "  pushq %r11\n"
+        "  movq 8(%rsp), %r11\n" /* the return address */
+        "  movq %r11, (%r10)\n"
+        "  addq $8, %r10\n"
+        "  movq %r10, bare_top(%rip)\n"
+        "  popq %r11\n"
+        "  leaq bare_exit(%rip), %r10\n"
+        "  movq %r10, (%rsp)\n"
         "  call bare_pop\n" /* its return address is bare_exit: the return to it is predicted */
         "bare_exit:\n"
         "  pushq %rax\n"
@@ -107,13 +125,26 @@ __asm__(".text\n"
         "  orq %rdx, %rax\n"
         "  subq bare_t0(%rip), %rax\n"
         "  addq %rax, bare_ticks(%rip)\n"
+        "  movq bare_top(%rip), %r11\n"
+        "  subq $8, %r11\n"
+        "  movq %r11, bare_top(%rip)\n"
+        "  movq (%r11), %r11\n"
         "  popq %rdx\n"
         "  popq %rax\n"
-        "  pushq bare_ra(%rip)\n"
+        "  pushq %r11\n"
         "  ret\n" /* the return-stack entry of the caller's own call */
         "bare_pop:\n"
         "  leaq 8(%rsp), %rsp\n"
         "  jmp *%r11\n");
+
+/* node's recursion, each call through the bare mechanism */
+long node_body(int depth)
+{
+    volatile int here = depth;
+    if (depth <= 1)
+        return 1;
+    return bare_node(depth - 1) + here;
+}
 
 /* The reference: eight independent chains, bound by throughput. */
 static __attribute__((noinline)) long reference_loop(long n)
@@ -140,7 +171,8 @@ enum mode {
     LOOP,
     CHAIN,
     FLOOR,
-    BARE
+    BARE,
+    BARE_CHAIN
 };
 
 static long floor_calls(long n, long (*fn)(long))
@@ -166,6 +198,12 @@ static long run_calls(enum mode mode, long n, int d)
         sink += (long)bare_ticks;
         return n;
     }
+    if (mode == BARE_CHAIN) {
+        for (long i = 0; i < n; i++)
+            sink += bare_node(d);
+        sink += (long)bare_ticks;
+        return n * d;
+    }
     if (mode == LOOP) {
         for (long i = 0; i < n; i++)
             sink += leaf(i);
@@ -179,13 +217,16 @@ static long run_calls(enum mode mode, long n, int d)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int chain = argc >= 4 && strcmp(argv[1], "chain") == 0;
-    enum mode mode = chain                                        ? CHAIN
+    int chain = argc >= 4 && (strcmp(argv[1], "chain") == 0 || strcmp(argv[1], "barechain") == 0);
+    enum mode mode = chain && argv[1][0] == 'b'                   ? BARE_CHAIN
+                     : chain                                      ? CHAIN
                      : argc >= 3 && strcmp(argv[1], "floor") == 0 ? FLOOR
                      : argc >= 3 && strcmp(argv[1], "bare") == 0  ? BARE
                                                                   : LOOP;
     if (!chain && !(argc >= 3 && (strcmp(argv[1], "loop") == 0 || mode == FLOOR || mode == BARE))) {
-        fprintf(stderr, "usage: exact_cost loop N [B] | chain D R [B] | floor N [B] | bare N [B]\n");
+        fprintf(
+            stderr,
+            "usage: exact_cost loop N [B] | chain D R [B] | floor N [B] | bare N [B] | barechain D R [B]\n");
         return 2;
     }
     int d = chain ? atoi(argv[2]) : 0;

@@ -972,10 +972,10 @@ def exact_visit_cost(lines):
     lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     fast_rows = []
     floor_args = ["floor", 20000000]
-    bare_args = ["bare", 20000000]
-    for what, args, sel in (("one loop calls `leaf`", ["loop", 20000000], "leaf"),
-                            ("a recursion 16 deep, each call from a new activation", ["chain", 16, 1000000],
-                             "node")):
+    for what, args, sel, bare_args in (
+            ("one loop calls `leaf`", ["loop", 20000000], "leaf", ["bare", 20000000]),
+            ("a recursion 16 deep, each call from a new activation", ["chain", 16, 1000000], "node",
+             ["barechain", 16, 1000000])):
         variants = [("plain", plain, None, args), ("floor", plain, None, floor_args), ("nops", nops, None, args),
                     ("hprof", nops, off, args), ("exact", nops, dict(off, HPROFTEST_EXACT=sel), args),
                     ("inst", inst, None, args), ("bare", plain, None, bare_args)]
@@ -1112,7 +1112,7 @@ def exact_section(lines):
                  "nothing selected, and built with `-finstrument-functions` and linked with bench/cygprof.c "
                  "(section 5's lean profiler). The floor: the loop built without the flag, the program itself "
                  "reading the TSC before and after each call, no tool (`exact_cost floor`); '/ floor' gives a "
-                 "cost a visit in units of it. hprof's mechanism with nothing booked (`exact_cost bare`: the "
+                 "cost a visit in units of it. hprof's mechanism with nothing booked (`exact_cost bare`, `barechain` for the recursion: the "
                  "patched entry's jumps to a stub and a trampoline, the argument registers saved and restored, a "
                  "time stamp at the entry and at the exit, the return sent through an exit thunk as hprof's is, "
                  "predicted) is the least this design costs a visit; hprof's cost above it is its bookkeeping:\n")

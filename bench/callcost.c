@@ -36,6 +36,10 @@
  *                              time, so that 4 threads on 2 cores still compare)
  * Per-call figures are the calling thread's CPU time (on a loaded machine
  * the wall clock also counts the time other processes hold the core).
+ * With CALLCOST_BATCHES=B (calls, polls, sites, floor_calls), the N calls
+ * are made in B batches, each followed by reference_loop.h's loop, and a
+ * line "batch NS REF_NS" is printed for each: the calls' cost a call in
+ * the batch and the loop's an iteration after it.
  * Run the same binary with and without hprof (and with sampling at different
  * rates) and compare: the difference is hprof's cost.
  */
@@ -51,6 +55,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
+
+#include "reference_loop.h"
 
 static double now(void)
 {
@@ -244,6 +250,41 @@ static int run_threads(int depth, long n, int nthreads)
     return 0;
 }
 
+/* CALLCOST_BATCHES, for the modes that print a cost a call; 1: none. */
+static int batches(int mode)
+{
+    const char *v = getenv("CALLCOST_BATCHES");
+    int nb = v ? atoi(v) : 1;
+    if (mode != CALLS && mode != POLLS && mode != SITES && mode != FLOOR_CALLS)
+        return 1;
+    return nb > 1 && nb <= 1000 ? nb : 1;
+}
+
+#define MAX_BATCHES 1000
+
+/* The calls in nb batches, each followed by the reference loop. */
+static int run_batches(int depth, int mode, long n, int nb)
+{
+    static double batch_ns[MAX_BATCHES], ref_ns[MAX_BATCHES];
+    long per = n / nb;
+    double t = 0;
+    for (int b = 0; b < nb; b++) {
+        double t0 = thread_cpu();
+        descend(depth, mode, per);
+        double t1 = thread_cpu();
+        sink += (double)reference_loop(REFERENCE_ITERS);
+        double t2 = thread_cpu();
+        t += t1 - t0;
+        batch_ns[b] = (t1 - t0) * 1e9 / (double)per / (mode == SITES ? 3 : 1);
+        ref_ns[b] = (t2 - t1) * 1e9 / REFERENCE_ITERS;
+    }
+    printf("ns_per_call %.2f\n", t * 1e9 / (double)(per * nb) / (mode == SITES ? 3 : 1));
+    for (int b = 0; b < nb; b++)
+        printf("batch %.2f %.3f\n", batch_ns[b], ref_ns[b]);
+    MPI_Finalize();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 5 && strcmp(argv[1], "threads") == 0) {
@@ -278,6 +319,9 @@ int main(int argc, char **argv)
     descend(depth, mode, n / 10); /* warm-up: caches, page faults */
     /* calls on the thread's CPU clock: on a loaded machine the wall clock
      * also counts the time other processes hold the core */
+    int nb = batches(mode);
+    if (nb > 1)
+        return run_batches(depth, mode, n, nb);
     double t = spin ? now() : thread_cpu();
     descend(depth, mode, n);
     t = (spin ? now() : thread_cpu()) - t;

@@ -38,6 +38,8 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "reference_loop.h"
+
 static volatile long sink;
 
 __attribute__((noinline)) long leaf(long x)
@@ -146,19 +148,6 @@ long node_body(int depth)
     return bare_node(depth - 1) + here;
 }
 
-/* The reference: eight independent chains, bound by throughput. */
-static __attribute__((noinline)) long reference_loop(long n)
-{
-    long a = 1, b = 2, c = 3, d = 4, e = 5, f = 6, g = 7, h = 8;
-    for (long i = 0; i < n; i++) {
-        a += i ^ b, b += i ^ c, c += i ^ d, d += i ^ e;
-        e += i ^ f, f += i ^ g, g += i ^ h, h += i ^ a;
-        __asm__ volatile("" : "+r"(a), "+r"(e));
-    }
-    return a + b + c + d + e + f + g + h;
-}
-
-#define REFERENCE_ITERS 4000000
 
 static double cpu_now(void)
 {

@@ -82,6 +82,19 @@ def side_by_side(variants, exe, args):
 def fmt(values, unit):
     return "%.1f %s (%.1f..%.1f)" % (statistics.median(values), unit, min(values), max(values))
 
+def batch_lines(out):
+    """A bench program's "batch NS REF_NS" lines (bench/reference_loop.h): [(ns a call, reference ns)]."""
+    return [(float(a), float(b)) for a, b in re.findall(r"(?m)^batch ([0-9.]+) ([0-9.]+)", out)]
+
+def fast_medians(batches):
+    """{label: [(ns, ref)]} -> ({label: median ns}, {label: batches kept}, best reference): the batches
+    whose reference loop ran within 20% of its best (the 5th percentile of all batches: one odd batch
+    is not the processor's speed), the processor at full speed."""
+    refs = sorted(ref for v in batches.values() for _, ref in v)
+    best = refs[len(refs) // 20]
+    fast = {k: [ns for ns, ref in v if ref <= 1.2 * best] for k, v in batches.items()}
+    return {k: statistics.median(v) if v else float("nan") for k, v in fast.items()}, fast, best
+
 def per_call(exe, lines):
     lines.append("\n## 1. Per-call cost: MPI_Barrier(MPI_COMM_SELF), one rank\n")
     lines.append("Per call, the calling thread's CPU time (bench/callcost.c; on this shared machine the wall "
@@ -90,7 +103,11 @@ def per_call(exe, lines):
                  "floor: the program itself reading the TSC before and after each call, no tool, measured with "
                  "each table; hprof's costs above no tool are also given in units of it, so that processors "
                  "whose clock reads cost differently compare (issue 42's targets: call paths at most 2x, "
-                 "counting only 1.6x, three call sites in turn 3x).\n")
+                 "counting only 1.6x, three call sites in turn 3x). Each run makes its calls in %d batches, "
+                 "each followed by a reference loop of the program's own (bench/reference_loop.h): this VM's "
+                 "processor runs such code at two speeds, switching every few seconds, so the costs are also "
+                 "given from the batches whose reference ran within 20%% of its best, the processor at full "
+                 "speed (medians; the fewest batches any variant kept).\n" % CALL_BATCHES)
     per_call_table(exe, lines, "calls")
     lines.append("\nThe polling case: MPI_Test on a receive that never completes, in a loop (every call "
                  "completes nothing; with call paths every poll is counted and one in N is timed, a timed poll "
@@ -104,30 +121,50 @@ def per_call(exe, lines):
                  "walk (unwind_mpi_cached):\n")
     per_call_table(exe, lines, "sites")
 
+CALL_BATCHES = 20
+
+def callcost_batched(exe, args, hprof=None):
+    """One run of callcost.c in CALL_BATCHES batches: (ns a call, [(batch ns a call, reference ns)])."""
+    env = dict(ENV, CALLCOST_BATCHES=str(CALL_BATCHES))
+    if hprof is not None:
+        env["LD_PRELOAD"] = LIB
+        env.update(hprof)
+    out = sh([exe] + [str(a) for a in args], env).stdout
+    return float(re.search(r"(?m)^ns_per_call ([0-9.]+)", out).group(1)), batch_lines(out)
+
 def per_call_table(exe, lines, mode):
     """One of section 1's tables; every one has the floor (the program reading the TSC around each
     MPI_Barrier itself, no tool: what any tool that times every call costs at least) measured in the
     same rounds, and hprof's costs above no tool in units of it, so that processors whose clock reads
-    cost differently compare (issue 42)."""
+    cost differently compare (issue 42); also in the batches where the processor ran at full speed."""
     lines.append("| depth | no tool | no tool, two TSC reads around each call (the floor) | hprof, counting only "
                  "(HPROF_NOUNWIND=all) | hprof, call paths | call paths, no timeline (HPROF_TIME_BUCKETS=0) | "
                  "counting cost above no tool | call-path cost above no tool | of it the timeline | counting "
-                 "cost / floor | call-path cost / floor | load (1 min) |")
-    lines.append("|---" * 12 + "|")
+                 "cost / floor | call-path cost / floor | the same two at full speed (batches kept of each) | "
+                 "load (1 min) |")
+    lines.append("|---" * 13 + "|")
     off = {"HPROF_SAMPLING_HZ": "0"}
     n = {"calls": 1000000, "polls": 2000000, "sites": 500000}[mode]
     for depth in (10, 50):
-        variants = [("none", None), ("count", dict(off, HPROF_NOUNWIND="all")), ("paths", off),
-                    ("notl", dict(off, HPROF_TIME_BUCKETS="0"))]
-        r, _ = side_by_side(variants, exe, [mode, depth, n])
-        f, _ = side_by_side([("floor", None)], exe, ["floor_calls", depth, n])
-        extra = statistics.median(r["paths"]) - statistics.median(r["none"])
-        count = statistics.median(r["count"]) - statistics.median(r["none"])
-        tl = statistics.median(r["paths"]) - statistics.median(r["notl"])
-        floor = statistics.median(f["floor"])
-        lines.append("| %d | %s | %s | %s | %s | %s | %.1f ns | %.1f ns | %.1f ns | %.2fx | %.2fx | %.1f |" % (
-            depth, fmt(r["none"], "ns"), fmt(f["floor"], "ns"), fmt(r["count"], "ns"), fmt(r["paths"], "ns"),
-            fmt(r["notl"], "ns"), count, extra, tl, count / floor, extra / floor, os.getloadavg()[0]))
+        variants = [("none", None, mode), ("count", dict(off, HPROF_NOUNWIND="all"), mode), ("paths", off, mode),
+                    ("notl", dict(off, HPROF_TIME_BUCKETS="0"), mode), ("floor", None, "floor_calls")]
+        r = {label: [] for label, _, _ in variants}
+        batches = {label: [] for label, _, _ in variants}
+        for _ in range(RUNS):
+            for label, hprof, m in variants:
+                v, b = callcost_batched(exe, [m, depth, n], hprof)
+                r[label].append(v)
+                batches[label] += b
+        med = {k: statistics.median(v) for k, v in r.items()}
+        extra, count, tl = med["paths"] - med["none"], med["count"] - med["none"], med["paths"] - med["notl"]
+        fm, fast, _ = fast_medians(batches)
+        kept = min(len(v) for v in fast.values())
+        lines.append("| %d | %s | %s | %s | %s | %s | %.1f ns | %.1f ns | %.1f ns | %.2fx | %.2fx | %.2fx, %.2fx "
+                     "(%d+ of %d) | %.1f |" % (
+            depth, fmt(r["none"], "ns"), fmt(r["floor"], "ns"), fmt(r["count"], "ns"), fmt(r["paths"], "ns"),
+            fmt(r["notl"], "ns"), count, extra, tl, count / med["floor"], extra / med["floor"],
+            (fm["count"] - fm["none"]) / fm["floor"], (fm["paths"] - fm["none"]) / fm["floor"], kept,
+            RUNS * CALL_BATCHES, os.getloadavg()[0]))
 
 def per_call_mempolls(exe, lines):
     """hpcc's MPIRandomAccess loop: a poll, then a random update that misses the cache."""
@@ -953,7 +990,7 @@ def exact_batches(exe, args, hprof=None):
         env.update(hprof)
     out = sh([exe] + [str(a) for a in args] + [str(EXACT_BATCHES)], env).stdout
     per_call = float(re.search(r"(?m)^per_call ([0-9.]+)", out).group(1))
-    return per_call, [(float(a), float(b)) for a, b in re.findall(r"(?m)^batch ([0-9.]+) ([0-9.]+)", out)]
+    return per_call, batch_lines(out)
 
 def exact_visit_cost(lines):
     """5b, per visit: exact_cost.c's calls, each variant its own build; costs compared in the batches
@@ -994,10 +1031,7 @@ def exact_visit_cost(lines):
             fmt(r["exact"], "ns"), cost, cost / med["floor"], fmt(r["inst"], "ns"), cyg_cost,
             cyg_cost / med["floor"], fmt(r["bare"], "ns"), bare_cost, bare_cost / med["floor"]))
         exact_section.per_visit.append(cost)
-        refs = sorted(ref for v in batches.values() for _, ref in v)
-        best = refs[len(refs) // 20]  # the 5th percentile: one odd batch is not the processor's speed
-        fast = {k: [ns for ns, ref in v if ref <= 1.2 * best] for k, v in batches.items()}
-        fm = {k: statistics.median(v) if v else float("nan") for k, v in fast.items()}
+        fm, fast, best = fast_medians(batches)
         nb = lambda k: "%.1f ns (%d of %d)" % (fm[k], len(fast[k]), len(batches[k]))
         cost, cyg_cost = fm["exact"] - fm["hprof"], fm["inst"] - fm["plain"]
         bare_cost = fm["bare"] - fm["plain"]

@@ -250,6 +250,8 @@ static int run_threads(int depth, long n, int nthreads)
     return 0;
 }
 
+#define MAX_BATCHES 1000
+
 /* CALLCOST_BATCHES, for the modes that print a cost a call; 1: none. */
 static int batches(int mode)
 {
@@ -257,10 +259,8 @@ static int batches(int mode)
     int nb = v ? atoi(v) : 1;
     if (mode != CALLS && mode != POLLS && mode != SITES && mode != FLOOR_CALLS)
         return 1;
-    return nb > 1 && nb <= 1000 ? nb : 1;
+    return nb > 1 && nb <= MAX_BATCHES ? nb : 1;
 }
-
-#define MAX_BATCHES 1000
 
 /* The calls in nb batches, each followed by the reference loop. */
 static int run_batches(int depth, int mode, long n, int nb)

@@ -1487,11 +1487,7 @@ def main():
     if not os.path.exists(LIB):
         sys.exit("bench: %s missing; run make first" % LIB)
     exe = build("callcost")
-    cpu = "unknown"
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
+    cpu = processor()
     lines = ["# hprof benchmark results", "",
              "Written by `make bench` (bench/run.py) on %s." % time.strftime("%Y-%m-%d %H:%M %Z"),
              "Machine: %d cores, %s, %s. MPI: %s. Runs per variant: %d, alternated; median (min..max)."
@@ -1592,9 +1588,21 @@ def merge_partial(old, new, logged):
     out += [body for h, body in fresh[1:] if section_key(h) not in used]
     return "\n".join(out)
 
+def processor():
+    """The processor's name with its family and model: a VM's name ("AMD EPYC") does not tell its
+    generation, and the clock's cost and what overlaps it differ between generations (issue 42)."""
+    info = {}
+    for line in open("/proc/cpuinfo"):
+        k, _, v = line.partition(":")
+        info.setdefault(k.strip(), v.strip())
+        if not line.strip():
+            break
+    return "%s (family %s, model %s)" % (info.get("model name", "?"), info.get("cpu family", "?"),
+                                          info.get("model", "?"))
+
 def run_line(only, loads):
     """The header's line for a partial run: sections, date, load, processor, commit."""
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    cpu = processor()
     try:
         commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True).stdout.strip() or "?"

@@ -24,6 +24,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/own_code.h"
+#include "core/signal_context.h"
 #include "lib/signals/signal_chain.h"
 #include "lib/signals/signal_route.h"
 #include "lib/active.h"
@@ -339,6 +340,7 @@ void sampler_thread_start(hprof_thread *t, uint64_t window_start_ns)
     /* every measured thread's unwinding state, sampled or not: an exact
      * entry that finds none may be in a signal handler and cannot make it */
     unwind_thread_init();
+    signal_context_thread_begins();
     if (!installed)
         return;
     if (thread_blocks(sample_signal))

@@ -326,6 +326,10 @@ uint32_t unwind_signal_node(cct *tree, const void *ucontext, int *failed, int *i
     if (w.status == WK_COMPLEX || w.status == WK_MISS) {
         if (w.status == WK_MISS)
             learner_request(w.miss);
+        if (switch_code_at(r.pc)) {
+            *inside = 1; /* libunwind from there may read an unmapped stack (switch_code.h) */
+            return CCT_NONE;
+        }
         restore_for_own_walk(st);
         int n = lu_signal_path(w.ips, UNWIND_MAX_FRAMES, ucontext);
         rearm_after_own_walk(st);

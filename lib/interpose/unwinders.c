@@ -103,6 +103,7 @@ void hprof_interpose_resolve(void)
     real_set = hprof_dlsym(RTLD_NEXT, "setcontext");
     switch_code_add(real_swap); /* a sample inside them is in neither context */
     switch_code_add(real_set);
+    switch_code_add_module(real_raise); /* the unwinder's last step loads a landing pad's stack */
     real_exit = hprof_dlsym(RTLD_NEXT, "pthread_exit");
     real_unw_bt = hprof_dlsym(RTLD_NEXT, "unw_backtrace");
     real_init_local = hprof_dlsym(RTLD_NEXT, "_ULx86_64_init_local");

@@ -43,6 +43,17 @@ int main(void)
     check("the bytes around them are not", !switch_code_at(s - 1) && !switch_code_at(s + swap_size) &&
                                                !switch_code_at(t - 1) && !switch_code_at(t + set_size));
     check("getcontext is not", !switch_code_at((uint64_t)(uintptr_t)other));
+    switch_code_add_module((const void *)main);
+    check("the program's own module adds nothing", !switch_code_at((uint64_t)(uintptr_t)main));
+    void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW);
+    const char *raise_ = gcc ? dlsym(gcc, "_Unwind_RaiseException") : NULL;
+    const char *resume = gcc ? dlsym(gcc, "_Unwind_Resume") : NULL;
+    check("libgcc_s's unwinder is found", raise_ && resume);
+    switch_code_add_module(raise_);
+    check("the unwinder's module: _Unwind_RaiseException and _Unwind_Resume",
+          raise_ && resume && switch_code_at((uint64_t)(uintptr_t)raise_) &&
+              switch_code_at((uint64_t)(uintptr_t)resume));
+    check("the C library's other code is not", !switch_code_at((uint64_t)(uintptr_t)other));
     for (int i = 0; i < SWITCH_CODE_MAX; i++)
         switch_code_add(other);
     check("no more than SWITCH_CODE_MAX: the first ones stay", switch_code_at(s) && switch_code_at(t));

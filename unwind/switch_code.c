@@ -8,6 +8,8 @@
 #include <link.h>
 #include <stddef.h>
 
+#include "core/real_dl.h"
+
 static struct {
     uint64_t lo, hi;
 } ranges[SWITCH_CODE_MAX];
@@ -57,7 +59,7 @@ void switch_code_add_module(const void *a)
 {
     uint64_t address = (uint64_t)(uintptr_t)a;
     if (a)
-        dl_iterate_phdr(add_segment_of, &address);
+        hprof_loader_iterate(add_segment_of, &address);
 }
 
 int switch_code_at(uint64_t pc)

@@ -16,7 +16,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 W=${TEST_TMP:-$(mktemp -d)}
 if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ROOT" "$HERE/switch_code/switch_code_test.c" \
-        "$ROOT/unwind/switch_code.c" -o "$W/switch_code_test" -ldl 2> "$W/cc.err"; then
+        "$ROOT/unwind/switch_code.c" "$ROOT/core/real_dl.c" -o "$W/switch_code_test" -ldl 2> "$W/cc.err"; then
     echo "not ok - switch_code: test builds: $(head -c 300 "$W/cc.err" | tr '\n' ' ')"; exit 0
 fi
 "$W/switch_code_test"

@@ -69,6 +69,21 @@ static inline uint64_t hprof_stamp_read(int kind)
     return kind == HPROF_STAMP_TSC ? hprof_read_tsc() : hprof_gettime_ns();
 }
 
+/* hprof_stamp_read once every instruction before it has completed (lfence;
+ * rdtsc, as the kernel's clock_gettime reads it): the end of a span that
+ * short, out-of-order work precedes (a poll), which a plain rdtsc may read
+ * before that work is done. */
+static inline uint64_t hprof_stamp_read_after(int kind)
+{
+#if defined(__x86_64__)
+    if (kind == HPROF_STAMP_TSC) {
+        __asm__ volatile("lfence" ::: "memory");
+        return __builtin_ia32_rdtsc();
+    }
+#endif
+    return hprof_stamp_read(kind);
+}
+
 static inline uint64_t hprof_stamp_ns(int kind, uint64_t stamp)
 {
     return kind == HPROF_STAMP_TSC ? hprof_tsc_to_ns(stamp) : stamp;

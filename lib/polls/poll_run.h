@@ -122,7 +122,7 @@ static inline void poll_run_add(hprof_thread *t)
 static inline uint64_t poll_run_span_end(const hprof_thread *t, uint64_t *start)
 {
     int kind = (int)t->poll.stamp_kind;
-    uint64_t end = hprof_stamp_read(kind);
+    uint64_t end = hprof_stamp_read_after(kind);
     *start = hprof_stamp_ns(kind, *start);
     return hprof_stamp_ns(kind, end);
 }

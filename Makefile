@@ -69,6 +69,20 @@ all: $(MPIS) tools
 deps:
 	@tools/install-deps
 
+# Each build folder keeps the flags its objects were compiled with in a
+# file, BUILD/<folder>/flags, rewritten only when they change; its objects
+# depend on it. A build with other flags (EXTRA_CFLAGS for a throwaway
+# variant, PAPI=0, another compiler) then rebuilds every object, not only
+# those whose sources changed, and a later plain `make` rebuilds them back.
+# $(1): the file, $(2): the name of the variable that holds the flags.
+define keep_flags
+ifneq ($$(strip $$($(2))),$$(strip $$(file <$(1))))
+$$(shell mkdir -p $$(dir $(1)))
+$$(file >$(1),$$(strip $$($(2))))
+endif
+$(1): ;
+endef
+
 # ---- the runtime library, once per MPI library ---------------------------
 define MPI_template
 $(1)_DIR  := $(BUILD)/$(1)
@@ -78,6 +92,9 @@ $(1)_OBJS := $$(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(RUNTIME_SRCS)) \
              $(BUILD)/$(1)/obj/gen/remapping_spec.o $(BUILD)/$(1)/obj/third/cp-demangle.o
 
 $(1): $(BUILD)/$(1)/libhprof.so $(BUILD)/$(1)/libhprof.a $(BUILD)/$(1)/libhprof_internal.a
+
+$(1)_FLAGS = mpicc.$(1) $$(OMPI_CC) $$(MPICH_CC) $$(CPPFLAGS) $$(CFLAGS) $$(RUNTIME_CFLAGS)
+$$(eval $$(call keep_flags,$(BUILD)/$(1)/flags,$(1)_FLAGS))
 
 $(BUILD)/$(1)/gen/stamp: $(GEN_INPUTS)
 	@mkdir -p $$(@D)
@@ -98,12 +115,12 @@ $(BUILD)/$(1)/obj/third/cp-demangle.o: $(LIBIBERTY)
 
 # Every object waits for the generated headers (fn_ids.h) the first time;
 # after that its .d file says which headers it reads.
-$(BUILD)/$(1)/obj/gen/%.o: $(BUILD)/$(1)/gen/%.c $(BUILD)/$(1)/gen/stamp
+$(BUILD)/$(1)/obj/gen/%.o: $(BUILD)/$(1)/gen/%.c $(BUILD)/$(1)/gen/stamp $(BUILD)/$(1)/flags
 	@mkdir -p $$(@D)
 	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1) $(CFLAGS) $(DEPFLAGS) $(RUNTIME_CFLAGS) -fno-omit-frame-pointer -c $$< -o $$@
 	$(RUNTIME_TEXT) $$@
 
-$(BUILD)/$(1)/obj/%.o: %.c $(BUILD)/$(1)/gen/stamp
+$(BUILD)/$(1)/obj/%.o: %.c $(BUILD)/$(1)/gen/stamp $(BUILD)/$(1)/flags
 	@mkdir -p $$(@D)
 	mpicc.$(1) $(CPPFLAGS) -I$(BUILD)/$(1) $(CFLAGS) $(DEPFLAGS) $(RUNTIME_CFLAGS) $$(if $$(filter $(GENERAL_REGS),$$<),-mgeneral-regs-only) -c $$< -o $$@
 	$$(if $$(filter $(OUTSIDE_TEXT),$$<),,$(RUNTIME_TEXT) $$@)
@@ -143,11 +160,14 @@ $(VIEW_HTML_C): tools/hprof-view/html/report.html tools/hprof-view/html/embed.py
 	@mkdir -p $(@D)
 	$(PYTHON) tools/hprof-view/html/embed.py $< $@.tmp && mv $@.tmp $@
 
-$(BUILD)/tools/obj/gen/view_html_template.o: $(VIEW_HTML_C)
+TOOLS_FLAGS = $(CC) $(CPPFLAGS) $(CFLAGS)
+$(eval $(call keep_flags,$(BUILD)/tools/flags,TOOLS_FLAGS))
+
+$(BUILD)/tools/obj/gen/view_html_template.o: $(VIEW_HTML_C) $(BUILD)/tools/flags
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/tools/obj/%.o: %.c
+$(BUILD)/tools/obj/%.o: %.c $(BUILD)/tools/flags
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 

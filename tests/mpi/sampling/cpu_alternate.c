@@ -16,9 +16,9 @@
  * dearer for the upper).
  *
  * Prints check_csv.py expectations for comp()'s inclusive computation time
- * on each rank: within TOL of the truth and two sampling intervals
- * (HPROF_SAMPLING_CLOCK=cpu, HPROF_SAMPLING_HZ), and
- * `truth RANK SECONDS READ_US` lines.
+ * on each rank: within TOL below and TOL_ABOVE above the truth, and two
+ * sampling intervals (HPROF_SAMPLING_CLOCK=cpu, HPROF_SAMPLING_HZ), and
+ * `truth RANK LO..HI READ_US_LO..READ_US_HI` lines.
  *
  * usage: cpu_alternate [ROUNDS]
  */

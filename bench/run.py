@@ -11,7 +11,7 @@ and replaces it in bench/RESULTS.md.
 
 Environment: BENCH_RUNS (rounds, default 5), BENCH_MPI (openmpi), BENCH_ONLY
 (a comma list of sections: percall, pollacc, thunks, unwind, threads, sample, python, papi,
-dilation, snapshots, hpccfloor, instrumentation, exact, finalize, million, and mergescale, which only
+dilation, snapshots, hpccfloor, hpccab, instrumentation, exact, finalize, million, and mergescale, which only
 runs when named; the others keep their text in RESULTS.md, the header keeps its list of runs with
 this one added first, and a section run keeps its old text below it as "The run before"), BENCH_POLL_MS (pollacc: ms a gap, 300), and for
 sections 4-6: BENCH_DROPS_STEPS (60), BENCH_LAMMPS_STEPS (1500),
@@ -936,6 +936,57 @@ def hpcc_floor(lines):
             " | ".join(fmt_pct(paired(r, k, "none", key)) for k, _ in variants)))
     hpcc_fastest_rows(lines, r, variants)
 
+AB_LINE = re.compile(r"poll_ab: rank (\d+): (\d+) pairs .* p25 ([0-9.]+) median ([0-9.]+) p75 ([0-9.]+)")
+
+def poll_ab_job(cmd, wd, tool, hprof=None):
+    """One hpcc run with bench/poll_ab.c preloaded before tool: {rank: (p25, median, p75)} of the
+    ratio of a block of MPIRandomAccess's loop through tool's wrappers to the bare block after it."""
+    def job():
+        _, out, err = mpi_job(2, cmd, hprof, mpi="openmpi", cwd=wd, preload=poll_ab_so() + ":" + tool)
+        hpcc_time(out, wd)  # hpcc appends to hpccoutf.txt: moved aside for the next run
+        ranks = {int(m.group(1)): tuple(float(m.group(i)) for i in (3, 4, 5)) for m in AB_LINE.finditer(err)}
+        if len(ranks) != 2:
+            raise RuntimeError("poll_ab printed %d ranks' ratios: %s" % (len(ranks), err[-300:]))
+        return {"ranks": ranks}
+    return job
+
+def poll_ab_so():
+    return preload_so("poll_ab.c", "poll_ab.so", "-ldl")
+
+def hpcc_poll_ab(lines):
+    """4d: what a tool costs hpcc's MPIRandomAccess loop, its blocks of the loop against bare blocks
+    beside them in the same process (bench/poll_ab.c)."""
+    lines.append("\n## 4d. hpcc: what the tool costs MPIRandomAccess's loop, tool and bare blocks side by "
+                 "side, 2 ranks\n")
+    lines.append("Whole hpcc runs spread by 20-40% on this host (4b), which hides a few percent. Here "
+                 "bench/poll_ab.c, preloaded before the tool, sends the calls of MPIRandomAccess's loop "
+                 "(`MPI_Testany`, `MPI_Test`, `MPI_Isend`, `MPI_Irecv`) through the tool's wrappers and "
+                 "straight to PMPI by turns, 32768 polls (a few ms) a block, and each rank prints its tool "
+                 "block's time over the bare block's after it, over some 500 pairs a rank. It measures what "
+                 "the tool costs the loop: its wrappers' work and what that does to the loop around them. "
+                 "Each cell: both ranks' median ratios, each run; then the median of those, above 1. "
+                 "Issue 42's target for MPIRandomAccess: at most +10%.\n")
+    why = ensure_debian(["hpcc"], ["/usr/bin/hpcc"])
+    if why:
+        lines.append("skipped: " + why)
+        return
+    wd = app_workdir("hpcc", "hpccinf.txt")
+    print("bench: hpcc's polls, tool and bare blocks", flush=True)
+    cmd = ["/usr/bin/hpcc"]
+    lib = os.path.join(BUILD, "openmpi", "libhprof.so")
+    variants = (("floor", "counting wrappers (interpose_floor.c)", interpose_floor_so(), None),
+                ("step", "a wrapper that sees each result (poll_step.c)", poll_step_so(0), None),
+                ("hprof", "hprof, sampling off", lib, {"HPROF_SAMPLING_HZ": "0"}),
+                ("hprof100", "hprof, 100 Hz", lib, {"HPROF_SAMPLING_HZ": "100"}))
+    r = alternate([(k, poll_ab_job(cmd, wd, so, env)) for k, _, so, env in variants])
+    lines.append("| MPIRandomAccess's loop through | each run: rank 0, rank 1 (median ratio) | "
+                 "median of all, above bare |")
+    lines.append("|---|---|---|")
+    for k, what, _, _ in variants:
+        meds = [d["ranks"][rank][1] for d in r[k] for rank in (0, 1)]
+        runs = "; ".join("%.3f, %.3f" % (d["ranks"][0][1], d["ranks"][1][1]) for d in r[k])
+        lines.append("| %s | %s | %+.1f%% |" % (what, runs, 100.0 * (statistics.median(meds) - 1.0)))
+
 def fastest_above(results, label, base, key):
     """label's fastest round over base's fastest, as % above."""
     return 100.0 * (min(col(results, label, key)) / min(col(results, base, key)) - 1.0)
@@ -1526,6 +1577,7 @@ def main():
                 ("dilation", lambda: guarded(dilation, lines)),
                 ("snapshots", lambda: guarded(snapshots, lines)),
                 ("hpccfloor", lambda: guarded(hpcc_floor, lines)),
+                ("hpccab", lambda: guarded(hpcc_poll_ab, lines)),
                 ("instrumentation", lambda: guarded(instrumentation, lines)),
                 ("exact", lambda: guarded(exact_section, lines)),
                 ("finalize", lambda: guarded(finalize_cost, lines)),

@@ -1126,6 +1126,52 @@ def exact_visit_cost(lines):
     lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     lines.extend(fast_rows)
     lines.append("")
+    exact_beside_cygprof(lines, cyg)
+
+EXACT_AB = re.compile(r"floor ([0-9.]+) .*hprof ([0-9.-]+) .*cygprof ([0-9.-]+) .*hprof-cygprof ([0-9.-]+) "
+                      r"\(([0-9.-]+)\.\.([0-9.-]+)\)")
+
+def exact_ab_exe(cyg):
+    """bench/exact_ab.c with exact_ab_fns.c built three ways (plain, patchable, instrumented) and cygprof."""
+    objs = []
+    for variant, flags in (("plain", []), ("exact", ["-fpatchable-function-entry=18,16"]),
+                           ("cyg", ["-finstrument-functions"])):
+        obj = os.path.join(OUT, "exact_ab_%s.o" % variant)
+        sh(["mpicc." + MPI, "-O2", "-g", "-DVARIANT=" + variant] + flags +
+           ["-c", os.path.join(ROOT, "bench", "exact_ab_fns.c"), "-o", obj])
+        objs.append(obj)
+    exe = os.path.join(OUT, "exact_ab")
+    sh(["mpicc." + MPI, "-O2", "-g", os.path.join(ROOT, "bench", "exact_ab.c")] + objs + [cyg, "-o", exe])
+    return exe
+
+def exact_beside_cygprof(lines, cyg):
+    """5b's third table: hprof's exact visit and cygprof's in one process, block beside block
+    (bench/exact_ab.c), each run its own process."""
+    exe = exact_ab_exe(cyg)
+    env = dict(ENV, LD_PRELOAD=LIB, HPROF_SAMPLING_HZ="0", HPROF_THUNKS="1",
+               HPROFTEST_EXACT="leaf_exact,node_exact")
+    lines.append("\nhprof and cygprof in one process (bench/exact_ab.c): the same function built plainly, with "
+                 "patchable entries (measured exactly by hprof) and with -finstrument-functions (cygprof), "
+                 "called block after block with the program's floor, 40 rounds of 200,000 calls a run; a "
+                 "visit's cost is its block's time a call less the plain block's in the same round. Each run: "
+                 "hprof / cygprof / hprof less cygprof, ns a visit, medians over its rounds (quartiles of the "
+                 "difference):\n")
+    lines.append("| calls | each run: hprof / cygprof / difference (quartiles) | the floor (median of runs) | "
+                 "hprof, cygprof / floor (median of runs) | difference, median of runs |")
+    lines.append("|---|---|---|---|---|")
+    for what, mode in (("one loop calls `leaf`", "loop"), ("a recursion 16 deep", "chain")):
+        runs = []
+        for _ in range(RUNS):
+            out = sh([exe, mode, "40", "200000"], env).stdout
+            m = EXACT_AB.search(out)
+            if not m:
+                raise RuntimeError("exact_ab printed no costs: " + out[-300:])
+            runs.append([float(x) for x in m.groups()])
+        floor = statistics.median(r[0] for r in runs)
+        lines.append("| %s | %s | %.1f ns | %.2f, %.2f | %+.2f ns |" % (
+            what, "; ".join("%.1f / %.1f / %+.2f (%+.2f..%+.2f)" % (r[1], r[2], r[3], r[4], r[5]) for r in runs),
+            floor, statistics.median(r[1] for r in runs) / floor, statistics.median(r[2] for r in runs) / floor,
+            statistics.median(r[3] for r in runs)))
 
 AUTO_WARMUP = "0.2"  # drops_mini 20 16 runs about a second
 

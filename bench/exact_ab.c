@@ -1,0 +1,141 @@
+/*
+ * exact_ab.c - an exact visit's cost against -finstrument-functions with
+ * bench/cygprof.c, in one process, block beside block (bench/run.py
+ * section 5b).
+ *
+ * Separate runs of separate builds (5b's first table) compare costs of
+ * 1-2 ns on a processor whose host switches its speed every few seconds.
+ * Here one program holds three copies of the same functions
+ * (exact_ab_fns.c): built plainly, with patchable entries (hprof measures
+ * them exactly when HPROFTEST_EXACT names them), and with
+ * -finstrument-functions (cygprof's hooks). It calls each copy in turn,
+ * block after block, and the program's own floor (two time stamp reads
+ * around each call of the plain copy): a block takes some milliseconds,
+ * and the four blocks of a round meet the same speed. Per round, a visit's
+ * cost is its block's time a call less the plain block's. hprof, seeing
+ * an exit hook in the program, would take its thunks off (it cannot know
+ * that cygprof reads no return address): run it with HPROF_THUNKS=1.
+ *
+ *   exact_ab loop R N    R rounds of N calls of leaf from one loop
+ *   exact_ab chain R N   R rounds of N recursions 16 deep (each call from a
+ *                        new activation of its caller)
+ *
+ * prints "exact_ab MODE: R rounds of N calls;" and the medians (25th..75th
+ * percentile) over the rounds of: plain, floor (ns a call), hprof and
+ * cygprof (ns a visit above plain), hprof less cygprof (ns a visit, per
+ * round).
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <x86intrin.h>
+
+#define DEPTH 16
+#define MAX_ROUNDS 4096
+
+long leaf_plain(long x), leaf_exact(long x), leaf_cyg(long x);
+long node_plain(int depth), node_exact(int depth), node_cyg(int depth);
+
+static volatile long sink;
+
+enum variant {
+    PLAIN,
+    FLOOR,
+    HPROF,
+    CYG,
+    VARIANTS
+};
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void loop_calls(long n, long (*fn)(long))
+{
+    for (long i = 0; i < n; i++)
+        sink += fn(i);
+}
+
+static void floor_calls(long n)
+{
+    unsigned long long ticks = 0;
+    for (long i = 0; i < n; i++) {
+        unsigned long long t0 = __rdtsc();
+        sink += leaf_plain(i);
+        ticks += __rdtsc() - t0;
+    }
+    sink += (long)ticks;
+}
+
+static void chain_calls(long n, long (*fn)(int))
+{
+    for (long i = 0; i < n; i++)
+        sink += fn(DEPTH);
+}
+
+/* one block of variant v: ns a call of the measured function */
+static double block(int chain, enum variant v, long n)
+{
+    static long (*const leaves[])(long) = { leaf_plain, leaf_plain, leaf_exact, leaf_cyg };
+    static long (*const nodes[])(int) = { node_plain, node_plain, node_exact, node_cyg };
+    double t0 = cpu_now();
+    if (v == FLOOR)
+        floor_calls(n);
+    else if (chain)
+        chain_calls(n, nodes[v]);
+    else
+        loop_calls(n, leaves[v]);
+    /* the floor is the loop's, in both modes */
+    return (cpu_now() - t0) * 1e9 / (double)(chain && v != FLOOR ? n * DEPTH : n);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void print_quartiles(const char *what, double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof v[0], by_value);
+    printf(" %s %.2f (%.2f..%.2f)", what, v[n / 2], v[n / 4], v[3 * n / 4]);
+}
+
+int main(int argc, char **argv)
+{
+    static double ns[VARIANTS][MAX_ROUNDS], hprof[MAX_ROUNDS], cyg[MAX_ROUNDS], gap[MAX_ROUNDS];
+    if (argc != 4 || (strcmp(argv[1], "loop") && strcmp(argv[1], "chain"))) {
+        fprintf(stderr, "usage: exact_ab loop|chain ROUNDS CALLS\n");
+        return 2;
+    }
+    int chain = strcmp(argv[1], "chain") == 0, rounds = atoi(argv[2]);
+    long n = atol(argv[3]);
+    if (rounds < 4 || rounds > MAX_ROUNDS || n < 1) {
+        fprintf(stderr, "exact_ab: ROUNDS 4..%d, CALLS at least 1\n", MAX_ROUNDS);
+        return 2;
+    }
+    MPI_Init(&argc, &argv);
+    for (int v = 0; v < VARIANTS; v++) /* warm: the first visits learn, patch and allocate */
+        block(chain, (enum variant)v, n / 4 + 1);
+    for (int r = 0; r < rounds; r++) {
+        for (int v = 0; v < VARIANTS; v++)
+            ns[v][r] = block(chain, (enum variant)v, n);
+        hprof[r] = ns[HPROF][r] - ns[PLAIN][r];
+        cyg[r] = ns[CYG][r] - ns[PLAIN][r];
+        gap[r] = hprof[r] - cyg[r];
+    }
+    printf("exact_ab %s: %d rounds of %ld calls;", argv[1], rounds, n);
+    print_quartiles("plain", ns[PLAIN], rounds);
+    print_quartiles("floor", ns[FLOOR], rounds);
+    print_quartiles("hprof", hprof, rounds);
+    print_quartiles("cygprof", cyg, rounds);
+    print_quartiles("hprof-cygprof", gap, rounds);
+    printf("\n");
+    MPI_Finalize();
+    return 0;
+}

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <x86intrin.h>
+#include "floor_loop.h"
 
 #define DEPTH 16
 #define MAX_ROUNDS 4096
@@ -61,17 +61,6 @@ static void loop_calls(long n, long (*fn)(long))
         sink += fn(i);
 }
 
-static void floor_calls(long n)
-{
-    unsigned long long ticks = 0;
-    for (long i = 0; i < n; i++) {
-        unsigned long long t0 = __rdtsc();
-        sink += leaf_plain(i);
-        ticks += __rdtsc() - t0;
-    }
-    sink += (long)ticks;
-}
-
 static void chain_calls(long n, long (*fn)(int))
 {
     for (long i = 0; i < n; i++)
@@ -85,7 +74,7 @@ static double block(int chain, enum variant v, long n)
     static long (*const nodes[])(int) = { node_plain, node_plain, node_exact, node_cyg };
     double t0 = cpu_now();
     if (v == FLOOR)
-        floor_calls(n);
+        floor_loop(n, leaf_plain, &sink);
     else if (chain)
         chain_calls(n, nodes[v]);
     else

@@ -36,8 +36,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
-#include <x86intrin.h>
 
+#include "floor_loop.h"
 #include "reference_loop.h"
 
 static volatile long sink;
@@ -164,23 +164,13 @@ enum mode {
     BARE_CHAIN
 };
 
-static long floor_calls(long n, long (*fn)(long))
-{
-    unsigned long long ticks = 0;
-    for (long i = 0; i < n; i++) {
-        unsigned long long t0 = __rdtsc();
-        sink += fn(i);
-        ticks += __rdtsc() - t0;
-    }
-    sink += (long)ticks;
-    return n;
-}
-
 /* calls of the measured function in one batch of the mode's */
 static long run_calls(enum mode mode, long n, int d)
 {
-    if (mode == FLOOR)
-        return floor_calls(n, leaf);
+    if (mode == FLOOR) {
+        floor_loop(n, leaf, &sink);
+        return n;
+    }
     if (mode == BARE) {
         for (long i = 0; i < n; i++)
             sink += bare_leaf(i);

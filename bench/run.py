@@ -895,6 +895,14 @@ def interpose_floor_so():
     """bench/interpose_floor.c: poll wrappers that only count."""
     return preload_so("interpose_floor.c", "interpose_floor.so")
 
+def hpcc_workdir(lines):
+    """hpcc's folder with its input, hpcc installed on demand; None (and a line saying why) without it."""
+    why = ensure_debian(["hpcc"], ["/usr/bin/hpcc"])
+    if why:
+        lines.append("skipped: " + why)
+        return None
+    return app_workdir("hpcc", "hpccinf.txt")
+
 def hpcc_floor(lines):
     """4b: hpcc against the least an interposing tool costs (bench/interpose_floor.c), and the least a
     wrapper that sees each poll's result costs (bench/poll_step.c)."""
@@ -908,12 +916,10 @@ def hpcc_floor(lines):
                  "with hprof, sampling off and at 100 Hz (issue 42's goal: at most +3% of the whole run, "
                  "MPIRandomAccess at most +10%). Alternated; per round against the no-tool run of the round: "
                  "median (min..max), mean +- 95% interval.\n")
-    why = ensure_debian(["hpcc"], ["/usr/bin/hpcc"])
-    if why:
-        lines.append("skipped: " + why)
+    wd = hpcc_workdir(lines)
+    if not wd:
         return
     floor = interpose_floor_so()
-    wd = app_workdir("hpcc", "hpccinf.txt")
     print("bench: hpcc against the floor of interposition", flush=True)
     cmd = ["/usr/bin/hpcc"]
     variants = (("floor", "counting wrappers"), ("step", "a wrapper that sees each result"),
@@ -966,11 +972,9 @@ def hpcc_poll_ab(lines):
                  "the tool costs the loop: its wrappers' work and what that does to the loop around them. "
                  "Each cell: both ranks' median ratios, each run; then the median of those, above 1. "
                  "Issue 42's target for MPIRandomAccess: at most +10%.\n")
-    why = ensure_debian(["hpcc"], ["/usr/bin/hpcc"])
-    if why:
-        lines.append("skipped: " + why)
+    wd = hpcc_workdir(lines)
+    if not wd:
         return
-    wd = app_workdir("hpcc", "hpccinf.txt")
     print("bench: hpcc's polls, tool and bare blocks", flush=True)
     cmd = ["/usr/bin/hpcc"]
     lib = os.path.join(BUILD, "openmpi", "libhprof.so")

@@ -5,7 +5,7 @@
 # MPI_Allreduce (main;solve;residual;MPI_Allreduce), longer than the last
 # rank, and it is their largest MPI cost (MPI_Init left out: start-up
 # dominates a run this short; for the slow rank's neighbour the halo
-# exchange with it may be larger). One more run when the first disagrees.
+# exchange with it may be larger). Up to two more runs when one disagrees.
 . "$(dirname "$0")/progs/lib.sh"
 require_built "halo build"
 NP=3 ITER=30 CELLS=200000
@@ -63,12 +63,15 @@ PY
 }
 out=$(claims halo.csv)
 # Three ranks on two cores: now and then the scheduler, not the program,
-# decides where a rank waits. One more run before a claim counts as wrong.
-if grep -q '^not ok' <<<"$out"; then
-    note "first run: $(grep '^not ok' <<<"$out" | cut -c1-200 | tr '\n' ' '); once more"
+# decides where a rank waits, and relax's 0.2 s a rank is some 40 samples
+# on the CPU clock (its timer fires on the kernel's ticks). Up to two more
+# runs before a claim counts as wrong.
+for again in 2 3; do
+    grep -q '^not ok' <<<"$out" || break
+    note "run $((again - 1)): $(grep '^not ok' <<<"$out" | cut -c1-200 | tr '\n' ' '); once more"
     rm -f "$prof"
-    HPROF_OUTPUT=$prof run_mpi_preload halo2 "$NP" ./halo "$ITER" "$CELLS" &&
-        "$TEST_VIEW" --csv "$prof" > halo2.csv 2>/dev/null && out=$(claims halo2.csv)
-fi
+    HPROF_OUTPUT=$prof run_mpi_preload halo$again "$NP" ./halo "$ITER" "$CELLS" &&
+        "$TEST_VIEW" --csv "$prof" > halo$again.csv 2>/dev/null && out=$(claims halo$again.csv)
+done
 echo "$out"
 finish

@@ -26,7 +26,9 @@ static inline int step(regs *r, uint64_t key, uint64_t hi, uint64_t **slot, unsi
     if (!rc) {
         if (!learn)
             return WK_MISS;
-        rc = recipe_learn(key, 0);
+        /* waits for another learner rather than walk with libunwind, which
+         * puts the thunks back: the next walk could not tell new frames */
+        rc = recipe_learn(key, 1);
         if (!rc)
             return WK_COMPLEX;
     } else if (!own_recipe && !(key & RECIPE_EXACT) && rc->key != key) {

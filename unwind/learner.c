@@ -1,7 +1,8 @@
 #define _GNU_SOURCE
 /*
  * learner.c - the queue of keys that signal handlers could not find a
- * recipe for, and the thread that learns them. See learner.h.
+ * recipe for, the thread that learns them, and the one that reads the
+ * program's recipes ahead. See learner.h.
  *
  * The queue is a small open-addressed set of keys: a handler claims the
  * key's slot with a compare-and-swap from 0 and posts the semaphore
@@ -54,24 +55,86 @@ void learner_drain(int may_wait)
     }
 }
 
-static void *learner_main(void *unused)
+/* ---- the prelearner: the program's recipes read ahead, at idle priority -- */
+
+static prelearn ahead;
+static int ahead_ready; /* a batch read, for the learner to publish */
+static sem_t ahead_published;
+
+/* The learner publishes what the prelearner read: the learning lock is
+ * never held at idle priority, where a descheduled holder would keep the
+ * program's MPI calls waiting for it. */
+static void publish_ahead(void)
+{
+    if (!__atomic_exchange_n(&ahead_ready, 0, __ATOMIC_ACQ_REL))
+        return;
+    prelearn_publish(&ahead);
+    sem_post(&ahead_published);
+}
+
+static void *prelearner_main(void *unused)
 {
     (void)unused;
     /* It only runs on a core nothing else wants: on a machine full of
-     * ranks it must not take time from them (their MPI calls learn then). */
+     * ranks it must not take time from them. */
     struct sched_param idle = { 0 };
     pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
-    learner_drain(1); /* what samples queued before it ran comes first */
-    prelearn p;
-    if (prelearn_begin(&p)) {
-        while (prelearn_next(&p))
-            learner_drain(1); /* what samples missed meanwhile comes first */
-        prelearn_end(&p);
+    pthread_setname_np(pthread_self(), "hprof-prelearn"); /* once idle: what the name shows is so */
+    if (!prelearn_begin(&ahead))
+        return NULL;
+    while (prelearn_next(&ahead)) {
+        __atomic_store_n(&ahead_ready, 1, __ATOMIC_RELEASE);
+        sem_post(&wakeup);
+        while (sem_wait(&ahead_published) != 0)
+            ; /* EINTR */
     }
+    prelearn_end(&ahead);
+    return NULL;
+}
+
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+/* A thread of hprof's, by libc's pthread_create: neither measured nor
+ * sampled. It starts with a full signal mask, so the program's signals
+ * never run on it: a thread that blocks everything is never chosen for a
+ * process-directed signal, as if it did not exist. The mask is given in
+ * the attributes, not by masking the calling thread around the create:
+ * that would hand a process-directed signal arriving then to another
+ * thread. 0 when it runs. It names itself, as top -H shows it (the
+ * prelearner may have ended by the time create returns). */
+static int start_own_thread(void *(*fn)(void *))
+{
+    create_fn create = (create_fn)hprof_dlsym(RTLD_NEXT, "pthread_create");
+    if (!create)
+        return -1;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t id;
+    int rc = pthread_attr_setsigmask_np(&attr, &all) == 0 && create(&id, &attr, fn, NULL) == 0 ? 0 : -1;
+    pthread_attr_destroy(&attr);
+    return rc;
+}
+
+/* ---- the learner: what samples missed, at the program's priority -------- */
+
+/* Not at idle priority: an MPI call that needs a recipe while the learner
+ * learns waits for it (frame_walk.c), and a sample that missed one wants
+ * it by the next sample. Its work is what the thread's MPI calls would
+ * learn otherwise, once a key. */
+static void *learner_main(void *unused)
+{
+    (void)unused;
+    pthread_setname_np(pthread_self(), "hprof-learner");
+    if (sem_init(&ahead_published, 0, 0) == 0)
+        start_own_thread(prelearner_main);
     for (;;) {
+        learner_drain(1); /* what samples missed comes first */
+        publish_ahead();
         while (sem_wait(&wakeup) != 0)
             ; /* EINTR */
-        learner_drain(1);
     }
     return NULL;
 }
@@ -82,35 +145,18 @@ static void learner_after_fork_child(void)
     running = 0;
 }
 
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
 void learner_start(void)
 {
     static int started;
     if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL))
         return;
-    /* libc's pthread_create: this thread is hprof's, not the program's,
-     * and is neither measured nor sampled */
-    create_fn create = (create_fn)hprof_dlsym(RTLD_NEXT, "pthread_create");
-    if (!create || sem_init(&wakeup, 0, 0) != 0)
+    if (sem_init(&wakeup, 0, 0) != 0)
         return;
     pthread_atfork(NULL, NULL, learner_after_fork_child);
-    /* It starts with a full signal mask, so the program's signals never
-     * run on it: a thread that blocks everything is never chosen for a
-     * process-directed signal, as if it did not exist. The mask is given
-     * in the attributes, not by masking the calling thread around the
-     * create: that would hand a process-directed signal arriving then to
-     * another thread. Without the attribute, no learner (MPI calls learn). */
-    sigset_t all;
-    sigfillset(&all);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_t id;
-    if (pthread_attr_setsigmask_np(&attr, &all) == 0 && create(&id, &attr, learner_main, NULL) == 0) {
+    /* Without it, no learner: MPI calls learn. */
+    if (start_own_thread(learner_main) == 0) {
         __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
         sem_post(&wakeup); /* keys queued before it ran */
     }
-    pthread_attr_destroy(&attr);
 }
 #endif

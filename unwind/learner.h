@@ -2,11 +2,15 @@
  * learner.h - recipes for addresses that signal handlers missed, learned
  * off the handler: a handler cannot learn (libdw allocates and locks), so it
  * queues the key and falls back to libunwind for that one sample. A
- * background thread (started with sampling, at the idle scheduling
- * priority: it never takes a core from the program) learns queued keys
- * as soon as a core is free, so that a compute-only phase, with no MPI call to learn at, is walked with
- * recipes from its second sample on. Without the thread (it could not be
- * created, or after fork) the thread's next MPI call learns them.
+ * background thread (started with sampling) learns queued keys at once,
+ * so that a compute-only phase, with no MPI call to learn at, is walked
+ * with recipes from its second sample on. It runs at the program's
+ * priority: the learning lock it holds is one the program's MPI calls wait
+ * for, and its work is what their walks would learn otherwise, once a
+ * key. A second thread, at idle priority, reads the program's own recipes
+ * ahead of its samples (prelearn.h) and hands them to the learner to
+ * publish. Without the learner (it could not be created, or after fork)
+ * the thread's next MPI call learns them.
  */
 #ifndef HPROF_LEARNER_H
 #define HPROF_LEARNER_H

@@ -6,7 +6,7 @@
  * The function starts come from the executable's .eh_frame_hdr as the
  * loader mapped it (PT_GNU_EH_FRAME): a sorted table of (start, FDE)
  * pairs, read where it is, with no file opened. Each function's rows are
- * learned from its start to the next function's (recipe_prelearn stops
+ * read from its start to the next function's (recipe_prelearn_read stops
  * at the first address without CFI).
  */
 #if defined(__x86_64__)
@@ -90,14 +90,22 @@ int prelearn_next(prelearn *p)
         return 0;
     uint64_t start = p->hdr + (int64_t)p->pairs[2 * p->i];
     uint64_t end = p->i + 1 < p->count ? p->hdr + (int64_t)p->pairs[2 * p->i + 2] : start + 4096;
-    int got = end > start ? recipe_prelearn(p->dwfl, start, end) : -1;
-    if (got < 0) {
+    if (end <= start || recipe_prelearn_read(p->dwfl, start, end) < 0) {
         p->n = p->i; /* no further */
         return 0;
     }
+    return 1;
+}
+
+void prelearn_publish(prelearn *p)
+{
+    int got = recipe_prelearn_publish();
+    if (got < 0) {
+        p->n = p->i; /* the table has no more room for prelearned code */
+        return;
+    }
     p->blocks += (uint64_t)got;
     p->i++;
-    return 1;
 }
 
 void prelearn_end(prelearn *p)

@@ -2,16 +2,17 @@
  * prelearn.h - recipes of the program's own code learned ahead of its
  * samples: the first sample in a function the walks have not met yet
  * would otherwise fall back to libunwind (3-12 us in real applications)
- * while the learner learns it. The learner thread (idle priority) does
- * this once, at the start of sampling, before it serves the queue.
+ * while the learner learns it. Once, at the start of sampling.
  *
- * An iterator the learner drives, one function at a time, so that it
- * serves what samples missed between two:
+ * An iterator driven by two threads (learner.c): the prelearner (idle
+ * priority) reads one function's rows at a time; the learner (the
+ * program's priority) publishes them, between the keys samples missed.
+ * The learning lock is never held at idle priority: MPI calls wait for it.
  *
- *     prelearn p;
+ *     prelearn p;                          the prelearner:
  *     if (prelearn_begin(&p)) {
  *         while (prelearn_next(&p))
- *             ...;
+ *             prelearn_publish(&p);        by the learner, while it waits
  *         prelearn_end(&p);
  *     }
  */
@@ -37,10 +38,14 @@ typedef struct prelearn {
  * HPROF_PRELEARN=0. Not from signal handlers. */
 int prelearn_begin(prelearn *p);
 
-/* Learns the rows of the next function, in address order: 1, or 0 when
- * done (every function, the bound of functions or CPU time reached, or
- * one that cannot be read). */
+/* Reads the rows of the next function, in address order: 1, or 0 when
+ * done (every function, the bound of functions or of the reader's CPU
+ * time reached, one that cannot be read, or the table's share full). */
 int prelearn_next(prelearn *p);
+
+/* Publishes what prelearn_next read (on another thread, while the reader
+ * waits for it to return). */
+void prelearn_publish(prelearn *p);
 
 /* Frees what begin took and says (HPROF_VERBOSE=1) how much was learned. */
 void prelearn_end(prelearn *p);

@@ -472,40 +472,51 @@ void recipe_prelearn_end(void *d)
         dwfl_end(d);
 }
 
+/* The batch the prelearner read and the learner publishes: one thread
+ * fills it while the other waits for it (learner.c hands it over). */
+static batch prelearned;
+
 /* The rows of [start, end) are read from the prelearner's own Dwfl,
- * without the lock that MPI calls try when they must learn: an idle
- * learner descheduled while holding it would send their walks to
- * libunwind for as long. The lock is taken only to publish the batch. */
-int recipe_prelearn(void *d, uint64_t start, uint64_t end)
+ * without the lock that MPI calls wait for when they must learn: the
+ * prelearner runs at idle priority, and descheduled while holding it, it
+ * would hold them for as long. */
+int recipe_prelearn_read(void *d, uint64_t start, uint64_t end)
 {
-    static batch b; /* the learner thread's only */
+    batch *b = &prelearned;
     Dwfl_Module *mod = d ? dwfl_addrmodule(d, start) : NULL;
     if (!mod || learning_broken)
         return -1;
-    b.n = 0;
-    for (uint64_t at = start; at < end && b.n < PRELEARN_BATCH;) {
+    b->n = 0;
+    for (uint64_t at = start; at < end && b->n < PRELEARN_BATCH;) {
         recipe r;
         uint64_t rs, re;
         memset(&r, 0, sizeof r);
         rule_at(mod, at, &r, &rs, &re);
         if (r.kind != RECIPE_STEP || re <= at)
             break;
-        batch_row(&b, &r, rs, re, start);
+        batch_row(b, &r, rs, re, start);
         at = re;
     }
+    return b->n;
+}
+
+int recipe_prelearn_publish(void)
+{
+    batch *b = &prelearned;
     int n = 0;
     pthread_mutex_lock(&learn_lock);
     register_fork_check();
     if (table_create() != 0 || used >= recipe_mask / 2) {
         n = -1;
     } else {
-        for (int i = 0; i < b.n && used < recipe_mask / 2; i++)
-            if (!recipe_find(b.key[i])) {
-                table_insert(b.key[i], &b.r[i]);
+        for (int i = 0; i < b->n && used < recipe_mask / 2; i++)
+            if (!recipe_find(b->key[i])) {
+                table_insert(b->key[i], &b->r[i]);
                 n++;
             }
     }
     pthread_mutex_unlock(&learn_lock);
+    b->n = 0;
     return n;
 }
 

@@ -93,20 +93,25 @@ static inline const recipe *recipe_find_ra(uint64_t ra)
 
 /* Learns key (no-op if known) and returns its recipe; NULL when the table
  * cannot be created or is full, or when may_wait is 0 and another thread
- * is learning: an MPI call never waits for the learner thread, which may
- * be descheduled (it runs at idle priority) while it holds the lock; the
- * caller walks with libunwind instead. Not from signal handlers. */
+ * is learning (then the caller walks with libunwind: its thunks are put
+ * back, and the next walk cannot tell new frames from old). The lock is
+ * only ever held at the program's priority (the learner thread's drains
+ * and publishing, the program's own MPI calls), so a wait is one learning
+ * long. Not from signal handlers. */
 const recipe *recipe_learn(uint64_t key, int may_wait);
 
-/* Prelearning (unwind/prelearn.c), on the learner thread only: a Dwfl of
- * its own for the ELF file mapped at base, the recipes of the code
- * [start, end) (its CFI rows' blocks and its calls' return addresses)
- * read from it without the learning lock and published under it, and
- * the Dwfl's end. recipe_prelearn returns the recipes added, or -1 when
- * no more should be (at most half the table goes to prelearned code: the
- * rest is for libraries and code met later). */
+/* Prelearning (unwind/prelearn.c): a Dwfl of its own for the ELF file
+ * mapped at base; the recipes of the code [start, end) (its CFI rows'
+ * blocks and its calls' return addresses) read from it into one batch
+ * without the learning lock, by the prelearner thread (idle priority):
+ * the rows read, or -1 when none can be; the batch published under the
+ * lock, by the learner thread once the read has returned: the recipes
+ * added, or -1 when no more should be (at most half the table goes to
+ * prelearned code: the rest is for libraries and code met later); the
+ * Dwfl's end. */
 void *recipe_prelearn_begin(const char *file, uint64_t base);
-int recipe_prelearn(void *dwfl, uint64_t start, uint64_t end);
+int recipe_prelearn_read(void *dwfl, uint64_t start, uint64_t end);
+int recipe_prelearn_publish(void);
 void recipe_prelearn_end(void *dwfl);
 
 /* Forgets every recipe for an address in [low, high): code was unloaded

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Functions measured exactly (issue 38.4): every visit on its full call
 # path. exact/exact_first.c calls first_visit from main at its first
-# statements after MPI_Init (while the learner prelearns: an entry whose
-# walk cannot take its lock goes to libunwind), then from realigned(), a
+# statements after MPI_Init (while the learner publishes the program's
+# prelearned recipes: an entry whose walk needs one waits for its lock),
+# then from realigned(), a
 # frame whose CFI is an expression the recipes do not model (every entry
 # from there goes to libunwind). That walk went through the entry
 # trampoline, which has no CFI: libunwind guessed from rbp and skipped the
@@ -44,8 +45,9 @@ for hz in 1000 2000 5000; do
         grep -vE '^main;(realigned;)?first_visit,' | head -4 | tr '\n' ' ')
     check "exact first at $hz Hz: no other node of first_visit (root, (unwind failed), a wrong caller)" \
         "$others" test -z "$others"
-    # lost_visit: where the learner held its lock at the entry, libunwind
-    # guesses a path through the frame without CFI instead of failing
+    # lost_visit: where a walk went to libunwind (a recipe it could not
+    # learn), libunwind guesses a path through the frame without CFI
+    # instead of failing
     "$TEST_VIEW" --header first$hz.cubex >first$hz.view 2>&1
     all=$(awk -F, '$4 == "visits" && $1 ~ /(^|;)lost_visit$/ { n += $6 } END { print n + 0 }' first$hz.csv)
     failed=$(awk -F, '$4 == "visits" && $1 ~ /^\(unwind failed\);(.*;)?lost_visit$/ { n += $6 } END { print n + 0 }' \

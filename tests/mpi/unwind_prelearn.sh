@@ -1,16 +1,16 @@
 #!/bin/bash
 # unwind_prelearn: code met for the first time in a compute-only phase
 # (128 functions one after the other, no MPI call in between) is walked
-# with recipes the learner thread took from the program's frame index at
-# the start (unwind/prelearn.c), not with libunwind at each function's
-# first samples; the paths stay libunwind's. HPROF_PRELEARN=0 is the
-# comparison (noted, not checked: how soon the idle-priority learner
-# catches up depends on the machine's load). Without prelearning about half
-# of these samples fall back, with it 0-2%: the bound is 10%. How soon the
-# learner gets its CPU time depends on the load too, so the program waits
-# for hprof's line that it prelearned before it computes, and is sampled
-# on the CPU clock: a wait on the wall clock would be sampled in the C
-# library, whose recipes the starved learner has not learned either.
+# with recipes the prelearner took from the program's frame index at the
+# start (unwind/prelearn.c), not with libunwind at each function's first
+# samples; the paths stay libunwind's. HPROF_PRELEARN=0 is the comparison
+# (noted, not checked: how soon the learner catches up depends on the
+# machine's load). Without prelearning about half of these samples fall
+# back, with it 0-2%: the bound is 10%. The prelearner runs at idle
+# priority, so how soon it gets its CPU time depends on the load too: the
+# program waits for hprof's line that it prelearned before it computes,
+# and is sampled on the CPU clock (a wait on the wall clock would be
+# sampled in the C library, whose recipes would then be learned too).
 . "$(dirname "$0")/progs/lib.sh"
 require_built "firstmet build"
 HERE=$(cd "$(dirname "$0")" && pwd)

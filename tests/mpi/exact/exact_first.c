@@ -2,9 +2,9 @@
  * exact_first.c - a function measured exactly whose entries walk while
  * the unwinder has no recipe for the call site (tests/mpi/exact_first.sh,
  * issue 38.4). main calls first_visit FIRST_CALLS times at its first
- * statements after MPI_Init, while the learner thread prelearns the
- * program's recipes (a walk that cannot take the learner's lock goes to
- * libunwind), then realigned() calls it REALIGNED_CALLS times: its frame
+ * statements after MPI_Init, while the learner thread publishes the
+ * program's prelearned recipes (a walk that needs one waits for the
+ * learner's lock), then realigned() calls it REALIGNED_CALLS times: its frame
  * is realigned through a DRAP register (a 64-byte aligned array beside a
  * variable-length one), whose CFI is an expression the recipes do not
  * model, so every entry from there walks with libunwind. Last, main calls

@@ -6,8 +6,8 @@
  * The pause (0.3 s, argv[1]) is the start-up a real program has before its
  * hot code runs. With argv[2], a file the rank's stderr goes to, the pause
  * lasts at least until hprof said there that it prelearned the recipes (at
- * most 30 s): the learner runs at idle priority, and on a loaded machine
- * it may wait seconds for the CPU time it needs. Sampled on the CPU clock,
+ * most 30 s): the prelearner runs at idle priority, and on a loaded
+ * machine it may wait seconds for the CPU time it needs. Sampled on the CPU clock,
  * the pause itself has no samples.
  */
 #include <mpi.h>

@@ -20,6 +20,11 @@ export HPROF_SAMPLING_HZ=100 # a sample inside the call under way finds its path
 NP=4
 build_or_fail "stopped calls: build" build_plain "$MPICC" "$ROOT/tests/mpi/reliability/stopped.c" stopped -O1 || finish
 mono() { python3 -c 'import time; print("%.6f" % time.monotonic())'; }
+# What a rank's wait may read short of the time since it noted that it
+# entered its call: the wrapper reads its clock after the rank's, and on a
+# loaded machine (both MPIs' suites side by side, 4 busy ranks on 2 cores)
+# the rank can be preempted between the two for tens of ms (25 ms seen).
+SLACK=0.1
 
 # start NAME ARGS...: hprof-run in a process group of its own, in folder NAME
 start() { local dir=$1; shift
@@ -56,15 +61,16 @@ else
             eval 'grep -q "^wait-for cycle: ranks 0-3 wait for each other" now.txt &&
                 grep -qE "^  rank  3 +in MPI_Recv waits for rank 2$" now.txt &&
                 grep -qE "^  ranks 0-2 +in MPI_Barrier waits for rank 3$" now.txt'
-        out=$(python3 - "$asked" "$answered" now.json entered.* <<'PY'
+        out=$(python3 - "$asked" "$answered" now.json "$SLACK" entered.* <<'PY'
 import json, sys
 asked, answered, groups = float(sys.argv[1]), float(sys.argv[2]), json.load(open(sys.argv[3]))
-entered = {int(f.split(".")[1]): float(open(f).read().split()[1]) for f in sys.argv[4:]}
+slack = float(sys.argv[4])
+entered = {int(f.split(".")[1]): float(open(f).read().split()[1]) for f in sys.argv[5:]}
 want = {(3,): ["main", "wait_for_peer", "MPI_Recv"], (0, 1, 2): ["main", "wait_all", "MPI_Barrier"]}
 got = {tuple(g["ranks"]): g for g in groups}
 bad = [f"ranks {r}: {got.get(r, {}).get('path')}" for r, p in want.items() if got.get(r, {}).get("path") != p]
 for r, g in got.items():
-    lo = max(asked - entered[k] for k in r) - 0.05
+    lo = max(asked - entered[k] for k in r) - slack
     hi = min(answered - entered[k] for k in r) + 0.05
     if not (lo <= g["seconds_least"] <= g["seconds"] <= hi):
         bad.append(f"ranks {r}: {g['seconds_least']:.3f}-{g['seconds']:.3f} s, not within {lo:.3f}-{hi:.3f}")
@@ -108,7 +114,7 @@ PY
             v=$(awk -F, -v p="$path" -v r=$r '$1 == p && $2 == r && $4 == "visits" { print $5 }' hung.csv)
             t=$(awk -F, -v p="$path" -v r=$r '$1 == p && $2 == r && $4 == "time" { print $5 }' hung.csv)
             said="$said rank $r: ${path##*;} $v visits ${t}s of ${waited}s;"
-            [ "$v" = 1 ] && awk -v t="${t:-0}" -v w="$waited" 'BEGIN { exit !(t >= w - 0.02) }' || bad=1
+            [ "$v" = 1 ] && awk -v t="${t:-0}" -v w="$waited" -v s=$SLACK 'BEGIN { exit !(t >= w - s) }' || bad=1
         done
         check "stopped calls, hung job: each rank's wait booked to its call, on its path, up to the signal" "$said" \
             test $bad = 0
@@ -121,7 +127,11 @@ cd ..
 # A call under way on a thread the kill does not land on: each rank's
 # second thread waits in MPI_Recv while its main thread computes; SIGTERM
 # to the group (hprof-run passes it to the ranks). The writer books that
-# thread's call: one visit, its time up to the kill, on its path.
+# thread's call: one visit, its time up to the kill, on its path, which a
+# sample in the call found (its walk needs the C library's thread start,
+# which the learner learns when the first sample misses it: at idle
+# priority, with 8 busy threads on 2 cores, 4 of 44 such calls were never
+# found and went under "(not unwound)").
 start thread thread
 if ! all_entered; then
     notok "stopped calls, a thread's call: every rank's thread enters MPI_Recv" "$(oneline err)"; kill -KILL -- -$runner
@@ -133,12 +143,13 @@ else
         bad=0 said=""
         for r in $(seq 0 $((NP - 1))); do
             waited=$(awk -v s="$stop_at" '{ printf "%.3f", s - $2 }' entered.$r)
-            v=$(awk -F, -v r=$r '$1 ~ /(^|;)MPI_Recv$/ && $2 == r && $3 == 1 && $4 == "visits" { print $5 }' thread.csv)
-            t=$(awk -F, -v r=$r '$1 ~ /(^|;)MPI_Recv$/ && $2 == r && $3 == 1 && $4 == "time" { print $5 }' thread.csv)
-            said="$said rank $r: $v visits ${t}s of ${waited}s;"
-            [ "$v" = 1 ] && awk -v t="${t:-0}" -v w="$waited" 'BEGIN { exit !(t >= w - 0.05) }' || bad=1
+            v=$(awk -F, -v r=$r '$1 ~ /(^|;)MPI_Recv$/ && $2 == r && $3 == 1 && $4 == "visits" { print $1 "=" $5 }' thread.csv)
+            t=$(awk -F, -v r=$r '$1 == "wait_in_thread;MPI_Recv" && $2 == r && $3 == 1 && $4 == "time" { print $5 }' thread.csv)
+            said="$said rank $r: ${v//$'\n'/ } visits ${t}s of ${waited}s;"
+            [ "$v" = "wait_in_thread;MPI_Recv=1" ] &&
+                awk -v t="${t:-0}" -v w="$waited" -v s=$SLACK 'BEGIN { exit !(t >= w - s) }' || bad=1
         done
-        check "stopped calls, a thread's call: booked to its MPI_Recv, one visit, its time up to the kill" "$said" \
+        check "stopped calls, a thread's call: booked to its MPI_Recv, on its path, one visit, its time up to the kill" "$said" \
             test $bad = 0
     else
         notok "stopped calls, a thread's call: the merged profile" "$(grep '^hprof' err | tr '\n' '|' | cut -c1-300)"

@@ -21,17 +21,22 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The clock is read last before the call, after the file is made: the
+ * test takes the time since as the least the call can have waited. The
+ * file appears whole (renamed once written). */
 static void entered(int rank)
 {
+    char name[32], part[32];
+    snprintf(name, sizeof name, "entered.%d", rank);
+    snprintf(part, sizeof part, ".entered.%d", rank);
+    FILE *f = fopen(part, "w");
+    if (!f)
+        return;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    char name[32];
-    snprintf(name, sizeof name, "entered.%d", rank);
-    FILE *f = fopen(name, "w");
-    if (f) {
-        fprintf(f, "%ld %.6f\n", (long)getpid(), ts.tv_sec + ts.tv_nsec * 1e-9);
-        fclose(f);
-    }
+    fprintf(f, "%ld %.6f\n", (long)getpid(), ts.tv_sec + ts.tv_nsec * 1e-9);
+    if (fclose(f) == 0)
+        rename(part, name);
 }
 
 static void __attribute__((noinline)) wait_all(int rank)

@@ -12,13 +12,11 @@
 #if defined(__x86_64__)
 #include "unwind/learner.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
-#include <signal.h>
 
-#include "core/real_dl.h"
+#include "core/own_thread.h"
 #include "unwind/prelearn.h"
 #include "unwind/recipe.h"
 
@@ -92,32 +90,6 @@ static void *prelearner_main(void *unused)
     return NULL;
 }
 
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
-/* A thread of hprof's, by libc's pthread_create: neither measured nor
- * sampled. It starts with a full signal mask, so the program's signals
- * never run on it: a thread that blocks everything is never chosen for a
- * process-directed signal, as if it did not exist. The mask is given in
- * the attributes, not by masking the calling thread around the create:
- * that would hand a process-directed signal arriving then to another
- * thread. 0 when it runs. It names itself, as top -H shows it (the
- * prelearner may have ended by the time create returns). */
-static int start_own_thread(void *(*fn)(void *))
-{
-    create_fn create = (create_fn)hprof_dlsym(RTLD_NEXT, "pthread_create");
-    if (!create)
-        return -1;
-    sigset_t all;
-    sigfillset(&all);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_t id;
-    int rc = pthread_attr_setsigmask_np(&attr, &all) == 0 && create(&id, &attr, fn, NULL) == 0 ? 0 : -1;
-    pthread_attr_destroy(&attr);
-    return rc;
-}
-
 /* ---- the learner: what samples missed, at the program's priority -------- */
 
 /* Not at idle priority: an MPI call that needs a recipe while the learner
@@ -129,7 +101,7 @@ static void *learner_main(void *unused)
     (void)unused;
     pthread_setname_np(pthread_self(), "hprof-learner");
     if (sem_init(&ahead_published, 0, 0) == 0)
-        start_own_thread(prelearner_main);
+        hprof_own_thread_start(prelearner_main, NULL);
     for (;;) {
         learner_drain(1); /* what samples missed comes first */
         publish_ahead();
@@ -153,8 +125,10 @@ void learner_start(void)
     if (sem_init(&wakeup, 0, 0) != 0)
         return;
     pthread_atfork(NULL, NULL, learner_after_fork_child);
-    /* Without it, no learner: MPI calls learn. */
-    if (start_own_thread(learner_main) == 0) {
+    /* Without it, no learner: MPI calls learn. It names itself, as top
+     * -H shows it (the prelearner too: it may have ended by the time its
+     * create returns). */
+    if (hprof_own_thread_start(learner_main, NULL) == 0) {
         __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
         sem_post(&wakeup); /* keys queued before it ran */
     }

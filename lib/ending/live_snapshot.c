@@ -1,11 +1,8 @@
 #define _GNU_SOURCE
 #include "lib/ending/live_snapshot.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +12,7 @@
 
 #include "core/config.h"
 #include "core/log.h"
-#include "core/real_dl.h"
+#include "core/own_thread.h"
 #include "lib/ending/abandon.h"
 #include "lib/active.h"
 #include "lib/ending/comm_peers.h"
@@ -152,8 +149,6 @@ static void *listener(void *unused)
     }
 }
 
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
 void snapshot_listen_start(int rank, int nranks)
 {
     const char *dir = getenv("HPROF_RUN_MARKS");
@@ -165,14 +160,6 @@ void snapshot_listen_start(int rank, int nranks)
     char when[128];
     if (new_request(last_seq, sizeof last_seq, when, sizeof when) == 0)
         last_seq[0] = '\0'; /* a request from before this rank began is not for it */
-    create_fn create = (create_fn)hprof_dlsym(RTLD_NEXT, "pthread_create");
-    sigset_t all;
-    sigfillset(&all);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_t id;
-    if (!create || pthread_attr_setsigmask_np(&attr, &all) != 0 || create(&id, &attr, listener, NULL) != 0)
+    if (hprof_own_thread_start(listener, NULL) != 0)
         hprof_say("no thread to listen for hprof-snapshot's requests: this job's snapshots lack this rank");
-    pthread_attr_destroy(&attr);
 }

@@ -4,10 +4,9 @@
  */
 #include "lib/exact/exact_tick.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <signal.h>
 #include <time.h>
+
+#include "core/own_thread.h"
 
 static uint64_t (*tick_fn)(void);
 static uint64_t period;
@@ -29,24 +28,17 @@ static void *ticker(void *unused)
     }
 }
 
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
 int exact_tick_start(uint64_t (*tick)(void), uint64_t period_ns)
 {
-    create_fn create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
-    if (!create || tick_fn)
+    if (tick_fn)
         return -1;
     tick_fn = tick;
     period = period_ns;
-    sigset_t all;
-    sigfillset(&all);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_t id;
-    int rc = pthread_attr_setsigmask_np(&attr, &all) == 0 && create(&id, &attr, ticker, NULL) == 0 ? 0 : -1;
-    pthread_attr_destroy(&attr);
-    return rc;
+    if (hprof_own_thread_start(ticker, NULL) != 0) {
+        tick_fn = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 void exact_tick_stop(void)

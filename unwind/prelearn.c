@@ -23,7 +23,7 @@
 #include "core/real_dl.h"
 
 #define PRELEARN_MAX_FUNCTIONS 50000
-#define PRELEARN_MAX_NS 2000000000ull /* of the learner's own CPU time */
+#define PRELEARN_MAX_NS 2000000000ull /* of the prelearner's own CPU time */
 
 /* DWARF pointer encodings the table uses (GNU ld and gold: datarel sdata4) */
 #define DW_EH_PE_udata4 0x03

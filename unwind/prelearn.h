@@ -30,7 +30,7 @@ typedef struct prelearn {
     uint64_t n;      /* functions to learn: count within the bound */
     uint64_t i;      /* functions learned so far */
     uint64_t blocks; /* recipes they gave */
-    uint64_t t0;     /* the learner's CPU time at the start */
+    uint64_t t0;     /* the prelearner's CPU time at the start */
 } prelearn;
 
 /* Finds the main executable's frame index (.eh_frame_hdr): 1 when there

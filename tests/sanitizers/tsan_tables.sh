@@ -14,7 +14,7 @@ ok() { echo "ok - $1"; }
 failed=0
 notok() { echo "not ok - $1: $2"; failed=1; }
 cd "$ROOT" || exit 1
-srcs="unwind/recipe.c unwind/learner.c unwind/prelearn.c unwind/modules.c unwind/debug_files.c core/config.c core/log.c core/real_dl.c"
+srcs="unwind/recipe.c unwind/learner.c unwind/prelearn.c unwind/modules.c unwind/debug_files.c core/config.c core/log.c core/real_dl.c core/own_thread.c"
 # shellcheck disable=SC2086 # srcs are words
 if ! $CC -std=gnu11 -g -O1 -fsanitize=thread -I. "$HERE/tsan_tables.c" $srcs -o "$W/tsan_tables" \
         -ldw -lelf -lz -ldl -lpthread -lm > "$W/cc.log" 2>&1; then

@@ -13,6 +13,7 @@
 
 #include "unwind/debug_files.h"
 #include "core/real_dl.h"
+#include "core/log.h"
 
 #include <elfutils/libdwfl.h>
 #include <link.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct seen {
@@ -42,12 +44,20 @@ static module_hook hooks[4];
 static int nhooks;
 static int forked; /* a forked child (the fallback writer): nothing there measures */
 
+/* Refreshes whose hooks are running, outside the lock, in any thread
+ * (modules_settle waits for none); and whether this thread runs some. */
+static int hooks_running;
+static pthread_cond_t hooks_done = PTHREAD_COND_INITIALIZER;
+static __thread int in_hooks;
+
 /* The child of a fork may have been made while another thread held the
  * lock; it is alone now. It keeps the record for naming, runs no hooks
  * (their locks may be held for good) and never learns or records again. */
 static void after_fork_child(void)
 {
     pthread_mutex_init(&lock, NULL);
+    pthread_cond_init(&hooks_done, NULL);
+    hooks_running = 0;
     forked = 1;
 }
 
@@ -259,12 +269,40 @@ void modules_refresh(void)
     module_rec *m = malloc((size_t)(n ? n : 1) * sizeof *m);
     for (int i = 0; m && i < n; i++)
         m[i] = recs[ch[i].id].m;
+    hooks_running += n > 0;
     pthread_mutex_unlock(&lock);
+    in_hooks++;
     for (int i = 0; m && i < n; i++)
         for (int k = 0; k < nh; k++)
             h[k](ch[i].id, &m[i], ch[i].live);
+    in_hooks--;
     free(m);
     free(ch);
+    if (n > 0) {
+        pthread_mutex_lock(&lock);
+        if (--hooks_running == 0)
+            pthread_cond_broadcast(&hooks_done);
+        pthread_mutex_unlock(&lock);
+    }
+}
+
+void modules_settle(void)
+{
+    if (in_hooks)
+        return; /* a hook of this thread's own refresh called dlsym or dlclose */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until); /* the condition variable's clock */
+    until.tv_sec += MODULES_SETTLE_S;
+    int late = 0;
+    pthread_mutex_lock(&lock);
+    while (hooks_running > 0 && !late)
+        late = pthread_cond_timedwait(&hooks_done, &lock, &until) != 0;
+    pthread_mutex_unlock(&lock);
+    static int told;
+    if (late && !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+        hprof_say("a library loaded or unloaded is still being recorded after %d s; the program goes on "
+                  "without waiting for it",
+                  MODULES_SETTLE_S);
 }
 
 int modules_count(void)

@@ -33,6 +33,14 @@ void modules_add_hook(module_hook hook);
  * last look. */
 void modules_refresh(void);
 
+/* Returns when the hooks of every change recorded so far have run, by
+ * whichever thread's refresh found it: for the program's dlsym and dlclose,
+ * which must not call code a hook is still patching, nor unmap it. Not for
+ * a thread that holds a lock a hook takes; never longer than
+ * MODULES_SETTLE_S seconds (then one line says so). */
+#define MODULES_SETTLE_S 10
+void modules_settle(void);
+
 /* Changes with every module that appeared or went. */
 uint64_t modules_generation(void);
 

@@ -22,7 +22,9 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
     if (!hprof_active)
         return real_dlclose(handle);
     modules_refresh(); /* what may go is on record */
+    modules_settle();  /* and no other thread's hook still patches it */
     int rc = real_dlclose(handle);
     modules_refresh(); /* what went is forgotten, and its addresses tied to it */
+    modules_settle();
     return rc;
 }

@@ -31,6 +31,7 @@ static void __attribute__((used)) dlsym_prepare(void *handle)
         return;
     looking = 1;
     modules_refresh();
+    modules_settle(); /* a library another thread found is patched before the program calls it */
     looking = 0;
 }
 

@@ -73,6 +73,8 @@ static int nmods;
 static uint32_t next_id;
 static int records_seen, by_symbol_seen, modules_with_records;
 static int nmeasured;
+static exact_stubs *spare; /* blocks of stubs of unloaded modules (stubs_for) */
+static int nspare, spare_cap;
 /* HPROF_SELECT=auto */
 static double auto_budget, auto_visit_ns; /* auto_visit_ns: 0 before the calibration, < 0 failed */
 static uint64_t auto_warmup, auto_last_ns;
@@ -104,6 +106,45 @@ static const char *site_name(const module_state *m, int k)
     return m->demangled[k] ? m->demangled[k] : m->s.v[k].name;
 }
 
+/* m's block of entry stubs: a spare one of an unloaded module, within
+ * reach, rewritten (a program that opens and closes a library again and
+ * again would otherwise fill the room within 2 GiB of it); else one
+ * mapped anew. 0, or -1. */
+static int stubs_for(module_state *m)
+{
+    uint64_t entry = (uint64_t)(uintptr_t)hprof_exact_entry;
+    for (int i = 0; i < nspare; i++) {
+        int rc = exact_stubs_reuse(&m->stubs, &spare[i], m->low, m->high, m->first_id, m->s.n, entry);
+        if (rc != -1)
+            spare[i--] = spare[--nspare]; /* taken, or lost */
+        if (rc == 0)
+            return 0; /* hprof's code already, as it was */
+    }
+    if (exact_stubs_make(&m->stubs, m->low, m->high, m->first_id, m->s.n, entry) != 0)
+        return -1;
+    exact_code_add(m->stubs.base - EXACT_STUB_SIZE, m->stubs.base - EXACT_STUB_SIZE + m->stubs.len);
+    return 0;
+}
+
+/* An unloaded module's block of stubs, kept for the next module near it:
+ * only a call into the unloaded code, which the program cannot make, would
+ * run its stubs. */
+static void stubs_spare(module_state *m)
+{
+    if (!m->have_stubs)
+        return;
+    if (nspare == spare_cap) {
+        int c = spare_cap ? 2 * spare_cap : 8;
+        exact_stubs *v = realloc(spare, (size_t)c * sizeof *v);
+        if (!v)
+            return; /* it stays mapped, unused */
+        spare = v;
+        spare_cap = c;
+    }
+    spare[nspare++] = m->stubs;
+    m->have_stubs = 0;
+}
+
 /* Patches the chosen sites of m (chosen[i]), at now. */
 static void patch_chosen(module_state *m, const unsigned char *chosen, uint64_t now)
 {
@@ -116,8 +157,7 @@ static void patch_chosen(module_state *m, const unsigned char *chosen, uint64_t 
         return;
     }
     if (!m->have_stubs) {
-        if (exact_stubs_make(&m->stubs, m->low, m->high, m->first_id, m->s.n,
-                             (uint64_t)(uintptr_t)hprof_exact_entry) != 0) {
+        if (stubs_for(m) != 0) {
             hprof_say("%s: no room for hprof's entry stubs within 2 GiB of its code; its functions are not "
                       "measured exactly",
                       base_name(m->path));
@@ -125,7 +165,6 @@ static void patch_chosen(module_state *m, const unsigned char *chosen, uint64_t 
             return;
         }
         m->have_stubs = 1;
-        exact_code_add(m->stubs.base - EXACT_STUB_SIZE, m->stubs.base - EXACT_STUB_SIZE + m->stubs.len);
         for (int i = 0; i < m->s.n; i++)
             m->stub[i] = exact_stub_addr(&m->stubs, i);
     }
@@ -540,6 +579,7 @@ static void on_module(int id, const module_rec *rec, int live)
         for (int i = 0; i < m->s.n; i++)
             if (m->patched[i])
                 exact_fn_at(m->first_id + (uint32_t)i)->on = 0;
+        stubs_spare(m);
     } else if (live && running) {
         add_module(id, rec);
     }

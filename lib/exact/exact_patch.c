@@ -48,12 +48,15 @@ static void *map_near(uint64_t low, uint64_t high, size_t len)
     return NULL;
 }
 
-int exact_stubs_make(exact_stubs *b, uint64_t low, uint64_t high, uint32_t first_id, int n, uint64_t entry)
+static size_t stubs_len(int n)
 {
-    size_t len = ((size_t)(n + 1) * EXACT_STUB_SIZE + PAGE - 1) & ~(PAGE - 1);
-    unsigned char *p = map_near(low, high, len);
-    if (!p)
-        return -1;
+    return ((size_t)(n + 1) * EXACT_STUB_SIZE + PAGE - 1) & ~(PAGE - 1);
+}
+
+/* The entry's address at p, then n stubs for the ids first_id.. (p
+ * writable), and the block made executable; its record in b. */
+static int stubs_write(exact_stubs *b, unsigned char *p, size_t len, uint32_t first_id, int n, uint64_t entry)
+{
     memcpy(p, &entry, 8); /* the trampoline's address, read by every stub's jmp */
     for (int i = 0; i < n; i++) {
         unsigned char *s = p + (size_t)(i + 1) * EXACT_STUB_SIZE;
@@ -65,13 +68,38 @@ int exact_stubs_make(exact_stubs *b, uint64_t low, uint64_t high, uint32_t first
         memcpy(s + 8, &rel, 4);
         memset(s + 12, 0xcc, 4);
     }
-    if (mprotect(p, len, PROT_READ | PROT_EXEC) != 0) {
-        munmap(p, len);
+    if (mprotect(p, len, PROT_READ | PROT_EXEC) != 0)
         return -1;
-    }
     b->base = (uint64_t)(uintptr_t)p + EXACT_STUB_SIZE;
     b->len = len;
     b->n = n;
+    return 0;
+}
+
+int exact_stubs_make(exact_stubs *b, uint64_t low, uint64_t high, uint32_t first_id, int n, uint64_t entry)
+{
+    size_t len = stubs_len(n);
+    unsigned char *p = map_near(low, high, len);
+    if (!p)
+        return -1;
+    if (stubs_write(b, p, len, first_id, n, entry) != 0) {
+        munmap(p, len);
+        return -1;
+    }
+    return 0;
+}
+
+int exact_stubs_reuse(exact_stubs *b, const exact_stubs *old, uint64_t low, uint64_t high, uint32_t first_id,
+                      int n, uint64_t entry)
+{
+    uint64_t at = old->base - EXACT_STUB_SIZE;
+    uint64_t span_lo = at < low ? at : low, span_hi = at + old->len > high ? at + old->len : high;
+    if (stubs_len(n) > old->len || span_hi - span_lo >= REACH)
+        return -1;
+    unsigned char *p = (unsigned char *)(uintptr_t)at;
+    if (mprotect(p, old->len, PROT_READ | PROT_WRITE) != 0 ||
+        stubs_write(b, p, old->len, first_id, n, entry) != 0)
+        return -2;
     return 0;
 }
 

@@ -48,6 +48,11 @@ typedef struct exact_stubs {
     int n;
 } exact_stubs;
 int exact_stubs_make(exact_stubs *b, uint64_t low, uint64_t high, uint32_t first_id, int n, uint64_t entry);
+/* The block of old, whose module was unloaded, rewritten as b for n stubs
+ * near [low, high) with the ids first_id..: 0; -1 when it is too small or
+ * out of reach; -2 when it could not be written (the block is lost). */
+int exact_stubs_reuse(exact_stubs *b, const exact_stubs *old, uint64_t low, uint64_t high, uint32_t first_id,
+                      int n, uint64_t entry);
 static inline uint64_t exact_stub_addr(const exact_stubs *b, int i)
 {
     return b->base + (uint64_t)i * EXACT_STUB_SIZE;

@@ -9,6 +9,7 @@
 #include <ucontext.h>
 
 #include "unwind/libunwind_walk.h"
+#include "core/loader_lock.h"
 #include "core/own_code.h"
 #include "unwind/unwind.h"
 
@@ -80,6 +81,8 @@ static int step_cursor(uint64_t *ips, int max, const void *ucontext, int flags)
 
 int lu_step_from_context(uint64_t *ips, int max, const void *ucontext)
 {
+    if (hprof_loader_lock_held())
+        return 0;
     lu_own_walk_begin(0); /* the real unw_init_local2 makes the cursor */
     int n = step_cursor(ips, max, ucontext, UNW_INIT_SIGNAL_FRAME);
     lu_own_walk_end();
@@ -107,6 +110,8 @@ int lu_call_site_path(uint64_t *ips, int max, const uint64_t *frame)
 
 int lu_signal_path(uint64_t *ips, int max, const void *ucontext)
 {
+    if (hprof_loader_lock_held())
+        return 0; /* libunwind could wait for good (core/loader_lock.h) */
     const ucontext_t *uc = ucontext;
     void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
     void *buf[UNWIND_MAX_FRAMES];

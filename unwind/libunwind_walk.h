@@ -17,9 +17,11 @@
 /* Return addresses above the MPI wrapper, leading frames in hprof's own
  * code skipped; 0 if the walk failed. */
 int lu_mpi_path(uint64_t *ips, int max);
-/* The interrupted pc of a signal context, then return addresses; 0 on failure. */
+/* The interrupted pc of a signal context, then return addresses; 0 on
+ * failure, and while the loader's lock is held (core/loader_lock.h). */
 int lu_signal_path(uint64_t *ips, int max, const void *ucontext);
-/* The same by stepping a libunwind cursor from the context. */
+/* The same by stepping a libunwind cursor from the context (0 while the
+ * loader's lock is held). */
 int lu_step_from_context(uint64_t *ips, int max, const void *ucontext);
 /* Return addresses from a call site on (x86_64): frame holds the rbp the
  * callee found, then the return address into its caller; by stepping a

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/loader_lock.h"
 #include "core/real_dl.h"
 
 typedef int (*backtrace_fn)(void **, int);
@@ -41,6 +42,7 @@ void own_walk_resolve(void)
         return;
     __atomic_store_n(&real_unw_bt, hprof_dlsym(RTLD_NEXT, "unw_backtrace"), __ATOMIC_RELAXED);
     __atomic_store_n(&real_init_local2, hprof_dlsym(RTLD_NEXT, "_ULx86_64_init_local2"), __ATOMIC_RELAXED);
+    hprof_loader_lock_find(); /* which signal handlers read before libunwind */
 }
 
 static int on_main_thread(void)

@@ -576,9 +576,14 @@ static void on_module(int id, const module_rec *rec, int live)
     module_state *m = module_known(id);
     if (!live && m) {
         m->live = 0; /* its code is gone: nothing to unpatch */
-        for (int i = 0; i < m->s.n; i++)
-            if (m->patched[i])
-                exact_fn_at(m->first_id + (uint32_t)i)->on = 0;
+        uint64_t now = hprof_now_ns();
+        for (int i = 0; i < m->s.n; i++) {
+            if (!m->patched[i])
+                continue;
+            exact_fn_at(m->first_id + (uint32_t)i)->on = 0;
+            m->patched[i] = 0; /* measured until it went */
+            m->until[i] = now > window_start ? now - window_start : 1;
+        }
         stubs_spare(m);
     } else if (live && running) {
         add_module(id, rec);

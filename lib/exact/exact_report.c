@@ -39,6 +39,39 @@ static char *add_unmeasured(char *text, size_t *used)
     return t;
 }
 
+static int by_function(const void *a, const void *b)
+{
+    const exact_measured *x = a, *y = b;
+    int c = strcmp(x->module, y->module);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+/* One entry per function: a library loaded again and again measured it
+ * once per load, each load's entry its own. Since the first load's patch,
+ * until the last one's end (0: to the end of the run), at the largest rate
+ * HPROF_SELECT=auto dropped it for. The count left. */
+static int merge_loads(exact_measured *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_function);
+    int out = 0;
+    for (int i = 0; i < n; i++) {
+        exact_measured *o = out ? &v[out - 1] : NULL;
+        if (!o || by_function(o, &v[i]) != 0) {
+            v[out++] = v[i];
+            continue;
+        }
+        o->since_ns = v[i].since_ns < o->since_ns ? v[i].since_ns : o->since_ns;
+        o->until_ns = o->until_ns == 0 || v[i].until_ns == 0 ? 0
+                      : v[i].until_ns > o->until_ns          ? v[i].until_ns
+                                                             : o->until_ns;
+        if (v[i].dropped_rate > o->dropped_rate) {
+            o->dropped_rate = v[i].dropped_rate;
+            o->dropped_cost = v[i].dropped_cost;
+        }
+    }
+    return out;
+}
+
 /* This rank's list: one line per function, "since until rate cost
  * module\tname\n" (ns since the window's start; until 0: to the end;
  * rate, cost: HPROF_SELECT=auto dropped it, 0 0 if not), after a line
@@ -50,7 +83,8 @@ static char *local_list(size_t *len)
     size_t cap = 1;
     if (!v)
         return NULL;
-    n = hprof_exact_measured(v, n);
+    int listed = hprof_exact_measured(v, n); /* more if a library came meanwhile */
+    n = merge_loads(v, listed < n ? listed : n);
     for (int i = 0; i < n; i++)
         cap += strlen(v[i].name) + strlen(v[i].module) + 96;
     double visit_ns, budget;

@@ -11,13 +11,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if cc -I. -g -O1 -std=gnu11 -o "$W/loader_lock" tests/unit/loader_lock/loader_lock.c core/loader_lock.c \
     core/real_dl.c -ldl -lpthread >"$W/build.log" 2>&1; then
     "$W/loader_lock" >"$W/out" 2>&1
-    for c in free own other after; do
-        line=$(grep "^$c " "$W/out")
-        case $line in
-        "$c ok"*) ok "loader lock: $line" ;;
-        *) notok "loader lock: $c" "${line:-no line: $(head -c 200 "$W/out")}" ;;
-        esac
-    done
+    unit_cases "loader lock" "$W/out" free own other after
 else
     notok "loader lock: build" "$(head -c 300 "$W/build.log")"
 fi

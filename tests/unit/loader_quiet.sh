@@ -12,13 +12,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if cc -I. -g -O1 -std=gnu11 -o "$W/loader_quiet" tests/unit/loader_quiet/loader_quiet.c core/real_dl.c -ldl -lpthread \
     >"$W/build.log" 2>&1; then
     "$W/loader_quiet" >"$W/out" 2>&1
-    for c in sigprof realtime already_blocked forked_child; do
-        line=$(grep "^$c " "$W/out")
-        case $line in
-        "$c ok"*) ok "loader quiet: $line" ;;
-        *) notok "loader quiet: $c" "${line:-no line: $(head -c 200 "$W/out")}" ;;
-        esac
-    done
+    unit_cases "loader quiet" "$W/out" sigprof realtime already_blocked forked_child
 else
     notok "loader quiet: build" "$(head -c 300 "$W/build.log")"
 fi

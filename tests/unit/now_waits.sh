@@ -10,13 +10,7 @@ cases="hung awaited_computing ring chain two_computing unknown_peer any_source s
 if cc -I. -g -O1 -std=gnu11 -Wall -Werror -o "$W/now_waits" tests/unit/now_waits/now_waits.c \
     tools/hprof-view/now_waits.c tools/hprof-view/now_where.c >"$W/build.log" 2>&1; then
     "$W/now_waits" >"$W/out" 2>&1
-    for c in $cases; do
-        line=$(grep "^$c " "$W/out")
-        case $line in
-        "$c ok") ok "now waits: $c" ;;
-        *) notok "now waits: $c" "${line:-no line: $(head -c 200 "$W/out")}" ;;
-        esac
-    done
+    unit_cases "now waits" "$W/out" $cases
 else
     notok "now waits: build" "$(head -c 300 "$W/build.log")"
 fi

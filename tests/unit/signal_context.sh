@@ -11,13 +11,7 @@ cases="$cases unbegun_blocked unbegun_clear"
 if cc -I. -g -O1 -std=gnu11 -Wall -Werror -pthread -o "$W/signal_context" \
     tests/unit/signal_context/signal_context.c core/signal_context.c >"$W/build.log" 2>&1; then
     "$W/signal_context" >"$W/out" 2>&1
-    for c in $cases; do
-        line=$(grep "^$c " "$W/out")
-        case $line in
-        "$c ok") ok "signal context: $c" ;;
-        *) notok "signal context: $c" "${line:-no line: $(head -c 200 "$W/out")}" ;;
-        esac
-    done
+    unit_cases "signal context" "$W/out" $cases
 else
     notok "signal context: build" "$(head -c 300 "$W/build.log")"
 fi

@@ -80,8 +80,8 @@ void hprof_loader_lock_find(void)
         __atomic_store_n(&owner_word, only, __ATOMIC_RELEASE);
 }
 
-int hprof_loader_lock_held(void)
+int hprof_loader_lock_mine(void)
 {
     int *w = __atomic_load_n(&owner_word, __ATOMIC_ACQUIRE);
-    return w && __atomic_load_n(w, __ATOMIC_RELAXED) != 0;
+    return w && __atomic_load_n(w, __ATOMIC_RELAXED) == (int)syscall(SYS_gettid);
 }

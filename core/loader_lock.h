@@ -9,7 +9,9 @@
  * another thread holds that one and waits for the loader's lock, both wait
  * for good (seen: a program that opened and closed a library while a
  * second thread started). A signal handler asks here first and does
- * without libunwind while the lock is held by anyone.
+ * without libunwind while its own thread holds the lock. Held by another
+ * thread, libunwind waits for it as the other threads do: that thread is
+ * not stopped in a handler.
  *
  * The lock is glibc's private state: it is found once, as the one mutex in
  * the loader's _rtld_global that this thread owns inside dl_iterate_phdr
@@ -22,7 +24,7 @@
 /* Finds the lock (once per process; not from signal handlers). */
 void hprof_loader_lock_find(void);
 
-/* 1 while a thread holds the lock; async-signal-safe. */
-int hprof_loader_lock_held(void);
+/* 1 while this thread holds the lock; async-signal-safe. */
+int hprof_loader_lock_mine(void);
 
 #endif

@@ -81,7 +81,7 @@ static int step_cursor(uint64_t *ips, int max, const void *ucontext, int flags)
 
 int lu_step_from_context(uint64_t *ips, int max, const void *ucontext)
 {
-    if (hprof_loader_lock_held())
+    if (hprof_loader_lock_mine())
         return 0;
     lu_own_walk_begin(0); /* the real unw_init_local2 makes the cursor */
     int n = step_cursor(ips, max, ucontext, UNW_INIT_SIGNAL_FRAME);
@@ -110,7 +110,7 @@ int lu_call_site_path(uint64_t *ips, int max, const uint64_t *frame)
 
 int lu_signal_path(uint64_t *ips, int max, const void *ucontext)
 {
-    if (hprof_loader_lock_held())
+    if (hprof_loader_lock_mine())
         return 0; /* libunwind could wait for good (core/loader_lock.h) */
     const ucontext_t *uc = ucontext;
     void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];

@@ -18,10 +18,10 @@
  * code skipped; 0 if the walk failed. */
 int lu_mpi_path(uint64_t *ips, int max);
 /* The interrupted pc of a signal context, then return addresses; 0 on
- * failure, and while the loader's lock is held (core/loader_lock.h). */
+ * failure, and while this thread holds the loader's lock (core/loader_lock.h). */
 int lu_signal_path(uint64_t *ips, int max, const void *ucontext);
-/* The same by stepping a libunwind cursor from the context (0 while the
- * loader's lock is held). */
+/* The same by stepping a libunwind cursor from the context (0 while this
+ * thread holds the loader's lock). */
 int lu_step_from_context(uint64_t *ips, int max, const void *ucontext);
 /* Return addresses from a call site on (x86_64): frame holds the rbp the
  * callee found, then the return address into its caller; by stepping a

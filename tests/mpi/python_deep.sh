@@ -26,9 +26,16 @@ run() {
     (cd "$dir" && HPROF_SAMPLING_HZ=$hz $CLEAN_ENV timeout -k 5 "$MPI_TIMEOUT" "$HPROF_RUN" $MPIRUN -np $NP $PY \
         "$@" >run.out 2>run.err </dev/null); rc=$?
     cubes=$(cd "$dir" && ls -A | grep '\.cubex$')
-    if [ "$rc" -ne 0 ] || [ "$(wc -w <<<"$cubes")" -ne 1 ] || ! grep -q '^done' "$dir/run.out" ||
-       ! timeout 60 "$TEST_VIEW" --json "$dir/$cubes" >"$dir/run.json" 2>"$dir/view.err"; then
-        notok "$NAME run" "status $rc, profiles '$cubes'; stderr: $(tail -n 4 "$dir/run.err" | tr '\n' ' ' | cut -c1-400)"
+    local why=""
+    if [ "$rc" -ne 0 ] || [ "$(wc -w <<<"$cubes")" -ne 1 ]; then
+        why="status $rc, profiles '$cubes'"
+    elif ! grep -q '^done' "$dir/run.out"; then
+        why="no line 'done' in its output: $(tail -c 200 "$dir/run.out" | tr '\n' '|')"
+    elif ! timeout 60 "$TEST_VIEW" --json "$dir/$cubes" >"$dir/run.json" 2>"$dir/view.err"; then
+        why="hprof-view --json failed: $(head -c 200 "$dir/view.err")"
+    fi
+    if [ -n "$why" ]; then
+        notok "$NAME run" "$why; stderr: $(tail -n 4 "$dir/run.err" | tr '\n' ' ' | cut -c1-400)"
         return 1
     fi
 }

@@ -1132,8 +1132,8 @@ def exact_visit_cost(lines):
     lines.append("")
     exact_beside_cygprof(lines, cyg)
 
-EXACT_AB = re.compile(r"floor ([0-9.]+) .*hprof ([0-9.-]+) .*cygprof ([0-9.-]+) .*hprof-cygprof ([0-9.-]+) "
-                      r"\(([0-9.-]+)\.\.([0-9.-]+)\)")
+EXACT_AB = re.compile(r"floor ([0-9.]+) .*probe ([0-9.-]+) .*hprof ([0-9.-]+) .*cygprof ([0-9.-]+) "
+                      r".*hprof-cygprof ([0-9.-]+) \(([0-9.-]+)\.\.([0-9.-]+)\)")
 
 def exact_ab_exe(cyg):
     """bench/exact_ab.c with exact_ab_fns.c built three ways (plain, patchable, instrumented) and cygprof."""
@@ -1159,8 +1159,10 @@ def exact_beside_cygprof(lines, cyg):
                  "called block after block with the program's floor, 40 rounds of 200,000 calls a run; a "
                  "visit's cost is its block's time a call less the plain block's in the same round. Each run: "
                  "hprof / cygprof / hprof less cygprof, ns a visit, medians over its rounds (quartiles of the "
-                 "difference):\n")
-    lines.append("| calls | each run: hprof / cygprof / difference (quartiles) | the floor (median of runs) | "
+                 "difference), and the probe: the floor with 16 more stores between the clock reads, its cost "
+                 "above the floor (about 0 where the host lets such work hide under the clock reads, about 1 ns "
+                 "or more where it does not; hprof's visit then costs some 6 ns more):\n")
+    lines.append("| calls | each run: hprof / cygprof / difference (quartiles), probe | the floor (median of runs) | "
                  "hprof, cygprof / floor (median of runs) | difference, median of runs |")
     lines.append("|---|---|---|---|---|")
     for what, mode in (("one loop calls `leaf`", "loop"), ("a recursion 16 deep", "chain")):
@@ -1173,9 +1175,10 @@ def exact_beside_cygprof(lines, cyg):
             runs.append([float(x) for x in m.groups()])
         floor = statistics.median(r[0] for r in runs)
         lines.append("| %s | %s | %.1f ns | %.2f, %.2f | %+.2f ns |" % (
-            what, "; ".join("%.1f / %.1f / %+.2f (%+.2f..%+.2f)" % (r[1], r[2], r[3], r[4], r[5]) for r in runs),
-            floor, statistics.median(r[1] for r in runs) / floor, statistics.median(r[2] for r in runs) / floor,
-            statistics.median(r[3] for r in runs)))
+            what, "; ".join("%.1f / %.1f / %+.2f (%+.2f..%+.2f), probe %+.2f" % (r[2], r[3], r[4], r[5], r[6], r[1])
+                            for r in runs),
+            floor, statistics.median(r[2] for r in runs) / floor, statistics.median(r[3] for r in runs) / floor,
+            statistics.median(r[4] for r in runs)))
 
 AUTO_WARMUP = "0.2"  # drops_mini 20 16 runs about a second
 

@@ -32,6 +32,8 @@ enum {
     ST_LONGEST_NS,
     ST_EXACT_FAILED,
     ST_EXACT_UNMET,
+    ST_CPU_SAMPLES, /* on the CPU clock: samples that arrived, */
+    ST_CPU_SPAN_NS, /* over this much CPU time (threads at the rate asked) */
     NSTATS
 };
 
@@ -99,6 +101,9 @@ static void local_stats(unsigned long long *stats, unsigned long long *hist)
             stats[ST_SLOWED]++;
             if (s->pace.longest_ns > stats[ST_LONGEST_NS])
                 stats[ST_LONGEST_NS] = s->pace.longest_ns;
+        } else if (hprof_config.sampling_clock == HPROF_CLOCK_CPU && s->window.clock_span_ns) {
+            stats[ST_CPU_SAMPLES] += s->counted + s->in_mpi + s->busy;
+            stats[ST_CPU_SPAN_NS] += s->window.clock_span_ns;
         }
         for (int i = 0; i < NHIST; i++)
             hist[i] += s->hist[i];
@@ -135,6 +140,26 @@ static void add_slowed(run_attrs *a, unsigned long long threads, unsigned long l
         threads, buf, hprof_config.sampling_hz);
 }
 
+/* On the CPU clock, fewer samples than the rate asked for, over the CPU
+ * time of the threads sampled at that rate: the kernel fires CPU-time
+ * timers only at its scheduler tick (250 Hz here), so a rate above it
+ * gives no more samples. In the profile, and said once for the run. */
+static void add_cpu_rate(run_attrs *a, unsigned long long samples, unsigned long long span_ns)
+{
+    double cpu_s = (double)span_ns * 1e-9, asked = (double)hprof_config.sampling_hz;
+    if (hprof_config.sampling_clock != HPROF_CLOCK_CPU || cpu_s * asked < 50 ||
+        (double)samples >= 0.6 * cpu_s * asked)
+        return;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.4g", (double)samples / cpu_s);
+    add(a, "hprof::sampling_cpu_hz", buf);
+    hprof_say(
+        "HPROF_SAMPLING_CLOCK=cpu: samples came %s times a second of CPU time, not the %d asked for: the "
+        "kernel fires CPU-time timers only at its scheduler tick; each sample weighs its measured "
+        "interval, so the totals hold, at a coarser resolution (the wall clock samples at the rate asked)",
+        buf, hprof_config.sampling_hz);
+}
+
 static void add_sampling(run_attrs *a, MPI_Comm comm, int rank, int size)
 {
     unsigned long long stats[NSTATS], total[NSTATS], hist[NHIST], hist_sum[NHIST];
@@ -159,6 +184,7 @@ static void add_sampling(run_attrs *a, MPI_Comm comm, int rank, int size)
     add_u64(a, "hprof::exact_unwind_failed", total[ST_EXACT_FAILED]);
     add_unmet(a, total[ST_EXACT_UNMET]);
     add_slowed(a, total[ST_SLOWED], total[ST_LONGEST_NS]);
+    add_cpu_rate(a, total[ST_CPU_SAMPLES], total[ST_CPU_SPAN_NS]);
     add(a, "hprof::interval_histogram::buckets",
         "effective interval / nominal interval in steps of 1/8: [0,1/8), [1/8,2/8), ..., [39/8,5), >=5");
     char buf[NHIST * 24], key[64];

@@ -64,11 +64,15 @@ void window_open(hprof_window *w, uint64_t start_ns)
 {
     w->start_ns = start_ns;
     w->last_ns = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? start_ns : window_clock_ns();
+    w->clock_open_ns = w->last_ns;
+    w->clock_span_ns = 0;
     if (hprof_config.sampling_clock == HPROF_CLOCK_CPU)
         w->mpi_ns_since = 0;
 }
 
-void window_close(hprof_window *w, uint64_t now_ns)
+void window_close(hprof_window *w, uint64_t now_ns, int own)
 {
     w->end_ns = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? now_ns : hprof_now_ns();
+    if ((own || hprof_config.sampling_clock == HPROF_CLOCK_WALL) && now_ns > w->clock_open_ns)
+        w->clock_span_ns = now_ns - w->clock_open_ns;
 }

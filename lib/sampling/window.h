@@ -20,10 +20,12 @@
 #include <stdint.h>
 
 typedef struct hprof_window {
-    uint64_t start_ns;     /* the window's start (wall clock) */
-    uint64_t end_ns;       /* set when the window closes (wall clock) */
-    uint64_t last_ns;      /* the sampling clock at the last counted sample (or the window's start) */
-    uint64_t mpi_ns_since; /* MPI time measured since then */
+    uint64_t start_ns;      /* the window's start (wall clock) */
+    uint64_t end_ns;        /* set when the window closes (wall clock) */
+    uint64_t last_ns;       /* the sampling clock at the last counted sample (or the window's start) */
+    uint64_t mpi_ns_since;  /* MPI time measured since then */
+    uint64_t clock_open_ns; /* the sampling clock at the window's start */
+    uint64_t clock_span_ns; /* its length on the sampling clock once closed; 0: not known */
 } hprof_window;
 
 /* Opens the window at start_ns (wall clock): the first interval begins
@@ -31,8 +33,10 @@ typedef struct hprof_window {
 void window_open(hprof_window *w, uint64_t start_ns);
 
 /* Closes it at now_ns (on the sampling clock; the end is kept on the
- * wall clock). The last interval is still to take (window_take_interval). */
-void window_close(hprof_window *w, uint64_t now_ns);
+ * wall clock). The last interval is still to take (window_take_interval).
+ * own: now_ns is the window's thread's own reading; on the CPU clock
+ * another thread's is not, and the window's length stays unknown. */
+void window_close(hprof_window *w, uint64_t now_ns, int own);
 
 /* MPI time measured on this thread (the wrappers' bookkeeping, the polls). */
 static inline void window_add_mpi_time(hprof_window *w, uint64_t ns)

@@ -17,8 +17,8 @@
  * that cygprof reads no return address): run it with HPROF_THUNKS=1.
  *
  *   exact_ab loop R N    R rounds of N calls of leaf from one loop
- *   exact_ab chain R N   R rounds of N recursions 16 deep (each call from a
- *                        new activation of its caller)
+ *   exact_ab chain R N [D]  R rounds of N recursions D deep (16; each call
+ *                        from a new activation of its caller)
  *
  * prints "exact_ab MODE: R rounds of N calls;" and the medians (25th..75th
  * percentile) over the rounds of: plain, floor (ns a call), probe (ns a
@@ -41,7 +41,7 @@
 #include <time.h>
 #include "floor_loop.h"
 
-#define DEPTH 16
+static int depth = 16; /* the recursion's */
 #define MAX_ROUNDS 4096
 
 long leaf_plain(long x), leaf_exact(long x), leaf_cyg(long x);
@@ -92,7 +92,7 @@ static void loop_calls(long n, long (*fn)(long))
 static void chain_calls(long n, long (*fn)(int))
 {
     for (long i = 0; i < n; i++)
-        sink += fn(DEPTH);
+        sink += fn(depth);
 }
 
 /* one block of variant v: ns a call of the measured function */
@@ -110,7 +110,7 @@ static double block(int chain, enum variant v, long n)
     else
         loop_calls(n, leaves[v]);
     /* the floor and the probe are the loop's, in both modes */
-    return (cpu_now() - t0) * 1e9 / (double)(chain && v != FLOOR && v != PROBE ? n * DEPTH : n);
+    return (cpu_now() - t0) * 1e9 / (double)(chain && v != FLOOR && v != PROBE ? n * depth : n);
 }
 
 static int by_value(const void *a, const void *b)
@@ -129,14 +129,16 @@ int main(int argc, char **argv)
 {
     static double ns[VARIANTS][MAX_ROUNDS], probe[MAX_ROUNDS], hprof[MAX_ROUNDS], cyg[MAX_ROUNDS],
         gap[MAX_ROUNDS];
-    if (argc != 4 || (strcmp(argv[1], "loop") && strcmp(argv[1], "chain"))) {
-        fprintf(stderr, "usage: exact_ab loop|chain ROUNDS CALLS\n");
+    if (argc < 4 || argc > 5 || (strcmp(argv[1], "loop") && strcmp(argv[1], "chain"))) {
+        fprintf(stderr, "usage: exact_ab loop|chain ROUNDS CALLS [DEPTH]\n");
         return 2;
     }
     int chain = strcmp(argv[1], "chain") == 0, rounds = atoi(argv[2]);
     long n = atol(argv[3]);
-    if (rounds < 4 || rounds > MAX_ROUNDS || n < 1) {
-        fprintf(stderr, "exact_ab: ROUNDS 4..%d, CALLS at least 1\n", MAX_ROUNDS);
+    if (argc == 5)
+        depth = atoi(argv[4]);
+    if (rounds < 4 || rounds > MAX_ROUNDS || n < 1 || depth < 1 || depth > 1000) {
+        fprintf(stderr, "exact_ab: ROUNDS 4..%d, CALLS at least 1, DEPTH 1..1000\n", MAX_ROUNDS);
         return 2;
     }
     MPI_Init(&argc, &argv);
@@ -153,7 +155,10 @@ int main(int argc, char **argv)
             printf("exact_ab round %d: probe %.2f hprof %.2f cygprof %.2f hprof-cygprof %.2f\n", r, probe[r],
                    hprof[r], cyg[r], gap[r]);
     }
-    printf("exact_ab %s: %d rounds of %ld calls;", argv[1], rounds, n);
+    printf("exact_ab %s: %d rounds of %ld calls", argv[1], rounds, n);
+    if (chain)
+        printf(", %d deep", depth);
+    printf(";");
     print_quartiles("plain", ns[PLAIN], rounds);
     print_quartiles("floor", ns[FLOOR], rounds);
     print_quartiles("probe", probe, rounds);

@@ -49,6 +49,7 @@ else:
     good = (len(lines) == 1) == (attr is not None)
 print("%s - sampling cpu rate: %s" % ("ok" if good else "not ok", what))
 PYEOF
+    [ $? -eq 0 ] || notok "$label check" "the check itself failed (its traceback is above)"
 }
 rate_run cpu 10000
 rate_run cpu 100

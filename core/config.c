@@ -89,6 +89,8 @@ static const hprof_var vars[] = {
     ELSEWHERE("HPROF_SPAWN", HPROF_VAR_INTERNAL, "set for spawned jobs: their tag (lib/lifecycle/spawn.h)"),
     ELSEWHERE("HPROFTEST_LOG", HPROF_VAR_TEST_KNOB, "core/log.c: hprof's lines also appended to this file"),
     ELSEWHERE("HPROFTEST_CLOCK", HPROF_VAR_TEST_KNOB, "core/clock.c: 'gettime' never uses the TSC"),
+    ELSEWHERE("HPROFTEST_CLOCK_PART", HPROF_VAR_TEST_KNOB,
+              "lib/polls/poll_run.c: the clock's part in a timed poll starts at this many ns"),
     ELSEWHERE("HPROFTEST_UNWIND", HPROF_VAR_TEST_KNOB, "unwind: 'libunwind' walks with plain libunwind"),
     ELSEWHERE("HPROFTEST_UNWIND_CHECK", HPROF_VAR_TEST_KNOB, "unwind: 1 checks each walk against libunwind"),
     ELSEWHERE("HPROFTEST_EXACT", HPROF_VAR_TEST_KNOB,

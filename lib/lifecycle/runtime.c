@@ -171,10 +171,11 @@ static void report_window(const hprof_thread *t)
         hprof_verbose(
             1,
             "thread %d: %llu polls in polling loops, %llu of them timed; %llu reads of the CPU clock, "
-            "%.6f s of MPI time for time off the CPU; the clock's part in a timed poll %llu ns",
+            "%.6f s of MPI time for time off the CPU; the clock's part in a timed poll %.1f ns (%llu ns "
+            "first measured)",
             t->index, (unsigned long long)t->polls_in_runs, (unsigned long long)t->polls_timed,
             (unsigned long long)t->poll_cpu_reads, (double)t->polls_off_cpu_ns * 1e-9,
-            (unsigned long long)poll_run_clock_part_ns());
+            t->poll.clock_part_q8 / 256.0, (unsigned long long)poll_run_clock_part_ns());
     if (t->polls_repeated)
         hprof_verbose(
             1,

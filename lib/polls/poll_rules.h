@@ -81,6 +81,8 @@ struct hprof_poll_run {
     uint32_t run_polls;     /* polls credited in the run so far */
     uint32_t short_runs;    /* runs in a row that joined fewer than POLL_RUN_WORTH polls */
     uint32_t opens_skipped; /* polls left that open no run (poll_rules_may_open) */
+    uint32_t clock_part_q8; /* the clock's own part in a timed poll, tracked, in 1/256 ns (0: none yet) */
+    uint32_t clock_pair_ns; /* the latest timed poll's end to a read right after it: a sample of it */
 };
 
 #define POLL_LEAN_BYTES 56 /* the lean path's fields, from the run's start */
@@ -256,6 +258,25 @@ static inline void poll_rules_credited(struct hprof_poll_run *r, uint64_t now_ns
 }
 
 /* ---- lumps ----------------------------------------------------------------- */
+
+/* The clock's own part in a timed poll's span, after one more sample of
+ * it (the end of a timed poll to a read right after it): the samples'
+ * running mean, each of weight 1/2^POLL_PART_SHIFT, a sample clipped at
+ * twice the mean and 20 ns (an interrupt in it moves the mean little).
+ * A mean, not a median: the clock may move in steps (this VM's TSC by 21
+ * ticks, 10 ns), so that a pair reads 20 or 30 ns where it costs 26 on
+ * average, and a median is off by up to half a step, every poll of the
+ * run; polls take 20 ns. Running: a clock read costs what the host makes
+ * it cost at the time. In 1/256 ns; the part in ns returned. */
+#define POLL_PART_SHIFT 5
+static inline uint64_t poll_rules_clock_part(struct hprof_poll_run *r, uint64_t sample_ns)
+{
+    uint64_t part = r->clock_part_q8, cap = 2 * part + (20u << 8);
+    uint64_t s = sample_ns < cap >> 8 ? sample_ns << 8 : cap;
+    part = s >= part ? part + ((s - part) >> POLL_PART_SHIFT) : part - ((part - s) >> POLL_PART_SHIFT);
+    r->clock_part_q8 = (uint32_t)part;
+    return (part + 128) >> 8;
+}
 
 /* A timed poll's time, from start_ns to end_ns, less the clock's own part. */
 static inline uint64_t poll_rules_timed_ns(uint64_t start_ns, uint64_t end_ns, uint64_t clock_part_ns)

@@ -5,6 +5,7 @@
  */
 #include "lib/polls/poll_run.h"
 
+#include <stdlib.h>
 #include <time.h>
 
 #include "core/config.h"
@@ -14,9 +15,11 @@
 #include "unwind/unwind.h"
 
 /* The clock's own part in a timed poll's span (from one reading's
- * taking to the next's, with nothing between them): the median of
- * back-to-back pairs, once a process; taken out of each timed poll's time. */
-static uint64_t clock_part_ns;
+ * taking to the next's, with nothing between them), in 1/256 ns: the mean of back-to-back pairs, each
+ * clipped as poll_rules_clock_part clips a sample, once a process; each
+ * thread's tracked part starts there. HPROFTEST_CLOCK_PART=NS starts it
+ * at NS instead: a test that the tracking corrects a part measured wrong. */
+static uint64_t clock_part_q8;
 
 static void measure_clock_part(void)
 {
@@ -30,18 +33,21 @@ static void measure_clock_part(void)
         uint64_t b = hprof_stamp_read(kind);
         d[i] = hprof_stamp_ns(kind, b) - hprof_stamp_ns(kind, a);
     }
-    for (int i = 1; i < PAIRS; i++) /* insertion sort: 63 values */
-        for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
-            uint64_t x = d[j];
-            d[j] = d[j - 1];
-            d[j - 1] = x;
-        }
-    clock_part_ns = d[PAIRS / 2] ? d[PAIRS / 2] : 1;
+    uint64_t least = d[0], sum = 0;
+    for (int i = 1; i < PAIRS; i++)
+        least = d[i] < least ? d[i] : least;
+    for (int i = 0; i < PAIRS; i++) /* a pair an interrupt stretched counts little */
+        sum += d[i] < 2 * least + 20 ? d[i] : 2 * least + 20;
+    uint64_t q8 = (sum << 8) / PAIRS;
+    const char *forced = getenv("HPROFTEST_CLOCK_PART");
+    if (forced && atoi(forced) > 0)
+        q8 = (uint64_t)atoi(forced) << 8;
+    clock_part_q8 = q8 ? q8 : 1;
 }
 
 uint64_t poll_run_clock_part_ns(void)
 {
-    return clock_part_ns;
+    return (clock_part_q8 + 128) >> 8;
 }
 
 uint64_t poll_run_estimate(const hprof_thread *t, int i, uint64_t now_ns)
@@ -155,8 +161,10 @@ static void maybe_cpu_read(hprof_thread *t, uint64_t now_ns, int at_once)
 
 void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t dur_ns)
 {
-    if (!clock_part_ns) /* racing threads measure alike */
+    if (!clock_part_q8) /* racing threads measure alike */
         measure_clock_part();
+    if (!t->poll.clock_part_q8)
+        t->poll.clock_part_q8 = (uint32_t)clock_part_q8;
     poll_rules_open(&t->poll, frame, end_ns, dur_ns, 0x9e3779b9u ^ (uint32_t)(uintptr_t)t);
     t->poll.stamp_kind = (uint32_t)hprof_stamp_kind();
     poll_run_hint(t);
@@ -225,7 +233,8 @@ int poll_run_enter(hprof_thread *t, uint32_t node, uint32_t site, int fn, const 
 void poll_run_timed(hprof_thread *t, int i, uint64_t start_ns, uint64_t end_ns)
 {
     struct hprof_poll_run *r = &t->poll;
-    uint64_t d = poll_rules_timed_ns(start_ns, end_ns, clock_part_ns);
+    uint64_t part_ns = poll_rules_clock_part(r, r->clock_pair_ns);
+    uint64_t d = poll_rules_timed_ns(start_ns, end_ns, part_ns);
     uint64_t *c = t->tree.nodes[r->nodes[i].node].counter;
     if (d < c[CCT_MIN_NS])
         c[CCT_MIN_NS] = d;
@@ -243,7 +252,7 @@ void poll_run_timed(hprof_thread *t, int i, uint64_t start_ns, uint64_t end_ns)
      * taken out of its span for the mean (which the other polls, not
      * timed, are credited), and the halves of its first and last reads
      * outside both spans. */
-    poll_rules_bookkeeping(r, hprof_now_ns() - end_ns + 2 * clock_part_ns);
+    poll_rules_bookkeeping(r, hprof_now_ns() - end_ns + 2 * part_ns);
 }
 
 void poll_run_add_tallied(hprof_thread *t, int i, int fn, uint64_t start_ns, uint64_t end_ns)

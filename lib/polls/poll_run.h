@@ -36,8 +36,9 @@
  * (end_ns its end, dur_ns its time, hprof's walk included). */
 void poll_run_open(hprof_thread *t, const void *frame, uint64_t end_ns, uint64_t dur_ns);
 
-/* The clock's own part taken out of each timed poll's time (0 before the
- * first run): HPROF_VERBOSE=1. */
+/* The clock's own part in a timed poll as first measured, once a process
+ * (0 before the first run), from which each thread's tracked part starts
+ * (t->poll.clock_part_q8): HPROF_VERBOSE=1. */
 uint64_t poll_run_clock_part_ns(void);
 
 /* Is a run open? */
@@ -118,13 +119,18 @@ static inline void poll_run_add(hprof_thread *t)
 }
 
 /* A timed poll's span ends: its end read, then its ends in nanoseconds
- * (*start from the stamp that hprof_poll_join read), the end returned. */
-static inline uint64_t poll_run_span_end(const hprof_thread *t, uint64_t *start)
+ * (*start from the stamp that hprof_poll_join read), the end returned.
+ * One more read right after the end samples the clock's own part in the
+ * state the loop is in (poll_rules_clock_part). */
+static inline uint64_t poll_run_span_end(hprof_thread *t, uint64_t *start)
 {
     int kind = (int)t->poll.stamp_kind;
     uint64_t end = hprof_stamp_read_after(kind);
+    uint64_t again = hprof_stamp_read(kind);
+    uint64_t end_ns = hprof_stamp_ns(kind, end), pair_ns = hprof_stamp_ns(kind, again) - end_ns;
+    t->poll.clock_pair_ns = pair_ns < UINT32_MAX ? (uint32_t)pair_ns : UINT32_MAX;
     *start = hprof_stamp_ns(kind, *start);
-    return hprof_stamp_ns(kind, end);
+    return end_ns;
 }
 
 /* A joined poll that completed nothing, timed from start_ns to end_ns, on

@@ -325,6 +325,55 @@ static void loops(void)
           "error %.6f", e);
 }
 
+/* A clock that moves in steps of 10 ns (this VM's TSC: 21 ticks) read
+ * twice, cost_ns apart, at a random phase: the pair's reading, 10 ns
+ * times the steps crossed. */
+static uint64_t stepped_pair(double cost_ns)
+{
+    double t0 = (double)(next_rand() % 10000) / 1000.0; /* the phase, 0-10 ns */
+    return 10 * (uint64_t)((t0 + cost_ns) / 10.0);
+}
+
+/* The tracked part's mean over n more samples of pairs costing cost_ns,
+ * one in every `outlier` (0: none) stretched to a millisecond. */
+static double part_over(struct hprof_poll_run *r, double cost_ns, int n, int outlier)
+{
+    double sum = 0;
+    for (int k = 1; k <= n; k++)
+        sum +=
+            (double)poll_rules_clock_part(r, outlier && k % outlier == 0 ? 1000000 : stepped_pair(cost_ns));
+    return sum / n;
+}
+
+static void clock_part(void)
+{
+    struct hprof_poll_run r;
+    memset(&r, 0, sizeof r);
+    r.clock_part_q8 = 20 << 8; /* a median measured once: 20, where the pairs cost 26.3 */
+    part_over(&r, 26.3, 300, 0);
+    double m = part_over(&r, 26.3, 2000, 0);
+    check(fabs(m - 26.3) < 0.7,
+          "the clock's part is the mean of pairs read in steps, not their median (20 or 30)",
+          "%.2f ns for 26.3", m);
+    m = part_over(&r, 26.3, 4000, 200);
+    check(fabs(m - 26.3) < 1.0, "a pair stretched by an interrupt once in 200 moves the part little",
+          "%.2f ns for 26.3", m);
+    part_over(&r, 16.3, 150, 0);
+    m = part_over(&r, 16.3, 1000, 0);
+    check(fabs(m - 16.3) < 0.7, "the part follows the clock's cost when it changes (26.3 -> 16.3 ns)",
+          "%.2f ns for 16.3", m);
+    uint64_t start[] = { 1, 80 };
+    for (int i = 0; i < 2; i++) {
+        r.clock_part_q8 = (uint32_t)(start[i] << 8);
+        part_over(&r, 10.5, 300, 0);
+        m = part_over(&r, 10.5, 1000, 0);
+        check(fabs(m - 10.5) < 0.7,
+              i ? "a part measured high at the start is corrected in 300 timed polls"
+                : "a part measured low at the start is corrected in 300 timed polls",
+              "from %llu ns: %.2f ns for 10.5", (unsigned long long)start[i], m);
+    }
+}
+
 /* A run opened, n polls credited in it, ended. */
 static void run_of(struct hprof_poll_run *r, uint32_t n)
 {
@@ -392,6 +441,7 @@ int main(void)
     lumps();
     off_cpu();
     loops();
+    clock_part();
     short_runs();
     return failures ? 1 : 0;
 }

@@ -68,23 +68,30 @@ static void say_partial(const char *reason)
                   reason, whole, stem, my_rank, stem);
 }
 
-/* The measurement stops on every thread: no more samples anywhere. */
+/* The measurement stops on every thread: no more samples anywhere. Each
+ * thread's sampling clock is read now, for its last interval: in the
+ * writer (a fork) the threads and their CPU clocks are gone. */
 static void quiet_threads(void)
 {
     hprof_active = 0;
     hprof_thread_freeze(0);
-    for (hprof_thread *t = hprof_thread_list(); t; t = t->next)
+    for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
         t->depth++;
+        t->sampling.stop_clock_ns = window_clock_of(&t->sampling.window);
+    }
 }
 
 /* Every thread's window closes; with book, each one's MPI call under way
- * is booked first (the calling thread's was, in the dying rank). */
+ * is booked first (the calling thread's was, in the dying rank). On the
+ * wall clock at the time of that booking, which ends the calls; on the
+ * CPU clock at quiet_threads' readings. */
 static void close_threads(void (*book)(hprof_thread *t))
 {
     for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
         if (book)
             book(t);
-        sampler_thread_close(t, window_clock_ns());
+        sampler_thread_close(t, hprof_config.sampling_clock == HPROF_CLOCK_WALL ? window_clock_ns()
+                                                                                : t->sampling.stop_clock_ns);
     }
 }
 

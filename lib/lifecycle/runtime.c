@@ -190,12 +190,8 @@ static void stop_sampling(void)
     for (hprof_thread *t = hprof_thread_list(); t; t = t->next) {
         if (t == self)
             continue;
-        /* Other threads' CPU clocks cannot be read from here: on the cpu
-         * clock their last interval is left out. */
-        if (hprof_config.sampling_clock == HPROF_CLOCK_WALL)
-            sampler_thread_close(t, wall);
-        else
-            t->sampling.on = 0;
+        sampler_thread_close(
+            t, hprof_config.sampling_clock == HPROF_CLOCK_WALL ? wall : window_clock_of(&t->sampling.window));
     }
     if (self) {
         self->depth++;              /* keep the handler out while we touch the tree */

@@ -364,7 +364,7 @@ void sampler_thread_stop(hprof_thread *t, uint64_t now_ns, uint32_t node)
     if (s->ended)
         return;
     s->ended = 1;
-    window_close(&s->window, now_ns, t == hprof_self);
+    window_close(&s->window, now_ns);
     if (s->has_timer) {
         timer_delete(s->timer);
         s->has_timer = 0;

@@ -31,7 +31,9 @@ int sampler_process_start(void);
 /* Starts this thread's timer; the window starts at window_start_ns. */
 void sampler_thread_start(struct hprof_thread *t, uint64_t window_start_ns);
 /* Stops a thread's sampling and attributes its last interval to node
- * (CCT_NONE: the node of its last counted sample). now: end of its window. */
+ * (CCT_NONE: the node of its last counted sample). now: end of its window,
+ * on the thread's own sampling clock (window_clock_of; 0: not read, no
+ * last interval). */
 void sampler_thread_stop(struct hprof_thread *t, uint64_t now_ns, uint32_t node);
 
 /* The calling thread's state, made if needed (not from a signal handler;
@@ -44,7 +46,8 @@ struct hprof_thread *sampler_thread_enter(void);
  * since the wrappers' first call enters the sampler). */
 void sampler_set_in_mpi_hook(void (*locate)(struct hprof_thread *t));
 
-/* Closes a thread's sampling window at now_ns (on the sampling clock). Its
+/* Closes a thread's sampling window at now_ns (on its sampling clock, as
+ * sampler_thread_stop's). Its
  * last interval goes to its last sampled call path, or, without one, to the
  * routine it was started with. */
 void sampler_thread_close(struct hprof_thread *t, uint64_t now_ns);

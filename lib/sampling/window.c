@@ -4,6 +4,7 @@
  */
 #include "lib/sampling/window.h"
 
+#include <pthread.h>
 #include <time.h>
 
 #include "core/clock.h"
@@ -17,6 +18,16 @@ uint64_t window_clock_ns(void)
         return hprof_now_ns();
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t window_clock_of(const hprof_window *w)
+{
+    if (hprof_config.sampling_clock == HPROF_CLOCK_WALL)
+        return hprof_now_ns();
+    struct timespec ts;
+    if (!w->has_cpu_clock || clock_gettime(w->cpu_clock, &ts) != 0)
+        return 0;
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -66,13 +77,16 @@ void window_open(hprof_window *w, uint64_t start_ns)
     w->last_ns = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? start_ns : window_clock_ns();
     w->clock_open_ns = w->last_ns;
     w->clock_span_ns = 0;
-    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU)
+    w->has_cpu_clock = 0;
+    if (hprof_config.sampling_clock == HPROF_CLOCK_CPU) {
         w->mpi_ns_since = 0;
+        w->has_cpu_clock = pthread_getcpuclockid(pthread_self(), &w->cpu_clock) == 0;
+    }
 }
 
-void window_close(hprof_window *w, uint64_t now_ns, int own)
+void window_close(hprof_window *w, uint64_t now_ns)
 {
     w->end_ns = hprof_config.sampling_clock == HPROF_CLOCK_WALL ? now_ns : hprof_now_ns();
-    if ((own || hprof_config.sampling_clock == HPROF_CLOCK_WALL) && now_ns > w->clock_open_ns)
+    if (now_ns > w->clock_open_ns)
         w->clock_span_ns = now_ns - w->clock_open_ns;
 }

@@ -18,6 +18,7 @@
 #define HPROF_WINDOW_H
 
 #include <stdint.h>
+#include <time.h>
 
 typedef struct hprof_window {
     uint64_t start_ns;      /* the window's start (wall clock) */
@@ -26,17 +27,18 @@ typedef struct hprof_window {
     uint64_t mpi_ns_since;  /* MPI time measured since then */
     uint64_t clock_open_ns; /* the sampling clock at the window's start */
     uint64_t clock_span_ns; /* its length on the sampling clock once closed; 0: not known */
+    clockid_t cpu_clock;    /* the thread's CPU clock, as any thread of the process reads it */
+    int has_cpu_clock;      /* cpu_clock was got (the CPU clock only) */
 } hprof_window;
 
 /* Opens the window at start_ns (wall clock): the first interval begins
- * there, or on the CPU clock now. */
+ * there, or on the CPU clock now. On its own thread. */
 void window_open(hprof_window *w, uint64_t start_ns);
 
-/* Closes it at now_ns (on the sampling clock; the end is kept on the
- * wall clock). The last interval is still to take (window_take_interval).
- * own: now_ns is the window's thread's own reading; on the CPU clock
- * another thread's is not, and the window's length stays unknown. */
-void window_close(hprof_window *w, uint64_t now_ns, int own);
+/* Closes it at now_ns, the window's own sampling clock (window_clock_of;
+ * 0: not read, and its length stays unknown); the end is kept on the
+ * wall clock. The last interval is still to take (window_take_interval). */
+void window_close(hprof_window *w, uint64_t now_ns);
 
 /* MPI time measured on this thread (the wrappers' bookkeeping, the polls). */
 static inline void window_add_mpi_time(hprof_window *w, uint64_t ns)
@@ -66,6 +68,12 @@ static inline uint64_t window_take_interval(hprof_window *w, uint64_t now)
 
 /* The clock the weights are measured on (wall, or the thread's CPU time). */
 uint64_t window_clock_ns(void);
+
+/* The same clock of w's thread, read from any thread of the process (the
+ * last intervals of threads that MPI_Finalize or a killed rank's writer
+ * closes); 0 where it cannot be read (the thread has ended). Async-signal-
+ * safe. */
+uint64_t window_clock_of(const hprof_window *w);
 
 /* A reading of the thread's CPU clock, and in *cost that read's cost.
  * An MPI call timed on the CPU clock from a read at its entry to a read at

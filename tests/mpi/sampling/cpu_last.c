@@ -20,27 +20,12 @@
 #include <string.h>
 #include <time.h>
 
-static double cpu_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#include "cpu_time.h"
 
 static void nap(void)
 {
     struct timespec ms = { 0, 1000000 };
     nanosleep(&ms, NULL);
-}
-
-static volatile double sink;
-
-static __attribute__((noinline)) void spin(double seconds)
-{
-    double end = cpu_s() + seconds;
-    while (cpu_s() < end)
-        for (int i = 0; i < 2000; i++)
-            sink += i * 0.5;
 }
 
 static double seconds;

@@ -12,22 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double cpu_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static volatile double sink;
-
-static __attribute__((noinline)) void spin(double seconds)
-{
-    double end = cpu_s() + seconds;
-    while (cpu_s() < end)
-        for (int i = 0; i < 2000; i++)
-            sink += i * 0.5;
-}
+#include "cpu_time.h"
 
 int main(int argc, char **argv)
 {

@@ -15,10 +15,11 @@
 #include "unwind/unwind.h"
 
 /* The clock's own part in a timed poll's span (from one reading's
- * taking to the next's, with nothing between them), in 1/256 ns: the mean of back-to-back pairs, each
- * clipped as poll_rules_clock_part clips a sample, once a process; each
- * thread's tracked part starts there. HPROFTEST_CLOCK_PART=NS starts it
- * at NS instead: a test that the tracking corrects a part measured wrong. */
+ * taking to the next's, with nothing between them), in 1/256 ns: the
+ * mean of back-to-back pairs, each clipped about as poll_rules_clock_part
+ * clips a sample, once a process; each thread's tracked part starts
+ * there. HPROFTEST_CLOCK_PART=NS starts it at NS instead: a test that the
+ * tracking corrects a part measured wrong. */
 static uint64_t clock_part_q8;
 
 static void measure_clock_part(void)

@@ -22,12 +22,11 @@ typedef struct hprof_sampling {
     int ended;       /* the window is closed */
     int has_timer;
     timer_t timer;
-    int signal;          /* the signal the timer sends */
-    uint64_t armed_ns;   /* when this thread's first timer started (wall clock) */
-    hprof_window window; /* window.h */
-    uint64_t
-        stop_clock_ns;  /* its sampling clock when a dying rank stopped measuring (abandon.c), 0: not read */
-    uint32_t last_node; /* node of the last counted sample */
+    int signal;             /* the signal the timer sends */
+    uint64_t armed_ns;      /* when this thread's first timer started (wall clock) */
+    hprof_window window;    /* window.h */
+    uint64_t stop_clock_ns; /* its sampling clock as a dying rank stopped (abandon.c); 0: not read */
+    uint32_t last_node;     /* node of the last counted sample */
     uint64_t counted, in_mpi, busy, failed, full;
     uint64_t handler_ns;                                /* time spent in the handler for counted samples */
     uint64_t handler_max_ns;                            /* the longest of them */

@@ -136,8 +136,8 @@ void hprof_runtime_start(int fn, uint64_t start_ns, MPI_Comm comm)
     hprof_exact_start(start_ns);
 }
 
-/* The node of the function that called MPI_Finalize: the last interval of
- * the window is spent there. */
+/* The node of the function that called MPI_Finalize: where the last
+ * interval of a thread that counted no sample goes. */
 static uint32_t finalize_caller_node(hprof_thread *t)
 {
     uint64_t ips[UNWIND_MAX_FRAMES];
@@ -196,7 +196,11 @@ static void stop_sampling(void)
     if (self) {
         self->depth++;              /* keep the handler out while we touch the tree */
         poll_run_close(self, wall); /* polls just before MPI_Finalize */
-        uint32_t node = finalize_caller_node(self);
+        /* The last interval is computation since the last counted sample,
+         * spread over the samples that landed in MPI since: where the
+         * thread was last seen computing, as for every other thread, not
+         * MPI_Finalize's caller, whose own code ran for none of it. */
+        uint32_t node = self->sampling.last_node != CCT_NONE ? CCT_NONE : finalize_caller_node(self);
         sampler_thread_stop(self, window_clock_ns(), node);
         self->depth--;
     }

@@ -105,13 +105,13 @@ int main(int argc, char **argv)
     double read_lo = read_before < read_after ? read_before : read_after;
     double read_hi = read_before < read_after ? read_after : read_before;
     double truth_lo = comp_cpu + (double)rounds * read_lo, truth_hi = comp_cpu + (double)rounds * read_hi;
-    /* Two samples' intervals: a sample that lands in main's loop between
-     * the calls gives main its whole interval (45 samples at 100 Hz here:
-     * one such is 2%, as much again by chance). Below, four: those
-     * intervals are taken from comp(), and under load (make check runs
-     * both MPIs side by side) a rank's samples land there more often:
-     * rank 0 read -9% (4 intervals) once in a fresh clone's make check,
-     * -3..+2% on both ranks in 8 quiet runs. The bug this guards (+9-14%) is above. */
+    /* Two samples' intervals: a sample that lands outside comp() (in
+     * main's loop between the calls, in a PLT stub) takes its interval,
+     * mostly comp()'s computation, there (45 samples at 100 Hz here: one
+     * such is 2%, as much again by chance). Below, four: under load (make
+     * check runs both MPIs side by side) most samples land in MPI, and
+     * the one counted after a run of them carries the whole run's
+     * computation. The bug this guards (+9-14%) is above. */
     const char *hz_text = getenv("HPROF_SAMPLING_HZ");
     double hz = hz_text ? atof(hz_text) : 0, slack = hz > 0 ? 2.0 / hz : 0;
     for (int r = 0; r < 2 && r < size; r++) { /* in rank order: the launcher may splice lines */

@@ -11,6 +11,10 @@
  *                   `main_cpu X` (its CPU time from MPI_Init's return) and
  *                   raises SIGTERM: its window is closed by the killed
  *                   rank's writer, a fork
+ *   finalize SECONDS the main thread computes after MPI_Init and calls
+ *                   MPI_Finalize: its window is closed by its own call;
+ *                   prints `main_cpu X` and `main_wall X`, the computation's
+ *                   CPU and wall time
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -26,6 +30,13 @@ static void nap(void)
 {
     struct timespec ms = { 0, 1000000 };
     nanosleep(&ms, NULL);
+}
+
+static double wall_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 static double seconds;
@@ -45,8 +56,9 @@ static void *computer(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[1], "thread") && strcmp(argv[1], "killed"))) {
-        fprintf(stderr, "usage: cpu_last thread|killed SECONDS\n");
+    if (argc != 3 ||
+        (strcmp(argv[1], "thread") && strcmp(argv[1], "killed") && strcmp(argv[1], "finalize"))) {
+        fprintf(stderr, "usage: cpu_last thread|killed|finalize SECONDS\n");
         return 2;
     }
     seconds = atof(argv[2]);
@@ -59,6 +71,14 @@ int main(int argc, char **argv)
         fflush(stdout);
         raise(SIGTERM);
         return 1; /* not reached */
+    }
+    if (!strcmp(argv[1], "finalize")) {
+        double c0 = cpu_s(), w0 = wall_s();
+        spin(seconds);
+        printf("main_cpu %.6f\nmain_wall %.6f\n", cpu_s() - c0, wall_s() - w0);
+        fflush(stdout);
+        MPI_Finalize();
+        return 0;
     }
     pthread_t th;
     pthread_create(&th, NULL, computer, NULL);

@@ -199,7 +199,7 @@ static void stop_sampling(void)
         /* The last interval is computation since the last counted sample,
          * spread over the samples that landed in MPI since: where the
          * thread was last seen computing, as for every other thread, not
-         * MPI_Finalize's caller, whose own code ran for none of it. */
+         * MPI_Finalize's caller, whose own code ran for little of it. */
         uint32_t node = self->sampling.last_node != CCT_NONE ? CCT_NONE : finalize_caller_node(self);
         sampler_thread_stop(self, window_clock_ns(), node);
         self->depth--;

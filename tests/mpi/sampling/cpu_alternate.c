@@ -106,7 +106,7 @@ int main(int argc, char **argv)
     double read_hi = read_before < read_after ? read_after : read_before;
     double truth_lo = comp_cpu + (double)rounds * read_lo, truth_hi = comp_cpu + (double)rounds * read_hi;
     /* Two samples' intervals: a sample that lands outside comp() (in
-     * main's loop between the calls, in a PLT stub) takes its interval,
+     * main's loop between the calls, in a PLT entry) takes its interval,
      * mostly comp()'s computation, there (45 samples at 100 Hz here: one
      * such is 2%, as much again by chance). Below, four: under load (make
      * check runs both MPIs side by side) most samples land in MPI, and

@@ -181,6 +181,10 @@ static void report_window(const hprof_thread *t)
             1,
             "thread %d: %llu polls that completed nothing added to the previous call's record without a walk",
             t->index, (unsigned long long)t->polls_repeated);
+    if (t->tail_ns)
+        hprof_verbose(1,
+                      "thread %d: hprof's work after a call's end stamp %u ns (its mean, added to each call)",
+                      t->index, t->tail_ns);
 }
 
 static void stop_sampling(void)

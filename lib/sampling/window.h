@@ -54,6 +54,13 @@ static inline uint64_t window_room_ns(const hprof_window *w, uint64_t now_ns)
     return elapsed > w->mpi_ns_since ? elapsed - w->mpi_ns_since : 0;
 }
 
+/* window_room_ns less span ns, negative where that is more than the room:
+ * without a branch, for the wrappers' straight path (measure.c). */
+static inline int64_t window_room_less(const hprof_window *w, uint64_t now_ns, uint64_t span)
+{
+    return (int64_t)(now_ns - w->last_ns - w->mpi_ns_since - span);
+}
+
 /* The effective interval ending now (on the sampling clock): the time
  * since the last counted sample less the MPI time measured since;
  * the next interval begins now. */

@@ -53,15 +53,19 @@ typedef struct hprof_thread {
         uint32_t site, leaf;
         int fn, counter;
     } leaf_memo[HPROF_LEAF_MEMO];
-    uint32_t last_site; /* CCT_NONE: no site known (first call, failed walk, PAPI) */
+    /* written by every call: one line, in every build (PAPI's fields above vary) */
+    _Alignas(64) uint32_t last_site; /* CCT_NONE: no site known (first call, failed walk, PAPI) */
     int last_fn;
+    /* hprof's work after a call's end stamp, added to each call (measure.c):
+     * its running mean in ns, and the calls until the next that measures it */
+    uint32_t tail_ns, tail_countdown;
     uint64_t polls_in_runs;       /* polls counted in runs (HPROF_VERBOSE=1) */
     uint64_t polls_timed;         /* of them timed */
-    uint64_t poll_cpu_reads;      /* reads of the CPU clock for them */
-    uint64_t polls_off_cpu_ns;    /* their MPI time for time off the CPU */
     uint64_t polls_repeated;      /* polls that completed nothing recorded that way (HPROF_VERBOSE=1) */
     struct hprof_call *in_flight; /* the measured MPI call under way (measure.c), NULL outside one */
     uint32_t in_flight_node;      /* its node once a sample in it found it (CCT_NONE: not yet) */
+    uint64_t poll_cpu_reads;      /* reads of the CPU clock for polls in runs */
+    uint64_t polls_off_cpu_ns;    /* their MPI time for time off the CPU */
     uint64_t exact_failed;        /* exact entries whose walk failed (their visits: under (unwind failed)) */
     struct uw_thread *exact_uw;   /* uw_self, once an exact entry made its exact stack (exact_entry.c's
                                    * fast path: one thread-local read); gone with hprof_self */
@@ -72,6 +76,9 @@ typedef struct hprof_thread {
 
 _Static_assert(offsetof(hprof_thread, poll) + POLL_LEAN_BYTES <= 64 && offsetof(hprof_thread, poll) % 64 == 8,
                "the lean poll path's fields on the line of depth, the caller's token whole on the next");
+
+_Static_assert(offsetof(hprof_thread, last_site) / 64 == offsetof(hprof_thread, in_flight_node) / 64,
+               "the fields every call writes (last_site to in_flight_node) on one line");
 
 extern __thread hprof_thread *hprof_self __attribute__((tls_model("initial-exec"), visibility("hidden")));
 /* Set when the thread's next poll in its polling run is likely the one

@@ -5,16 +5,16 @@
 # call-site cache, the node's counters, the time line, the path log) are
 # inlined, and every other case leaves by a jump to its own function
 # (begin_rare, begin_beside_poll_run, end_apart, end_beside_bucket,
-# end_beside_path_log), so that neither function calls anything and the
-# common path saves no register for a call. Here: their code in each built
-# libhprof.so has no call instruction, jumps to no function but those, and
-# hprof_call_end names none of the steps.
+# end_beside_path_log, end_tail_measured), so that neither function calls
+# anything and the common path saves no register for a call. Here: their
+# code in each built libhprof.so has no call instruction, jumps to no
+# function but those, and hprof_call_end names none of the steps.
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/../common/lib/common.sh"
 MPIS=${MPIS:-"openmpi mpich"}
 
 STEPS="record node_of_call call_site mpi_site_cached unwind_mpi_cached add_call book_call timeline_add_call path_log_add_in"
-APART="begin_rare begin_beside_poll_run end_apart end_beside_bucket end_beside_path_log"
+APART="begin_rare begin_beside_poll_run end_apart end_beside_bucket end_beside_path_log end_tail_measured"
 
 # the functions fn's code calls or jumps to ("call:NAME" for a call)
 targets() {

@@ -5,8 +5,8 @@
 # (sampling/cpu_alternate.c); comp()'s inclusive computation time must be
 # within 4% below and 6% above (and two sampling intervals, four below:
 # where a sample lands is chance, and one in main takes its interval from
-# comp()) of the CPU time the program measured in it, with a read of its
-# clock costed before and after the loop. A call's CPU time
+# comp()) of the CPU time the program measured in it, with its reads of
+# its clock costed in place. A call's CPU time
 # ran from hprof's read of the CPU clock at its entry to one at its end:
 # the rest of both reads (a system call, ~0.8 us here), and the wrapper's
 # bookkeeping after the second, went to the next sample, mostly in comp()

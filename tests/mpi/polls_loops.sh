@@ -179,7 +179,10 @@ gaps_run() { # LABEL HZ [GAP...: 0 200 50000]
     if [ -n "${HPROFTEST_CLOCK_PART:-}" ]; then
         local part
         part=$(sed -n "s/.*the clock's part in a timed poll \([0-9.]*\) ns (${HPROFTEST_CLOCK_PART} ns first.*/\1/p" "$label.err")
-        check "$label: the clock's part, started at ${HPROFTEST_CLOCK_PART} ns, tracked to what its reads cost" \
+        # a time bound: it follows what the reads cost when the run ends, and
+        # in the host's slow stretches that is 2-3 times as much (95 ns once
+        # in a make check, 15-19 ns quiet on an Intel Xeon VM)
+        check "$label clock_part_time (the clock's part, started at ${HPROFTEST_CLOCK_PART} ns, tracked to what its reads cost)" \
             "tracked part ${part:-not printed} ns (want 1-40)" \
             python3 -c 'import sys; sys.exit(0 if 1 <= float(sys.argv[1] or 0) <= 40 else 1)' "$part"
     fi

@@ -17,7 +17,7 @@
  *          was off the CPU in the block's share of the loop: hprof reads
  *          its clock in a call, not around its own work there, and a
  *          switch that lands in that work goes to the next sample (on 2
- *          cores beside 2 other busy processes, +4-8%)
+ *          cores beside 2 other busy processes, +3-11%)
  *   calls  the calls' MPI time at most the block's time: what hprof adds
  *          for its bookkeeping is what it took, not more
  *
@@ -33,9 +33,10 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "cpu_time.h" /* cpu_s, sink */
+
 #define TOL 0.05
 
-static volatile double sink;
 static uint64_t comp_ticks;
 
 static __attribute__((noipa)) void comp(uint64_t ticks)
@@ -52,13 +53,6 @@ static double mono_s(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static double cpu_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 

@@ -17,7 +17,7 @@ static double cpu_s(void)
 
 static volatile double sink;
 
-static __attribute__((noinline)) void spin(double seconds)
+static __attribute__((noinline, unused)) void spin(double seconds)
 {
     double end = cpu_s() + seconds;
     while (cpu_s() < end)
